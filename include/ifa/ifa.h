@@ -1,0 +1,141 @@
+/* ifa: IncreFlashAttention (decode attention against a long KV cache) on OpenCL.
+ *
+ * Use: make a context (ifa_context_create or ifa_context_create_default), describe tensors with
+ * ifa_tensor, fill an ifa_incre_flash_attention_args (start from ifa_incre_flash_attention_args_init),
+ * call ifa_incre_flash_attention_get_workspace_size once per shape/length set (validates and plans),
+ * then ifa_incre_flash_attention_run (launches only) as often as those arguments hold.
+ *
+ * Thread-safety: a context may be shared by threads (its program cache is locked); plans are plain data.
+ * Errors: every function returns an ifa_status; ifa_last_error() returns this thread's message for the
+ * last failure, naming the argument and the rule it broke. Nothing in the library aborts. */
+#ifndef IFA_IFA_H
+#define IFA_IFA_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "ifa/status.h"
+
+/* ---- dtypes and tensors ----------------------------------------------------------------------- */
+
+/* Element types. Values are stable ABI. bfloat16 is stored as the upper 16 bits of an IEEE float. */
+typedef enum ifa_dtype {
+    IFA_DTYPE_FLOAT32 = 0,
+    IFA_DTYPE_FLOAT16 = 1,
+    IFA_DTYPE_BFLOAT16 = 2,
+    IFA_DTYPE_INT8 = 3,
+    IFA_DTYPE_UINT8 = 4,
+    IFA_DTYPE_INT32 = 5,
+    IFA_DTYPE_INT64 = 6,
+    IFA_DTYPE_BOOL = 7,
+    IFA_DTYPE_COUNT_
+} ifa_dtype;
+
+/* Bytes per element of a dtype; 0 for a value outside the enum. */
+IFA_API size_t ifa_dtype_size(ifa_dtype dtype);
+/* NumPy-style name ("float16", "bfloat16", ...); "invalid" for a value outside the enum. */
+IFA_API const char *ifa_dtype_name(ifa_dtype dtype);
+/* Parses a name from ifa_dtype_name (also "fp32", "fp16", "bf16"); returns 0 and sets *out, or -1. */
+IFA_API int ifa_dtype_from_name(const char *name, ifa_dtype *out);
+
+#define IFA_MAX_DIMS 8
+
+/* A dense row-major tensor in an OpenCL buffer. buffer may be NULL while only planning (get_workspace_size
+ * checks shapes and dtypes); run requires it and checks offset + bytes against the buffer's size.
+ * offset is in bytes and must be a multiple of the element size. */
+typedef struct ifa_tensor {
+    cl_mem buffer;
+    size_t offset;
+    ifa_dtype dtype;
+    int32_t ndim;
+    int64_t shape[IFA_MAX_DIMS];
+} ifa_tensor;
+
+/* Number of elements of t (product of its shape); -1 if ndim is out of range, a dim is negative, or the
+ * product overflows int64. */
+IFA_API int64_t ifa_tensor_numel(const ifa_tensor *t);
+
+/* ---- context ---------------------------------------------------------------------------------- */
+
+typedef struct ifa_context ifa_context;
+
+/* Makes a context over the caller's cl_context and device (both retained, released by destroy). The
+ * context owns the program cache: each kernel variant is built once per context. */
+IFA_API ifa_status ifa_context_create(cl_context cl_ctx, cl_device_id device, ifa_context **out);
+/* Makes a context on a device chosen by selector: NULL or "" = the IFA_DEVICE environment variable if
+ * set, else the first device of the first platform that has one; "P:D" = device D of platform P (indices
+ * as clinfo lists them); any other text = the first device whose name or platform name contains it. */
+IFA_API ifa_status ifa_context_create_default(const char *selector, ifa_context **out);
+/* Releases everything the context holds. NULL is ignored. No run may be in flight on its programs. */
+IFA_API void ifa_context_destroy(ifa_context *ctx);
+/* The OpenCL objects the context uses (not retained for the caller). */
+IFA_API cl_context ifa_context_cl_context(const ifa_context *ctx);
+IFA_API cl_device_id ifa_context_device(const ifa_context *ctx);
+/* Number of kernel programs built so far by this context (lets tests check that the cache works). */
+IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
+
+/* ---- plan ------------------------------------------------------------------------------------- */
+
+#include "ifa/plan.h"
+
+/* ---- IncreFlashAttention ---------------------------------------------------------------------- */
+
+/* Arguments of IncreFlashAttention, named as in Ascend's op.
+ * attention_out = softmax(query · keyᵀ · scale_value) · value per query head, over the first
+ * actual_seq_lengths[b] key positions of batch b. Query length is 1.
+ *   input_layout "BSH":  query (B, 1, N·D), key/value (B, S_kv, N_kv·D)
+ *               "BSND": query (B, 1, N, D), key/value (B, S_kv, N_kv, D)
+ *               "BNSD": query (B, N, 1, D), key/value (B, N_kv, S_kv, D)
+ *   attention_out: the query's shape and dtype. softmax_lse (optional, fp32, (B, N, 1)): natural-log
+ *   sum-exp of the scaled scores, -inf for a row with no visible key (whose output is zeros).
+ *   actual_seq_lengths: host array of 1 (applies to every batch) or B values in [0, S_kv]; NULL with
+ *   count 0 means every batch sees all S_kv positions.
+ *   num_key_value_heads: 0 means num_heads; it must divide num_heads (GQA/MQA). */
+typedef struct ifa_incre_flash_attention_args {
+    const ifa_tensor *query;
+    const ifa_tensor *key;
+    const ifa_tensor *value;
+    const int64_t *actual_seq_lengths;
+    int64_t actual_seq_lengths_count;
+    int64_t num_heads;
+    double scale_value;
+    const char *input_layout;
+    int64_t num_key_value_heads;
+    const ifa_tensor *attention_out;
+    const ifa_tensor *softmax_lse;
+} ifa_incre_flash_attention_args;
+
+/* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",
+ * num_heads 0 (must be set), num_key_value_heads 0 (= num_heads). */
+IFA_API void ifa_incre_flash_attention_args_init(ifa_incre_flash_attention_args *args);
+
+/* Phase 1: validates args (buffers may be NULL), plans the launch for ctx's device and returns the plan
+ * and the workspace bytes run needs (0 means run needs no workspace). The plan is plain data that stays
+ * valid for any later call whose arguments have the same shapes, dtypes, attributes and lengths. */
+IFA_API ifa_status ifa_incre_flash_attention_get_workspace_size(ifa_context *ctx,
+                                                                const ifa_incre_flash_attention_args *args,
+                                                                ifa_plan *plan, size_t *workspace_bytes);
+
+/* Phase 2: enqueues the op on queue (a queue of ctx's context and device). args must match the plan
+ * (PLAN_MISMATCH otherwise) and name real buffers; workspace must hold plan->workspace_bytes from
+ * workspace_offset on (it may be NULL when that is 0). The op waits on the wait list; if event is not
+ * NULL it receives an event that completes when the op's last command does, on in-order and out-of-order
+ * queues alike. Returns after enqueueing; host arrays in args may be freed on return. */
+IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
+                                                 const ifa_incre_flash_attention_args *args,
+                                                 cl_mem workspace, size_t workspace_offset,
+                                                 cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,68 @@
+/* The plan: everything get_workspace_size decided, as plain fixed-width integers (no pointers), so it can
+ * be copied, stored, dumped as JSON and reused for every run with the same arguments. Included by ifa.h. */
+#ifndef IFA_PLAN_H
+#define IFA_PLAN_H
+
+#include <stdint.h>
+
+#define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
+#define IFA_PLAN_VERSION 1u
+
+/* Input layouts (the input_layout attribute). */
+typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
+
+/* How actual_seq_lengths was given. */
+typedef enum ifa_lengths_mode {
+    IFA_LENGTHS_FULL = 0,      /* not given: every batch sees S_kv positions */
+    IFA_LENGTHS_UNIFORM = 1,   /* one value for every batch */
+    IFA_LENGTHS_PER_BATCH = 2  /* B values, uploaded to the workspace by run */
+} ifa_lengths_mode;
+
+/* Templates: how the op is computed. */
+typedef enum ifa_template {
+    IFA_TEMPLATE_ALL_VECTOR = 1, /* one fused kernel: scores, online softmax and P·V in registers/local memory */
+    IFA_TEMPLATE_CV = 2          /* matrix products through CLBlast with vector kernels between (not yet built) */
+} ifa_template;
+
+/* The call a plan was made for, reduced to integers. run recomputes it from its arguments and refuses a
+ * plan whose problem differs (PLAN_MISMATCH). */
+typedef struct ifa_problem {
+    int64_t batch;          /* B */
+    int64_t num_heads;      /* N */
+    int64_t num_kv_heads;   /* N_kv */
+    int64_t head_dim;       /* D */
+    int64_t seq_q;          /* S1, 1 for now */
+    int64_t seq_kv;         /* S_kv: the key tensor's sequence dimension */
+    int32_t layout;         /* ifa_layout */
+    int32_t q_dtype;        /* ifa_dtype of query */
+    int32_t kv_dtype;       /* ifa_dtype of key and value */
+    int32_t out_dtype;      /* ifa_dtype of attention_out */
+    int32_t has_lse;        /* 1 if softmax_lse is written */
+    int32_t lengths_mode;   /* ifa_lengths_mode */
+    int64_t uniform_length; /* the length when lengths_mode != PER_BATCH */
+    int64_t max_length;     /* the largest visible length over all batches */
+    int64_t total_length;   /* sum of visible lengths over all batches */
+    uint64_t lengths_hash;  /* FNV-1a of the per-batch lengths (PER_BATCH), else 0 */
+    uint32_t scale_bits;    /* scale_value as float32 bits */
+    uint32_t reserved;
+} ifa_problem;
+
+typedef struct ifa_plan {
+    uint32_t magic;   /* IFA_PLAN_MAGIC */
+    uint32_t version; /* IFA_PLAN_VERSION */
+    uint64_t tiling_key;
+    ifa_problem problem;
+    int32_t template_id;       /* ifa_template */
+    int32_t work_group_size;   /* work-items per work-group */
+    int32_t chunk_rows;        /* KV rows per inner block */
+    int32_t heads_per_group;   /* query heads held by one work-group (G when they fit in local memory) */
+    int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
+    int32_t reserved0;
+    int64_t local_mem_bytes;   /* local memory one work-group uses */
+    int64_t num_work_groups;   /* work-groups launched */
+    int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
+    int64_t ws_lengths_bytes;
+    int64_t workspace_bytes;   /* total workspace run needs */
+} ifa_plan;
+
+#endif

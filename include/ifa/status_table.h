@@ -1,0 +1,28 @@
+/* The one table of ifa status codes: IFA_STATUS_ROW(name, value, message).
+ * It generates the public enum (ifa.h), ifa_status_name() and ifa_status_message(); add a row here and
+ * nowhere else. Values are stable ABI: never renumber, only append. No include guard on purpose: it is
+ * expanded once per X-macro use. */
+IFA_STATUS_ROW(OK, 0, "success")
+IFA_STATUS_ROW(NULL_ARGUMENT, 1, "a required argument is NULL")
+IFA_STATUS_ROW(INVALID_RANK, 2, "a tensor has the wrong number of dimensions")
+IFA_STATUS_ROW(SHAPE_MISMATCH, 3, "tensor shapes are inconsistent with each other or with the attributes")
+IFA_STATUS_ROW(INVALID_LAYOUT, 4, "input_layout is not one of BSH, BSND, BNSD")
+IFA_STATUS_ROW(INVALID_HEADS, 5, "num_heads / num_key_value_heads are out of range or do not divide")
+IFA_STATUS_ROW(INVALID_HEAD_DIM, 6, "the head dimension is out of range")
+IFA_STATUS_ROW(UNSUPPORTED_DTYPE, 7, "a tensor's dtype, or the combination of dtypes, is not supported")
+IFA_STATUS_ROW(INVALID_SEQ_LENGTHS, 8, "actual_seq_lengths has a wrong count or a value outside [0, S_kv]")
+IFA_STATUS_ROW(BUFFER_TOO_SMALL, 9, "a cl_mem buffer is smaller than its offset plus the tensor's bytes")
+IFA_STATUS_ROW(INVALID_ATTRIBUTE, 10, "an attribute value is not allowed")
+IFA_STATUS_ROW(INVALID_OFFSET, 11, "a tensor's byte offset is not a multiple of its element size")
+IFA_STATUS_ROW(PLAN_MISMATCH, 12, "the plan was made for other arguments than those given to run")
+IFA_STATUS_ROW(WORKSPACE_TOO_SMALL, 13, "the workspace is missing or smaller than the plan requires")
+IFA_STATUS_ROW(INVALID_PLAN, 14, "the plan is corrupt or from another version")
+IFA_STATUS_ROW(DEVICE_LIMIT, 15, "the case exceeds a limit of the OpenCL device (local memory, work-group size)")
+IFA_STATUS_ROW(NO_DEVICE, 16, "no usable OpenCL platform or device was found")
+IFA_STATUS_ROW(BUILD_FAILED, 17, "an OpenCL program failed to build (the message holds the build log)")
+IFA_STATUS_ROW(OPENCL_ERROR, 18, "an OpenCL call failed (the message names the call and its error code)")
+IFA_STATUS_ROW(OUT_OF_MEMORY, 19, "host or device memory could not be allocated")
+IFA_STATUS_ROW(INVALID_TENSOR, 20, "a tensor descriptor is malformed (negative or zero dimension, too many dims)")
+IFA_STATUS_ROW(INTERNAL, 21, "an internal invariant was violated (a bug in ifa: please report it)")
+IFA_STATUS_ROW(UNSUPPORTED_SHAPE, 22, "a dimension is outside the range ifa supports")
+IFA_STATUS_ROW(INVALID_QUEUE, 23, "the command queue is NULL or belongs to another context or device")

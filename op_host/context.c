@@ -1,0 +1,134 @@
+/* Contexts: the OpenCL objects ifa works with, the device's facts for the planner, and the program cache. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+
+static ifa_status read_facts(ifa_context *c) {
+    cl_uint cu = 0;
+    size_t wg = 0;
+    cl_ulong local = 0;
+    cl_device_type type = 0;
+    char vendor[256] = "";
+    cl_int err = clGetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_NAME, sizeof c->device_name - 1, c->device_name, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetDeviceInfo", "reading the device's limits");
+    c->facts.compute_units = (int32_t)cu;
+    c->facts.max_work_group_size = wg > 0x7fffffff ? 0x7fffffff : (int32_t)wg;
+    c->facts.local_mem_bytes = (int64_t)local;
+    if (type & CL_DEVICE_TYPE_CPU)
+        c->facts.vendor = IFA_VENDOR_CPU;
+    else if (strstr(vendor, "NVIDIA"))
+        c->facts.vendor = IFA_VENDOR_NVIDIA;
+    else
+        c->facts.vendor = IFA_VENDOR_GENERIC_GPU;
+    return IFA_STATUS_OK;
+}
+
+ifa_status ifa_context_create(cl_context cl_ctx, cl_device_id device, ifa_context **out) {
+    if (!out) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!cl_ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "cl_ctx is NULL");
+    if (!device) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "device is NULL");
+    ifa_context *c = calloc(1, sizeof *c);
+    if (!c) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "allocating the context");
+    if (mtx_init(&c->lock, mtx_plain) != thrd_success) {
+        free(c);
+        return ifa__fail(IFA_STATUS_INTERNAL, "mtx_init failed");
+    }
+    c->cl_ctx = cl_ctx;
+    c->device = device;
+    ifa_status st = read_facts(c);
+    if (st != IFA_STATUS_OK) {
+        mtx_destroy(&c->lock);
+        free(c);
+        return st;
+    }
+    clRetainContext(cl_ctx);
+    clRetainDevice(device);
+    *out = c;
+    return IFA_STATUS_OK;
+}
+
+/* Picks a device by the selector rules of ifa_context_create_default. */
+static ifa_status select_device(const char *sel, cl_device_id *out) {
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(16, platforms, &np);
+    if (err != CL_SUCCESS || np == 0)
+        return ifa__fail(IFA_STATUS_NO_DEVICE, "no OpenCL platform found (clGetPlatformIDs returned %d %s); install an "
+                         "ICD such as pocl-opencl-icd", (int)err, ifa__cl_error_name(err));
+    if (np > 16) np = 16;
+    int want_p = -1, want_d = -1;
+    if (sel && *sel) {
+        int consumed = 0;
+        if (sscanf(sel, "%d:%d%n", &want_p, &want_d, &consumed) != 2 || sel[consumed] != '\0') want_p = want_d = -1;
+    }
+    for (cl_uint p = 0; p < np; ++p) {
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
+        if (nd > 64) nd = 64;
+        char pname[256] = "";
+        clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        for (cl_uint d = 0; d < nd; ++d) {
+            char dname[256] = "";
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+            int match;
+            if (!sel || !*sel)
+                match = 1;
+            else if (want_p >= 0)
+                match = (int)p == want_p && (int)d == want_d;
+            else
+                match = strstr(dname, sel) != NULL || strstr(pname, sel) != NULL;
+            if (match) {
+                *out = devs[d];
+                return IFA_STATUS_OK;
+            }
+        }
+    }
+    return ifa__fail(IFA_STATUS_NO_DEVICE, "no OpenCL device matches selector \"%.64s\" (use P:D indices as clinfo -l "
+                     "lists them, or part of a device or platform name)", sel ? sel : "");
+}
+
+ifa_status ifa_context_create_default(const char *selector, ifa_context **out) {
+    if (!out) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!selector || !*selector) selector = getenv("IFA_DEVICE");
+    cl_device_id dev;
+    ifa_status st = select_device(selector, &dev);
+    if (st != IFA_STATUS_OK) return st;
+    cl_int err;
+    cl_context cl_ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clCreateContext", "for the selected device");
+    st = ifa_context_create(cl_ctx, dev, out);
+    clReleaseContext(cl_ctx); /* the ifa context holds its own reference */
+    return st;
+}
+
+void ifa_context_destroy(ifa_context *ctx) {
+    if (!ctx) return;
+    ifa__program_cache_clear(ctx);
+    mtx_destroy(&ctx->lock);
+    clReleaseDevice(ctx->device);
+    clReleaseContext(ctx->cl_ctx);
+    free(ctx);
+}
+
+cl_context ifa_context_cl_context(const ifa_context *ctx) { return ctx ? ctx->cl_ctx : NULL; }
+
+cl_device_id ifa_context_device(const ifa_context *ctx) { return ctx ? ctx->device : NULL; }
+
+int64_t ifa_context_programs_built(const ifa_context *ctx) {
+    if (!ctx) return 0;
+    mtx_lock((mtx_t *)&ctx->lock);
+    int64_t n = ctx->programs_built;
+    mtx_unlock((mtx_t *)&ctx->lock);
+    return n;
+}

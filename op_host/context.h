@@ -1,0 +1,42 @@
+/* Internal: the context object and its program cache. */
+#ifndef IFA_OP_HOST_CONTEXT_H
+#define IFA_OP_HOST_CONTEXT_H
+
+#include <threads.h>
+
+#include "ifa/ifa.h"
+#include "tiling/device_facts.h"
+
+/* One built kernel variant: program, kernel and what the compiled kernel needs. The kernel object is
+ * shared, so argument setting and enqueueing happen under lock. */
+typedef struct ifa__cached_kernel {
+    struct ifa__cached_kernel *next;
+    char *key; /* source names, options and kernel name */
+    cl_program program;
+    cl_kernel kernel;
+    mtx_t lock;
+    size_t max_work_group_size; /* CL_KERNEL_WORK_GROUP_SIZE */
+    cl_ulong local_mem_bytes;   /* CL_KERNEL_LOCAL_MEM_SIZE */
+} ifa__cached_kernel;
+
+struct ifa_context {
+    cl_context cl_ctx;
+    cl_device_id device;
+    ifa_device_facts facts;
+    char device_name[256];
+    mtx_t lock; /* guards programs and programs_built */
+    ifa__cached_kernel *programs;
+    int64_t programs_built;
+};
+
+/* Returns the kernel kernel_name of the program made of sources (names in op_kernel/, concatenated in
+ * order) built with options, building it on first use. The result lives as long as ctx. The build log is
+ * in the message of a BUILD_FAILED status. Setting IFA_KERNEL_DIR reads the sources from that directory
+ * instead of the embedded copies (a developer option: edit a kernel without rebuilding the library). */
+ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const char *options,
+                           const char *kernel_name, ifa__cached_kernel **out);
+
+/* Releases every cached program and kernel of ctx. */
+void ifa__program_cache_clear(ifa_context *ctx);
+
+#endif

@@ -1,0 +1,44 @@
+/* The dtype table: sizes and names, and tensor element counts. */
+#include "ifa/ifa.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    const char *alias;
+    size_t size;
+} dtypes[IFA_DTYPE_COUNT_] = {
+    [IFA_DTYPE_FLOAT32] = {"float32", "fp32", 4}, [IFA_DTYPE_FLOAT16] = {"float16", "fp16", 2},
+    [IFA_DTYPE_BFLOAT16] = {"bfloat16", "bf16", 2}, [IFA_DTYPE_INT8] = {"int8", "i8", 1},
+    [IFA_DTYPE_UINT8] = {"uint8", "u8", 1},        [IFA_DTYPE_INT32] = {"int32", "i32", 4},
+    [IFA_DTYPE_INT64] = {"int64", "i64", 8},       [IFA_DTYPE_BOOL] = {"bool", "bool_", 1},
+};
+
+static int valid(ifa_dtype d) { return (int)d >= 0 && d < IFA_DTYPE_COUNT_; }
+
+size_t ifa_dtype_size(ifa_dtype dtype) { return valid(dtype) ? dtypes[dtype].size : 0; }
+
+const char *ifa_dtype_name(ifa_dtype dtype) { return valid(dtype) ? dtypes[dtype].name : "invalid"; }
+
+int ifa_dtype_from_name(const char *name, ifa_dtype *out) {
+    if (!name || !out) return -1;
+    for (int i = 0; i < IFA_DTYPE_COUNT_; ++i) {
+        if (strcmp(name, dtypes[i].name) == 0 || strcmp(name, dtypes[i].alias) == 0) {
+            *out = (ifa_dtype)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int64_t ifa_tensor_numel(const ifa_tensor *t) {
+    if (!t || t->ndim < 0 || t->ndim > IFA_MAX_DIMS) return -1;
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; ++i) {
+        int64_t d = t->shape[i];
+        if (d < 0) return -1;
+        if (d != 0 && n > INT64_MAX / d) return -1;
+        n *= d;
+    }
+    return n;
+}

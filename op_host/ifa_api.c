@@ -1,0 +1,137 @@
+/* The two-phase C API of IncreFlashAttention: plan (get_workspace_size), then launch (run). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+#include "op_host/ifa_check.h"
+#include "templates/all_vector.h"
+#include "tiling/planner.h"
+
+void ifa_incre_flash_attention_args_init(ifa_incre_flash_attention_args *args) {
+    if (!args) return;
+    memset(args, 0, sizeof *args);
+    args->scale_value = 1.0;
+    args->input_layout = "BSH";
+}
+
+ifa_status ifa_incre_flash_attention_get_workspace_size(ifa_context *ctx, const ifa_incre_flash_attention_args *args,
+                                                        ifa_plan *plan, size_t *workspace_bytes) {
+    if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
+    if (!plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "plan is NULL");
+    if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
+    ifa_problem problem;
+    IFA__TRY(ifa__ifa_check_args(args, &problem));
+    IFA__TRY(ifa__plan_make(&problem, &ctx->facts, plan));
+    *workspace_bytes = (size_t)plan->workspace_bytes;
+    return IFA_STATUS_OK;
+}
+
+/* Names the first field where the arguments' problem differs from the plan's. */
+static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *want) {
+#define FIELD(f)                                                                                                  \
+    if (got->f != want->f)                                                                                        \
+        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for %s = %" PRId64 " but args give %" PRId64, \
+                         #f, (int64_t)want->f, (int64_t)got->f);
+    FIELD(batch) FIELD(num_heads) FIELD(num_kv_heads) FIELD(head_dim) FIELD(seq_q) FIELD(seq_kv) FIELD(layout)
+    FIELD(q_dtype) FIELD(kv_dtype) FIELD(out_dtype) FIELD(has_lse) FIELD(lengths_mode) FIELD(uniform_length)
+    FIELD(max_length) FIELD(total_length) FIELD(scale_bits)
+#undef FIELD
+    if (got->lengths_hash != want->lengths_hash)
+        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
+    return IFA_STATUS_OK;
+}
+
+static ifa_status check_queue(ifa_context *ctx, cl_command_queue queue) {
+    if (!queue) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is NULL");
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err != CL_SUCCESS) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is not a valid command queue (%s)",
+                                            ifa__cl_error_name(err));
+    if (qctx != ctx->cl_ctx || qdev != ctx->device)
+        return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue belongs to another OpenCL context or device than ctx");
+    return IFA_STATUS_OK;
+}
+
+static ifa_status check_workspace(const ifa_plan *plan, cl_mem workspace, size_t offset) {
+    if (plan->workspace_bytes == 0) return IFA_STATUS_OK;
+    if (!workspace)
+        return ifa__fail(IFA_STATUS_WORKSPACE_TOO_SMALL, "workspace is NULL but the plan needs %" PRId64 " bytes",
+                         plan->workspace_bytes);
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(workspace, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "workspace is not a valid cl_mem");
+    if (offset > size || (uint64_t)plan->workspace_bytes > size - offset)
+        return ifa__fail(IFA_STATUS_WORKSPACE_TOO_SMALL,
+                         "workspace holds %zu bytes; the plan needs %" PRId64 " from offset %zu", size,
+                         plan->workspace_bytes, offset);
+    if (offset % 4 != 0)
+        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "workspace_offset %zu is not a multiple of 4", offset);
+    return IFA_STATUS_OK;
+}
+
+static void CL_CALLBACK free_on_complete(cl_event ev, cl_int status, void *data) {
+    (void)ev, (void)status;
+    free(data);
+}
+
+/* Writes the per-batch lengths as int32 into the workspace without blocking the host: the staging copy
+ * is freed by the write's completion callback. */
+static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
+                                 size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *done) {
+    const int64_t b = plan->problem.batch;
+    cl_int *host = malloc((size_t)b * sizeof *host);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " lengths", b);
+    for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)args->actual_seq_lengths[i];
+    cl_int err = clEnqueueWriteBuffer(queue, ws, CL_FALSE, at, (size_t)b * sizeof *host, host, num_wait,
+                                      num_wait ? wait : NULL, done);
+    if (err != CL_SUCCESS) {
+        free(host);
+        return ifa__fail_cl(err, "clEnqueueWriteBuffer", "uploading actual_seq_lengths to the workspace");
+    }
+    if (clSetEventCallback(*done, CL_COMPLETE, free_on_complete, host) != CL_SUCCESS) {
+        clWaitForEvents(1, done);
+        free(host);
+    }
+    return IFA_STATUS_OK;
+}
+
+ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
+                                         const ifa_incre_flash_attention_args *args, cl_mem workspace,
+                                         size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                         const cl_event *event_wait_list, cl_event *event) {
+    if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
+    if (num_events_in_wait_list > 0 && !event_wait_list)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
+                         (unsigned)num_events_in_wait_list);
+    IFA__TRY(ifa__plan_check(plan));
+    ifa_problem problem;
+    IFA__TRY(ifa__ifa_check_args(args, &problem));
+    IFA__TRY(compare_problem(&problem, &plan->problem));
+    IFA__TRY(ifa__ifa_check_buffers(args));
+    IFA__TRY(check_workspace(plan, workspace, workspace_offset));
+    IFA__TRY(check_queue(ctx, queue));
+
+    cl_event uploaded = NULL;
+    const size_t ws_lengths = workspace_offset + (size_t)plan->ws_lengths_offset;
+    if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH) {
+        IFA__TRY(upload_lengths(plan, args, workspace, ws_lengths, queue, num_events_in_wait_list, event_wait_list,
+                                &uploaded));
+        num_events_in_wait_list = 1;
+        event_wait_list = &uploaded;
+    }
+    cl_event done = NULL;
+    ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, ws_lengths, queue, num_events_in_wait_list,
+                                           event_wait_list, &done);
+    if (uploaded) clReleaseEvent(uploaded);
+    if (st != IFA_STATUS_OK) return st;
+    if (event)
+        *event = done;
+    else
+        clReleaseEvent(done);
+    return IFA_STATUS_OK;
+}

@@ -1,0 +1,27 @@
+/* Internal: argument validation of IncreFlashAttention, reducing valid arguments to an ifa_problem. */
+#ifndef IFA_OP_HOST_IFA_CHECK_H
+#define IFA_OP_HOST_IFA_CHECK_H
+
+#include "ifa/ifa.h"
+
+/* Supported ranges (the rules the checks enforce; docs/op.md lists them). */
+#define IFA_MAX_BATCH 65536
+#define IFA_MAX_HEADS 4096
+#define IFA_MAX_KV_HEADS 256
+#define IFA_MAX_HEAD_DIM 512
+#define IFA_MAX_SEQ_KV 2147483647LL
+
+/* Checks every rule on shapes, dtypes, attributes and lengths, and fills *problem. Buffers are not looked
+ * at (they may be NULL while planning). Returns OK or the status of the first broken rule, with the last
+ * error naming the argument and the rule. */
+ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *args, ifa_problem *problem);
+
+/* Checks that every tensor of args names a buffer large enough for offset + its bytes. */
+ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *args);
+
+/* Parses an input_layout string; returns 0 and sets *out, or -1. */
+int ifa__layout_from_name(const char *name, ifa_layout *out);
+/* Name of a layout ("BSH"); "invalid" outside the enum. */
+const char *ifa__layout_name(ifa_layout layout);
+
+#endif

@@ -1,0 +1,148 @@
+/* The program cache: each (sources, options, kernel) variant is built once per context. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+#include "op_host/kernel_sources.h"
+
+static char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf[n] = '\0';
+                *size = (size_t)n;
+            }
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Fills texts[i] (owned[i] set when malloc'd from IFA_KERNEL_DIR). */
+static ifa_status load_sources(const char *const *names, int count, const char **texts, size_t *sizes, int *owned) {
+    const char *dir = getenv("IFA_KERNEL_DIR");
+    for (int i = 0; i < count; ++i) {
+        owned[i] = 0;
+        texts[i] = NULL;
+        if (dir && *dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            char *t = (char *)read_file(path, &sizes[i]);
+            if (!t) return ifa__fail(IFA_STATUS_BUILD_FAILED, "IFA_KERNEL_DIR is set but %s cannot be read", path);
+            texts[i] = t;
+            owned[i] = 1;
+            continue;
+        }
+        for (int j = 0; j < ifa__kernel_source_count; ++j)
+            if (strcmp(ifa__kernel_sources[j].name, names[i]) == 0) {
+                texts[i] = ifa__kernel_sources[j].text;
+                sizes[i] = ifa__kernel_sources[j].size;
+            }
+        if (!texts[i]) return ifa__fail(IFA_STATUS_INTERNAL, "kernel source %s is not embedded in this build", names[i]);
+    }
+    return IFA_STATUS_OK;
+}
+
+static ifa_status build(ifa_context *ctx, const char *const *names, int count, const char *options,
+                        const char *kernel_name, ifa__cached_kernel *e) {
+    enum { MAX_SOURCES = 8 };
+    const char *texts[MAX_SOURCES];
+    size_t sizes[MAX_SOURCES];
+    int owned[MAX_SOURCES];
+    if (count < 1 || count > MAX_SOURCES) return ifa__fail(IFA_STATUS_INTERNAL, "program with %d sources", count);
+    ifa_status st = load_sources(names, count, texts, sizes, owned);
+    cl_int err = CL_SUCCESS;
+    if (st == IFA_STATUS_OK) {
+        e->program = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)count, texts, sizes, &err);
+        if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clCreateProgramWithSource", "program of %s", names[count - 1]);
+    }
+    for (int i = 0; i < count; ++i)
+        if (owned[i]) free((void *)texts[i]);
+    if (st != IFA_STATUS_OK) return st;
+
+    err = clBuildProgram(e->program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[1536] = "";
+        size_t n = 0;
+        clGetProgramBuildInfo(e->program, ctx->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &n);
+        log[sizeof log - 1] = '\0';
+        return ifa__fail_cl(err, "clBuildProgram", "%s with options \"%s\"; build log: %s", names[count - 1], options,
+                            log);
+    }
+    e->kernel = clCreateKernel(e->program, kernel_name, &err);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clCreateKernel", "kernel %s", kernel_name);
+    err = clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof e->max_work_group_size,
+                                   &e->max_work_group_size, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof e->local_mem_bytes,
+                                       &e->local_mem_bytes, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetKernelWorkGroupInfo", "kernel %s", kernel_name);
+    return IFA_STATUS_OK;
+}
+
+static void release_entry(ifa__cached_kernel *e) {
+    if (e->kernel) clReleaseKernel(e->kernel);
+    if (e->program) clReleaseProgram(e->program);
+    mtx_destroy(&e->lock);
+    free(e->key);
+    free(e);
+}
+
+ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const char *options,
+                           const char *kernel_name, ifa__cached_kernel **out) {
+    char key[2048];
+    int n = snprintf(key, sizeof key, "%s|%s", kernel_name, options);
+    for (int i = 0; i < source_count && n > 0 && (size_t)n < sizeof key; ++i)
+        n += snprintf(key + n, sizeof key - (size_t)n, "|%s", sources[i]);
+    if (n < 0 || (size_t)n >= sizeof key) return ifa__fail(IFA_STATUS_INTERNAL, "program cache key too long");
+
+    if (mtx_lock(&ctx->lock) != thrd_success) return ifa__fail(IFA_STATUS_INTERNAL, "context lock failed");
+    for (ifa__cached_kernel *e = ctx->programs; e; e = e->next) {
+        if (strcmp(e->key, key) == 0) {
+            mtx_unlock(&ctx->lock);
+            *out = e;
+            return IFA_STATUS_OK;
+        }
+    }
+    /* Built under the context lock: a second thread asking for the same variant waits instead of building
+     * it twice. */
+    ifa_status st = IFA_STATUS_OK;
+    ifa__cached_kernel *e = calloc(1, sizeof *e);
+    if (!e || !(e->key = malloc(strlen(key) + 1)) || mtx_init(&e->lock, mtx_plain) != thrd_success) {
+        if (e) free(e->key);
+        free(e);
+        mtx_unlock(&ctx->lock);
+        return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "program cache entry for %s", kernel_name);
+    }
+    strcpy(e->key, key);
+    st = build(ctx, sources, source_count, options, kernel_name, e);
+    if (st == IFA_STATUS_OK) {
+        e->next = ctx->programs;
+        ctx->programs = e;
+        ctx->programs_built++;
+        *out = e;
+    } else {
+        release_entry(e);
+    }
+    mtx_unlock(&ctx->lock);
+    return st;
+}
+
+void ifa__program_cache_clear(ifa_context *ctx) {
+    ifa__cached_kernel *e = ctx->programs;
+    while (e) {
+        ifa__cached_kernel *next = e->next;
+        release_entry(e);
+        e = next;
+    }
+    ctx->programs = NULL;
+}

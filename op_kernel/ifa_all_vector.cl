@@ -1,0 +1,112 @@
+/* The all-vector template: one fused kernel for IncreFlashAttention.
+ *
+ * One work-group owns one (batch, KV head, head group): all GT query heads that share the KV head (GQA),
+ * so each K and V element is read from global memory once per (batch, KV head) when the heads fit in one
+ * group. The KV sequence is walked in chunks of CHUNK rows with the online softmax:
+ *   scores   S[g][j] = (q_g * k_j) * scale          (one work-item per KV row, all heads at once)
+ *   update   m' = max(m, max_j S), P = exp(S - m'), l' = l*exp(m - m') + sum P
+ *   output   acc[g][:] = acc[g][:]*exp(m - m') + sum_j P[g][j] * v_j   (one work-item per column d)
+ * and at the end out = acc / l, lse = m + log(l); a row with no visible key gives zeros and lse = -inf.
+ *
+ * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
+ * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1. Offsets and strides are in
+ * elements, so the three layouts share one binary. */
+
+typedef IFA_STORE_TYPE(Q_T) q_store;
+typedef IFA_STORE_TYPE(KV_T) kv_store;
+typedef IFA_STORE_TYPE(O_T) o_store;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
+    __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride,
+    __global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
+    ulong kv_bstride, ulong kv_hstride, ulong kv_rstride,
+    __global o_store *o, ulong o_off, __global float *lse, ulong lse_off,
+    __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
+    int num_heads, int group, int head_groups, float scale) {
+    const int lid = (int)get_local_id(0);
+    const int blk = (int)get_group_id(0);
+    const ulong b = get_group_id(1);
+    const int kvh = blk / head_groups;
+    const int g0 = (blk - kvh * head_groups) * GT;
+    const int gn = min(GT, group - g0);
+    const int h0 = kvh * group + g0;
+    const int len = per_batch ? lens[lens_off + b] : uniform_len;
+
+    __local float qs[GT * HEAD_DIM];
+    __local float acc[GT * HEAD_DIM];
+    __local float sc[GT * CHUNK];
+    __local float m_s[GT], l_s[GT], a_s[GT];
+
+    const ulong qbase = q_off + b * q_bstride + (ulong)h0 * q_hstride;
+    for (int i = lid; i < GT * HEAD_DIM; i += WG) {
+        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
+        qs[i] = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + d) : 0.0f;
+        acc[i] = 0.0f;
+    }
+    for (int g = lid; g < GT; g += WG) {
+        m_s[g] = -INFINITY;
+        l_s[g] = 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    const ulong kbase = k_off + b * kv_bstride + (ulong)kvh * kv_hstride;
+    const ulong vbase = v_off + b * kv_bstride + (ulong)kvh * kv_hstride;
+    for (int c0 = 0; c0 < len; c0 += CHUNK) {
+        const int rows = min(CHUNK, len - c0);
+
+        for (int j = lid; j < rows; j += WG) {
+            const ulong kr = kbase + (ulong)(c0 + j) * kv_rstride;
+            float dot[GT];
+            for (int g = 0; g < GT; ++g) dot[g] = 0.0f;
+            for (int d = 0; d < HEAD_DIM; ++d) {
+                const float kk = IFA_LOAD(KV_T, k, kr + d);
+                for (int g = 0; g < GT; ++g) dot[g] = fma(qs[g * HEAD_DIM + d], kk, dot[g]);
+            }
+            for (int g = 0; g < GT; ++g) sc[g * CHUNK + j] = dot[g] * scale;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        for (int g = lid; g < gn; g += WG) {
+            float mx = -INFINITY;
+            for (int j = 0; j < rows; ++j) mx = fmax(mx, sc[g * CHUNK + j]);
+            const float m_old = m_s[g];
+            const float m_new = fmax(m_old, mx);
+            /* -inf - -inf is NaN: a head that has seen nothing rescales by 0, and an all -inf chunk adds 0. */
+            const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
+            float sum = 0.0f;
+            for (int j = 0; j < rows; ++j) {
+                const float p = m_new == -INFINITY ? 0.0f : exp(sc[g * CHUNK + j] - m_new);
+                sc[g * CHUNK + j] = p;
+                sum += p;
+            }
+            l_s[g] = l_s[g] * alpha + sum;
+            m_s[g] = m_new;
+            a_s[g] = alpha;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        for (int d = lid; d < HEAD_DIM; d += WG) {
+            float a[GT];
+            for (int g = 0; g < GT; ++g) a[g] = g < gn ? acc[g * HEAD_DIM + d] * a_s[g] : 0.0f;
+            for (int j = 0; j < rows; ++j) {
+                const float vv = IFA_LOAD(KV_T, v, vbase + (ulong)(c0 + j) * kv_rstride + d);
+                for (int g = 0; g < GT; ++g) a[g] = fma(sc[g * CHUNK + j], vv, a[g]);
+            }
+            for (int g = 0; g < gn; ++g) acc[g * HEAD_DIM + d] = a[g];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
+    for (int i = lid; i < gn * HEAD_DIM; i += WG) {
+        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
+        const float l = l_s[g];
+        IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + d);
+    }
+#if HAS_LSE
+    for (int g = lid; g < gn; g += WG) {
+        const float l = l_s[g];
+        lse[lse_off + b * (ulong)num_heads + (ulong)(h0 + g)] = l > 0.0f ? m_s[g] + log(l) : -INFINITY;
+    }
+#endif
+}

@@ -1,0 +1,35 @@
+/* Storage types and conversions shared by ifa kernels. All arithmetic is fp32; fp16 is only stored
+ * (vload_half/vstore_half need no cl_khr_fp16) and bf16 is the upper half of an fp32 word.
+ * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16. */
+
+#define IFA_F32 0
+#define IFA_F16 1
+#define IFA_BF16 2
+
+#define IFA_STORE_TYPE_0 float
+#define IFA_STORE_TYPE_1 half
+#define IFA_STORE_TYPE_2 ushort
+#define IFA_STORE_TYPE_(c) IFA_STORE_TYPE_##c
+#define IFA_STORE_TYPE(c) IFA_STORE_TYPE_(c)
+
+inline float ifa_bf16_to_f32(ushort x) { return as_float((uint)x << 16); }
+
+/* Round to nearest even, keeping NaN a (quiet) NaN. */
+inline ushort ifa_f32_to_bf16(float f) {
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+
+#define IFA_LOAD_0(p, i) ((p)[i])
+#define IFA_LOAD_1(p, i) vload_half((i), (p))
+#define IFA_LOAD_2(p, i) ifa_bf16_to_f32((p)[i])
+#define IFA_LOAD_(c, p, i) IFA_LOAD_##c(p, i)
+#define IFA_LOAD(c, p, i) IFA_LOAD_(c, p, i)
+
+#define IFA_STORE_0(x, p, i) ((p)[i] = (x))
+#define IFA_STORE_1(x, p, i) vstore_half_rte((x), (i), (p))
+#define IFA_STORE_2(x, p, i) ((p)[i] = ifa_f32_to_bf16(x))
+#define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
+#define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)

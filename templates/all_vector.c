@@ -1,0 +1,96 @@
+/* The all-vector template: -D options from the plan, strides from the layout, one kernel launch. */
+#include "templates/all_vector.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+
+typedef struct strides {
+    cl_ulong q_batch, q_head;
+    cl_ulong kv_batch, kv_head, kv_row;
+} strides;
+
+static strides layout_strides(const ifa_problem *p) {
+    strides s;
+    const cl_ulong d = (cl_ulong)p->head_dim, n = (cl_ulong)p->num_heads, nkv = (cl_ulong)p->num_kv_heads;
+    const cl_ulong skv = (cl_ulong)p->seq_kv;
+    /* With one query token every layout stores query and output as (B, N, D). */
+    s.q_batch = n * d;
+    s.q_head = d;
+    if (p->layout == IFA_LAYOUT_BNSD) {
+        s.kv_batch = nkv * skv * d, s.kv_head = skv * d, s.kv_row = d;
+    } else {
+        s.kv_batch = skv * nkv * d, s.kv_head = d, s.kv_row = nkv * d;
+    }
+    return s;
+}
+
+ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                                  cl_mem workspace, size_t ws_lengths, cl_command_queue queue, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *event) {
+    const ifa_problem *p = &plan->problem;
+    char options[512];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d",
+             (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
+             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse);
+    static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
+    ifa__cached_kernel *k;
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
+    if (k->max_work_group_size < (size_t)plan->work_group_size)
+        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel allows %zu work-items per group; the plan needs %d",
+                         k->max_work_group_size, (int)plan->work_group_size);
+    if ((cl_long)k->local_mem_bytes > ctx->facts.local_mem_bytes)
+        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel needs %llu bytes of local memory; the device has %lld",
+                         (unsigned long long)k->local_mem_bytes, (long long)ctx->facts.local_mem_bytes);
+
+    const strides s = layout_strides(p);
+    const ifa_tensor *q = args->query, *kt = args->key, *v = args->value, *o = args->attention_out;
+    const ifa_tensor *lse = args->softmax_lse ? args->softmax_lse : args->attention_out;
+    const cl_mem lens = plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? workspace : q->buffer;
+    const cl_ulong q_off = q->offset / ifa_dtype_size(q->dtype), k_off = kt->offset / ifa_dtype_size(kt->dtype);
+    const cl_ulong v_off = v->offset / ifa_dtype_size(v->dtype), o_off = o->offset / ifa_dtype_size(o->dtype);
+    const cl_ulong lse_off = args->softmax_lse ? lse->offset / 4 : 0;
+    const cl_ulong lens_off = plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? ws_lengths / 4 : 0;
+    const cl_int uniform_len = (cl_int)p->uniform_length;
+    const cl_int per_batch = p->lengths_mode == IFA_LENGTHS_PER_BATCH;
+    const cl_int num_heads = (cl_int)p->num_heads, group = (cl_int)(p->num_heads / p->num_kv_heads);
+    const cl_int head_groups = plan->head_groups;
+    float scale;
+    memcpy(&scale, &p->scale_bits, sizeof scale);
+
+    const struct {
+        size_t size;
+        const void *value;
+    } kargs[] = {
+        {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
+        {sizeof s.q_head, &s.q_head},    {sizeof(cl_mem), &kt->buffer}, {sizeof k_off, &k_off},
+        {sizeof(cl_mem), &v->buffer},    {sizeof v_off, &v_off},        {sizeof s.kv_batch, &s.kv_batch},
+        {sizeof s.kv_head, &s.kv_head},  {sizeof s.kv_row, &s.kv_row},  {sizeof(cl_mem), &o->buffer},
+        {sizeof o_off, &o_off},          {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off},
+        {sizeof(cl_mem), &lens},         {sizeof lens_off, &lens_off},  {sizeof uniform_len, &uniform_len},
+        {sizeof per_batch, &per_batch},  {sizeof num_heads, &num_heads}, {sizeof group, &group},
+        {sizeof head_groups, &head_groups}, {sizeof scale, &scale},
+    };
+    const size_t local[2] = {(size_t)plan->work_group_size, 1};
+    const size_t global[2] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
+                              (size_t)p->batch};
+
+    ifa_status st = IFA_STATUS_OK;
+    mtx_lock(&k->lock);
+    for (cl_uint i = 0; i < sizeof kargs / sizeof kargs[0] && st == IFA_STATUS_OK; ++i) {
+        cl_int err = clSetKernelArg(k->kernel, i, kargs[i].size, kargs[i].value);
+        if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clSetKernelArg", "argument %u of ifa_all_vector", i);
+    }
+    if (st == IFA_STATUS_OK) {
+        cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, 2, NULL, global, local, num_wait, num_wait ? wait : NULL,
+                                            event);
+        if (err != CL_SUCCESS)
+            st = ifa__fail_cl(err, "clEnqueueNDRangeKernel", "ifa_all_vector with global (%zu, %zu), local %zu", global[0],
+                              global[1], local[0]);
+    }
+    mtx_unlock(&k->lock);
+    return st;
+}

@@ -1,0 +1,124 @@
+/* The planner. Every number it uses comes from the problem, the device facts or the tuning table. */
+#include "tiling/planner.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "op_host/status.h"
+#include "tiling/tiling_key.h"
+#include "tiling/tuning_table.h"
+
+int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t head_dim, int64_t chunk_rows) {
+    /* query (fp32), output accumulator, one chunk of scores/probabilities, and max/sum/rescale per head */
+    return 4 * heads_per_group * (2 * head_dim + chunk_rows + 3);
+}
+
+/* A named, aligned bump allocator over the workspace: run once to size and place every region. */
+typedef struct workspace_cursor {
+    int64_t used;
+} workspace_cursor;
+
+static int64_t place(workspace_cursor *c, int64_t bytes) {
+    if (bytes == 0) return 0;
+    int64_t at = (c->used + IFA_WORKSPACE_ALIGN - 1) / IFA_WORKSPACE_ALIGN * IFA_WORKSPACE_ALIGN;
+    c->used = at + bytes;
+    return at;
+}
+
+static int32_t floor_pow2(int32_t v) {
+    int32_t p = 1;
+    while (p <= v / 2) p *= 2;
+    return p;
+}
+
+static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
+    int32_t v[IFA_KEY_FIELD_COUNT_] = {0};
+    v[IFA_KEY_LAYOUT] = plan->problem.layout;
+    v[IFA_KEY_Q_DTYPE] = plan->problem.q_dtype;
+    v[IFA_KEY_KV_DTYPE] = plan->problem.kv_dtype;
+    v[IFA_KEY_OUT_DTYPE] = plan->problem.out_dtype;
+    v[IFA_KEY_TEMPLATE] = plan->template_id;
+    v[IFA_KEY_LSE] = plan->problem.has_lse;
+    v[IFA_KEY_LENGTHS] = plan->problem.lengths_mode;
+    v[IFA_KEY_SPLIT_KV] = 0;
+    v[IFA_KEY_PAGED] = 0;
+    v[IFA_KEY_ANTIQUANT] = 0;
+    v[IFA_KEY_MODE] = 1;
+    return ifa__key_encode(v, key);
+}
+
+ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
+    if (!p || !dev || !plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "planner: problem, device facts or plan is NULL");
+    memset(plan, 0, sizeof *plan);
+    plan->magic = IFA_PLAN_MAGIC;
+    plan->version = IFA_PLAN_VERSION;
+    plan->problem = *p;
+    plan->template_id = IFA_TEMPLATE_ALL_VECTOR;
+
+    ifa_tuning t = ifa__tuning_for(dev->vendor);
+    int32_t wg = t.work_group_size;
+    if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
+    int32_t chunk = t.chunk_rows < wg ? wg : t.chunk_rows / wg * wg;
+
+    const int64_t group = p->num_heads / p->num_kv_heads;
+    const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
+    /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
+    while (chunk > wg && ifa__all_vector_local_bytes(group, p->head_dim, chunk) > budget) chunk -= wg;
+    int64_t fit = 0;
+    for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
+        if (ifa__all_vector_local_bytes(g, p->head_dim, chunk) <= budget) {
+            fit = g;
+            break;
+        }
+    }
+    if (fit == 0) {
+        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, p->head_dim, chunk) <= budget; ++g) fit = g;
+        if (fit == 0)
+            return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
+                             "one query head with D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
+                             " bytes of local memory; the device offers %" PRId64,
+                             p->head_dim, (int)chunk, ifa__all_vector_local_bytes(1, p->head_dim, chunk), budget);
+    }
+    /* Largest group that fits, then even the groups out so none is left nearly empty. */
+    int64_t groups = (group + fit - 1) / fit;
+    plan->head_groups = (int32_t)groups;
+    plan->heads_per_group = (int32_t)((group + groups - 1) / groups);
+    plan->work_group_size = wg;
+    plan->chunk_rows = chunk;
+    plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->head_dim, chunk);
+    plan->num_work_groups = p->batch * p->num_kv_heads * groups;
+
+    workspace_cursor ws = {0};
+    if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
+        plan->ws_lengths_bytes = 4 * p->batch;
+        plan->ws_lengths_offset = place(&ws, plan->ws_lengths_bytes);
+    }
+    plan->workspace_bytes = ws.used;
+    return make_key(plan, &plan->tiling_key);
+}
+
+ifa_status ifa__plan_check(const ifa_plan *plan) {
+    if (!plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "plan is NULL");
+    if (plan->magic != IFA_PLAN_MAGIC)
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan magic is 0x%08" PRIx32 ", not 0x%08x: not a plan from "
+                         "get_workspace_size", plan->magic, IFA_PLAN_MAGIC);
+    if (plan->version != IFA_PLAN_VERSION)
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan version %" PRIu32 " is not this library's %u", plan->version,
+                         IFA_PLAN_VERSION);
+    if (plan->problem.num_kv_heads < 1 || plan->problem.num_heads < plan->problem.num_kv_heads ||
+        plan->problem.batch < 1 || plan->problem.head_dim < 1)
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan problem sizes are out of range");
+    uint64_t key;
+    IFA__TRY(make_key(plan, &key));
+    if (key != plan->tiling_key)
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan tiling_key %" PRIu64 " does not match its fields (%" PRIu64 ")",
+                         plan->tiling_key, key);
+    if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size ||
+        plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
+        (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
+        plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes)
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
+                         "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
+                         (int)plan->heads_per_group, (int)plan->head_groups);
+    return IFA_STATUS_OK;
+}

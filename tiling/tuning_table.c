@@ -1,0 +1,46 @@
+/* The tuning table. Each number here was chosen by measurement; docs/tiling.md says which. */
+#include "tiling/tuning_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiling/device_facts.h"
+
+static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
+    /* vendor, work_group_size, chunk_rows, local_mem_reserve */
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024},
+    /* PoCL runs a work-group as loops over work-items between barriers; a small group keeps the per-item
+     * private arrays in cache, and a long chunk amortises the barriers. */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 16, 256, 0},
+};
+
+static void apply_env(ifa_tuning *t) {
+    const char *env = getenv("IFA_TUNING");
+    if (!env) return;
+    const struct {
+        const char *key;
+        int32_t *field;
+    } keys[] = {{"work_group_size", &t->work_group_size}, {"chunk_rows", &t->chunk_rows},
+                {"local_mem_reserve", &t->local_mem_reserve}};
+    const char *s = env;
+    while (*s) {
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+            size_t n = strlen(keys[i].key);
+            if (strncmp(s, keys[i].key, n) == 0 && s[n] == '=') {
+                char *end;
+                long v = strtol(s + n + 1, &end, 10);
+                if (end != s + n + 1 && v > 0 && v <= (1L << 20)) *keys[i].field = (int32_t)v;
+            }
+        }
+        const char *comma = strchr(s, ',');
+        if (!comma) break;
+        s = comma + 1;
+    }
+}
+
+ifa_tuning ifa__tuning_for(int32_t vendor) {
+    ifa_tuning t = table[(vendor >= 0 && vendor < IFA_VENDOR_COUNT_) ? vendor : IFA_VENDOR_GENERIC_GPU];
+    apply_env(&t);
+    return t;
+}

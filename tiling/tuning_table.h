@@ -1,0 +1,19 @@
+/* Tuning numbers: one row per device family, kept in tuning_table.c and nowhere else. */
+#ifndef IFA_TILING_TUNING_TABLE_H
+#define IFA_TILING_TUNING_TABLE_H
+
+#include <stdint.h>
+
+typedef struct ifa_tuning {
+    int32_t vendor;          /* ifa_vendor this row serves */
+    int32_t work_group_size; /* work-items per work-group of the all-vector kernel */
+    int32_t chunk_rows;      /* KV rows per inner block; a multiple of work_group_size */
+    int32_t local_mem_reserve; /* bytes of local memory left unused (drivers keep some for themselves) */
+} ifa_tuning;
+
+/* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
+ * variable applied on top for experiments: "work_group_size=64,chunk_rows=128" (unknown keys and bad values
+ * are ignored, so a typo cannot break a run; ifa-tiling prints the row in use). */
+ifa_tuning ifa__tuning_for(int32_t vendor);
+
+#endif

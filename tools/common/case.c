@@ -1,0 +1,191 @@
+#include "common/case.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/npy.h"
+
+#define FAIL(...)                             \
+    do {                                      \
+        snprintf(err, err_size, __VA_ARGS__); \
+        return -1;                            \
+    } while (0)
+
+static int load_tensor(const cJSON *j, const char *name, const char *base, ifa_host_tensor *t, char *err, size_t err_size) {
+    if (!j) FAIL("inputs.%s is missing", name);
+    const char *file = cJSON_IsString(j) ? j->valuestring : NULL;
+    const cJSON *dt = cJSON_IsObject(j) ? cJSON_GetObjectItemCaseSensitive(j, "dtype") : NULL;
+    if (cJSON_IsObject(j) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "file")))
+        file = cJSON_GetObjectItemCaseSensitive(j, "file")->valuestring;
+    if (file) {
+        char path[4096];
+        if (file[0] == '/' || !base || !*base)
+            snprintf(path, sizeof path, "%s", file);
+        else
+            snprintf(path, sizeof path, "%s/%s", base, file);
+        int bf16 = cJSON_IsString(dt) && strcmp(dt->valuestring, "bfloat16") == 0;
+        if (dt && !bf16) FAIL("inputs.%s: \"dtype\" beside a file may only be \"bfloat16\"", name);
+        return ifa_npy_read(path, bf16, t, err, err_size);
+    }
+    if (!cJSON_IsObject(j)) FAIL("inputs.%s must be a file name or an object", name);
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(j, "shape");
+    const cJSON *rnd = cJSON_GetObjectItemCaseSensitive(j, "random");
+    if (!cJSON_IsArray(shape)) FAIL("inputs.%s.shape must be an array of positive integers", name);
+    if (!cJSON_IsString(dt)) FAIL("inputs.%s.dtype must be a string such as \"float16\"", name);
+    ifa_dtype dtype;
+    if (ifa_dtype_from_name(dt->valuestring, &dtype) != 0) FAIL("inputs.%s.dtype \"%.32s\" is not a dtype", name, dt->valuestring);
+    int n = cJSON_GetArraySize(shape);
+    if (n < 1 || n > IFA_MAX_DIMS) FAIL("inputs.%s.shape must have 1 to %d dimensions", name, IFA_MAX_DIMS);
+    int64_t dims[IFA_MAX_DIMS];
+    double numel = 1;
+    for (int i = 0; i < n; ++i) {
+        const cJSON *d = cJSON_GetArrayItem(shape, i);
+        if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > 1e12 || d->valuedouble != floor(d->valuedouble))
+            FAIL("inputs.%s.shape[%d] must be a positive integer", name, i);
+        dims[i] = (int64_t)d->valuedouble;
+        numel *= d->valuedouble;
+    }
+    if (numel > 4e9) FAIL("inputs.%s has %.0f elements; generated tensors are limited to 4e9", name, numel);
+    if (!cJSON_IsObject(rnd)) FAIL("inputs.%s needs \"random\": {\"seed\": N} (or a file)", name);
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(rnd, "seed");
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(rnd, "low"), *hi = cJSON_GetObjectItemCaseSensitive(rnd, "high");
+    if (!cJSON_IsNumber(seed)) FAIL("inputs.%s.random.seed must be a number", name);
+    double low = cJSON_IsNumber(lo) ? lo->valuedouble : -1.0, high = cJSON_IsNumber(hi) ? hi->valuedouble : 1.0;
+    if (!isfinite(low) || !isfinite(high) || low > high) FAIL("inputs.%s.random: need finite low <= high", name);
+    if (ifa_host_tensor_alloc(t, dtype, n, dims) != 0) FAIL("inputs.%s: cannot allocate", name);
+    ifa_host_fill_random(t, (uint64_t)seed->valuedouble, low, high);
+    return 0;
+}
+
+static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err, size_t err_size) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(attrs, name);
+    if (!j) return 0;
+    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 9e15)
+        FAIL("attrs.%s must be an integer", name);
+    *out = (int64_t)j->valuedouble;
+    return 0;
+}
+
+int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, size_t err_size) {
+    ifa_case_init(c);
+    cJSON *root = cJSON_Parse(json);
+    if (!root) FAIL("case is not valid JSON (near: %.40s)", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "?");
+    int rc = -1;
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(root, "op");
+    const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(root, "attrs");
+    const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
+    static const char *const known_attrs[] = {"num_heads", "scale_value", "input_layout", "num_key_value_heads",
+                                              "softmax_lse_flag"};
+    static const char *const known_inputs[] = {"query", "key", "value", "actual_seq_lengths"};
+    const cJSON *it;
+    if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
+        snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
+        goto done;
+    }
+    if (!cJSON_IsObject(attrs) || !cJSON_IsObject(inputs)) {
+        snprintf(err, err_size, "\"attrs\" and \"inputs\" must be objects");
+        goto done;
+    }
+    cJSON_ArrayForEach(it, attrs) {
+        size_t i = 0;
+        while (i < sizeof known_attrs / sizeof *known_attrs && strcmp(known_attrs[i], it->string)) ++i;
+        if (i == sizeof known_attrs / sizeof *known_attrs) {
+            snprintf(err, err_size, "attrs.%.64s is not an attribute of IncreFlashAttention", it->string);
+            goto done;
+        }
+    }
+    cJSON_ArrayForEach(it, inputs) {
+        size_t i = 0;
+        while (i < sizeof known_inputs / sizeof *known_inputs && strcmp(known_inputs[i], it->string)) ++i;
+        if (i == sizeof known_inputs / sizeof *known_inputs) {
+            snprintf(err, err_size, "inputs.%.64s is not an input of IncreFlashAttention", it->string);
+            goto done;
+        }
+    }
+    if (get_int(attrs, "num_heads", &c->num_heads, err, err_size) ||
+        get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size))
+        goto done;
+    if (!cJSON_GetObjectItemCaseSensitive(attrs, "num_heads")) {
+        snprintf(err, err_size, "attrs.num_heads is required");
+        goto done;
+    }
+    const cJSON *scale = cJSON_GetObjectItemCaseSensitive(attrs, "scale_value");
+    if (scale) {
+        if (!cJSON_IsNumber(scale)) {
+            snprintf(err, err_size, "attrs.scale_value must be a number");
+            goto done;
+        }
+        c->scale_value = scale->valuedouble;
+    }
+    const cJSON *layout = cJSON_GetObjectItemCaseSensitive(attrs, "input_layout");
+    if (layout) {
+        if (!cJSON_IsString(layout) || strlen(layout->valuestring) >= sizeof c->input_layout) {
+            snprintf(err, err_size, "attrs.input_layout must be \"BSH\", \"BSND\" or \"BNSD\"");
+            goto done;
+        }
+        strcpy(c->input_layout, layout->valuestring);
+    }
+    const cJSON *lse = cJSON_GetObjectItemCaseSensitive(attrs, "softmax_lse_flag");
+    if (lse) {
+        if (!cJSON_IsBool(lse)) {
+            snprintf(err, err_size, "attrs.softmax_lse_flag must be true or false");
+            goto done;
+        }
+        c->softmax_lse_flag = cJSON_IsTrue(lse);
+    }
+    if (load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "query"), "query", base, &c->query, err, err_size) ||
+        load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size) ||
+        load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "value"), "value", base, &c->value, err, err_size))
+        goto done;
+    const cJSON *lens = cJSON_GetObjectItemCaseSensitive(inputs, "actual_seq_lengths");
+    if (lens) {
+        int n = cJSON_GetArraySize(lens);
+        if (!cJSON_IsArray(lens) || n < 1) {
+            snprintf(err, err_size, "inputs.actual_seq_lengths must be a non-empty array of integers");
+            goto done;
+        }
+        c->lengths = malloc((size_t)n * sizeof *c->lengths);
+        if (!c->lengths) goto done;
+        c->lengths_count = n;
+        for (int i = 0; i < n; ++i) {
+            const cJSON *v = cJSON_GetArrayItem(lens, i);
+            if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 9e15) {
+                snprintf(err, err_size, "inputs.actual_seq_lengths[%d] must be an integer", i);
+                goto done;
+            }
+            c->lengths[i] = (int64_t)v->valuedouble;
+        }
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    if (rc != 0) ifa_case_free(c);
+    return rc;
+}
+
+int ifa_case_load(const char *path, ifa_case *c, char *err, size_t err_size) {
+    ifa_case_init(c);
+    FILE *f = fopen(path, "rb");
+    if (!f) FAIL("%s: cannot open", path);
+    char *text = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n < 0 || n > (16 << 20) || fseek(f, 0, SEEK_SET) != 0 || !(text = malloc((size_t)n + 1)) ||
+        fread(text, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(text);
+        FAIL("%s: cannot read (or larger than 16 MiB)", path);
+    }
+    fclose(f);
+    text[n] = '\0';
+    char base[4096];
+    snprintf(base, sizeof base, "%s", path);
+    char *slash = strrchr(base, '/');
+    if (slash) *slash = '\0'; else strcpy(base, ".");
+    int rc = ifa_case_parse(text, base, c, err, err_size);
+    free(text);
+    return rc;
+}

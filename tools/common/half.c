@@ -1,0 +1,57 @@
+/* binary16 and bfloat16 conversions, bit-exact with the kernels' vload_half/vstore_half_rte and
+ * ifa_f32_to_bf16. */
+#include "common/half.h"
+
+#include <string.h>
+
+static uint32_t bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float from_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+float ifa_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1f) return from_bits(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        if (man == 0) return from_bits(sign);
+        /* subnormal: man · 2^-24 */
+        float v = (float)man * (1.0f / 16777216.0f);
+        return sign ? -v : v;
+    }
+    return from_bits(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+uint16_t ifa_float_to_half(float f) {
+    uint32_t u = bits(f), sign = (u >> 16) & 0x8000u;
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to >= 65520: inf */
+    if (a < 0x38800000u) {                                   /* below the smallest normal 2^-14 */
+        /* subnormal: round a·2^24 to an integer, nearest even */
+        float v = from_bits(a) * 16777216.0f;
+        uint32_t m = (uint32_t)v;
+        float rem = v - (float)m;
+        if (rem > 0.5f || (rem == 0.5f && (m & 1u))) m++;
+        return (uint16_t)(sign | m);
+    }
+    uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15 */
+    uint32_t h = r >> 13, low = r & 0x1fffu;
+    if (low > 0x1000u || (low == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
+}
+
+float ifa_bf16_to_float(uint16_t b) { return from_bits((uint32_t)b << 16); }
+
+uint16_t ifa_float_to_bf16(float f) {
+    uint32_t u = bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}

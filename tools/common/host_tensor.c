@@ -1,0 +1,73 @@
+#include "common/host_tensor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/half.h"
+#include "common/rng.h"
+
+int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, const int64_t *shape) {
+    memset(t, 0, sizeof *t);
+    if (ndim < 0 || ndim > IFA_MAX_DIMS || ifa_dtype_size(dtype) == 0) return -1;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) {
+        if (shape[i] < 0 || (shape[i] && n > INT64_MAX / 16 / shape[i])) return -1;
+        t->shape[i] = shape[i];
+        n *= shape[i];
+    }
+    t->bytes = (size_t)n * ifa_dtype_size(dtype);
+    t->data = calloc(t->bytes ? t->bytes : 1, 1);
+    return t->data ? 0 : -1;
+}
+
+void ifa_host_tensor_free(ifa_host_tensor *t) {
+    free(t->data);
+    t->data = NULL;
+    t->bytes = 0;
+}
+
+int64_t ifa_host_tensor_numel(const ifa_host_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; ++i) n *= t->shape[i];
+    return n;
+}
+
+double ifa_host_get(const ifa_host_tensor *t, int64_t i) {
+    const unsigned char *p = (const unsigned char *)t->data;
+    switch (t->dtype) {
+    case IFA_DTYPE_FLOAT32: return ((const float *)p)[i];
+    case IFA_DTYPE_FLOAT16: return ifa_half_to_float(((const uint16_t *)p)[i]);
+    case IFA_DTYPE_BFLOAT16: return ifa_bf16_to_float(((const uint16_t *)p)[i]);
+    case IFA_DTYPE_INT8: return ((const int8_t *)p)[i];
+    case IFA_DTYPE_UINT8:
+    case IFA_DTYPE_BOOL: return p[i];
+    case IFA_DTYPE_INT32: return ((const int32_t *)p)[i];
+    case IFA_DTYPE_INT64: return (double)((const int64_t *)p)[i];
+    default: return NAN;
+    }
+}
+
+void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
+    unsigned char *p = (unsigned char *)t->data;
+    switch (t->dtype) {
+    case IFA_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case IFA_DTYPE_FLOAT16: ((uint16_t *)p)[i] = ifa_float_to_half((float)v); break;
+    case IFA_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = ifa_float_to_bf16((float)v); break;
+    case IFA_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case IFA_DTYPE_UINT8:
+    case IFA_DTYPE_BOOL: p[i] = (unsigned char)v; break;
+    case IFA_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case IFA_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    default: break;
+    }
+}
+
+void ifa_host_fill_random(ifa_host_tensor *t, uint64_t seed, double lo, double hi) {
+    ifa_rng r;
+    ifa_rng_seed(&r, seed);
+    int64_t n = ifa_host_tensor_numel(t);
+    for (int64_t i = 0; i < n; ++i) ifa_host_set(t, i, ifa_rng_uniform(&r, lo, hi));
+}

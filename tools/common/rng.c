@@ -1,0 +1,19 @@
+#include "common/rng.h"
+
+void ifa_rng_seed(ifa_rng *r, uint64_t seed) { r->state = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull; }
+
+uint64_t ifa_rng_next(ifa_rng *r) {
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double ifa_rng_uniform(ifa_rng *r, double lo, double hi) {
+    return lo + (hi - lo) * ((double)(ifa_rng_next(r) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+int64_t ifa_rng_int(ifa_rng *r, int64_t lo, int64_t hi) {
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return span == 0 ? (int64_t)ifa_rng_next(r) : lo + (int64_t)(ifa_rng_next(r) % span);
+}

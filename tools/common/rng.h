@@ -1,0 +1,20 @@
+/* A small seeded generator (splitmix64) for reproducible test inputs. */
+#ifndef IFA_TOOLS_RNG_H
+#define IFA_TOOLS_RNG_H
+
+#include <stdint.h>
+
+typedef struct ifa_rng {
+    uint64_t state;
+} ifa_rng;
+
+/* Seeds the generator; the same seed gives the same sequence on every machine. */
+void ifa_rng_seed(ifa_rng *r, uint64_t seed);
+/* Next 64 random bits. */
+uint64_t ifa_rng_next(ifa_rng *r);
+/* Uniform double in [lo, hi). */
+double ifa_rng_uniform(ifa_rng *r, double lo, double hi);
+/* Uniform integer in [lo, hi] (hi >= lo). */
+int64_t ifa_rng_int(ifa_rng *r, int64_t lo, int64_t hi);
+
+#endif

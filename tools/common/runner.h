@@ -1,0 +1,53 @@
+/* Running one IncreFlashAttention case on a device and checking it against the float64 reference: the
+ * shared core of ifa-run and the kernel tests. */
+#ifndef IFA_TOOLS_RUNNER_H
+#define IFA_TOOLS_RUNNER_H
+
+#include "common/host_tensor.h"
+
+typedef struct ifa_case {
+    ifa_host_tensor query, key, value;
+    int64_t *lengths; /* malloc'd, NULL for none */
+    int64_t lengths_count;
+    int64_t num_heads;
+    int64_t num_key_value_heads;
+    double scale_value;
+    char input_layout[8];
+    int softmax_lse_flag;
+} ifa_case;
+
+typedef struct ifa_case_result {
+    ifa_host_tensor out; /* query's shape and dtype */
+    ifa_host_tensor lse; /* (B, N, 1) float32 when softmax_lse_flag */
+    ifa_plan plan;
+    double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
+} ifa_case_result;
+
+typedef struct ifa_case_check {
+    double rel_l2;       /* ||out - ref|| / ||ref|| over the whole output (0 if both are all zero) */
+    double max_abs;      /* max |out - ref| */
+    double tolerance;    /* the relative L2 bound for the output dtype */
+    double lse_max_excess; /* max over rows of |lse - ref| minus that row's bound; <= 0 passes */
+    int64_t nonfinite;   /* NaN/inf elements in out (an unwritten, poisoned element shows here) */
+    int64_t lse_bad;     /* LSE rows out of bound, or -inf mismatches */
+    int pass;
+} ifa_case_check;
+
+/* Initialises a case with Ascend's defaults (scale 1, BSH, no lengths, no LSE). */
+void ifa_case_init(ifa_case *c);
+/* Frees what a case owns. */
+void ifa_case_free(ifa_case *c);
+void ifa_case_result_free(ifa_case_result *r);
+
+/* Uploads the inputs, poisons the outputs with NaN, plans, runs and reads back. Returns the library's
+ * status (the last error says why). */
+ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c, ifa_case_result *r);
+
+/* The relative L2 tolerance for an output dtype, from its storage precision: float32 1e-5, float16 1e-3,
+ * bfloat16 8e-3. */
+double ifa_case_tolerance(ifa_dtype out_dtype);
+
+/* Compares r with the float64 reference of c. Returns 0, or -1 if the reference cannot be computed. */
+int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_check *chk);
+
+#endif
