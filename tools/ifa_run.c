@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
         rc = 3;
         goto done;
     }
-    st = ifa_case_run(ctx, q, &c, &r);
+    st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
     if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
         int bad_case = st != IFA_STATUS_OPENCL_ERROR && st != IFA_STATUS_BUILD_FAILED && st != IFA_STATUS_OUT_OF_MEMORY &&

@@ -46,7 +46,8 @@ static void poison(ifa_host_tensor *t) {
     for (int64_t i = 0; i < n; ++i) ifa_host_set(t, i, NAN);
 }
 
-ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c, ifa_case_result *r) {
+ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c,
+                        int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r) {
     memset(r, 0, sizeof *r);
     cl_context cl = ifa_context_cl_context(ctx);
     if (ifa_host_tensor_alloc(&r->out, c->query.dtype, c->query.ndim, c->query.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
@@ -77,6 +78,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
 
     size_t ws_bytes = 0;
     if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &r->plan, &ws_bytes);
+    if (st == IFA_STATUS_OK && adjust) {
+        if (adjust(&r->plan, user) != 0) st = IFA_STATUS_INTERNAL;
+        ws_bytes = (size_t)r->plan.workspace_bytes;
+    }
     if (st == IFA_STATUS_OK && ws_bytes) {
         ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
         if (!ws) st = IFA_STATUS_OUT_OF_MEMORY;

@@ -40,8 +40,10 @@ void ifa_case_free(ifa_case *c);
 void ifa_case_result_free(ifa_case_result *r);
 
 /* Uploads the inputs, poisons the outputs with NaN, plans, runs and reads back. Returns the library's
- * status (the last error says why). */
-ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c, ifa_case_result *r);
+ * status (the last error says why). adjust, if not NULL, may replace the plan after get_workspace_size
+ * (tests use it to force plan variants the device would not choose); it returns 0 or -1 to fail. */
+ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c,
+                        int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r);
 
 /* The relative L2 tolerance for an output dtype, from its storage precision: float32 1e-5, float16 1e-3,
  * bfloat16 8e-3. */

@@ -1,0 +1,259 @@
+/* Kernel correctness: every result is compared with the float64 reference on fresh random inputs, with
+ * outputs poisoned (NaN) before the run, at tolerances set by the output's storage precision. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/runner.h"
+#include "test_util.h"
+#include "tiling/planner.h"
+
+typedef struct spec {
+    const char *layout;
+    ifa_dtype q, kv;
+    int64_t b, n, nkv, d, s;
+    const int64_t *lens;
+    int64_t nlens;
+    int lse;
+    uint64_t seed;
+} spec;
+
+static void shape_q(const spec *p, int32_t *nd, int64_t *sh) {
+    if (strcmp(p->layout, "BSH") == 0) *nd = 3, sh[0] = p->b, sh[1] = 1, sh[2] = p->n * p->d;
+    else if (strcmp(p->layout, "BSND") == 0) *nd = 4, sh[0] = p->b, sh[1] = 1, sh[2] = p->n, sh[3] = p->d;
+    else *nd = 4, sh[0] = p->b, sh[1] = p->n, sh[2] = 1, sh[3] = p->d;
+}
+
+static void shape_kv(const spec *p, int32_t *nd, int64_t *sh) {
+    if (strcmp(p->layout, "BSH") == 0) *nd = 3, sh[0] = p->b, sh[1] = p->s, sh[2] = p->nkv * p->d;
+    else if (strcmp(p->layout, "BSND") == 0) *nd = 4, sh[0] = p->b, sh[1] = p->s, sh[2] = p->nkv, sh[3] = p->d;
+    else *nd = 4, sh[0] = p->b, sh[1] = p->nkv, sh[2] = p->s, sh[3] = p->d;
+}
+
+/* Builds the case with fresh random inputs (seeded, so a failure reproduces), runs it and checks it;
+ * adjust (optional) replaces the plan before the run. */
+static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), void *user) {
+    ifa_case c;
+    ifa_case_init(&c);
+    int32_t nd;
+    int64_t sh[IFA_MAX_DIMS];
+    shape_q(p, &nd, sh);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, p->q, nd, sh), 0);
+    shape_kv(p, &nd, sh);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, p->kv, nd, sh), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, p->kv, nd, sh), 0);
+    ifa_host_fill_random(&c.query, p->seed * 3 + 1, -1, 1);
+    ifa_host_fill_random(&c.key, p->seed * 3 + 2, -1, 1);
+    ifa_host_fill_random(&c.value, p->seed * 3 + 3, -1, 1);
+    if (p->nlens) {
+        c.lengths = malloc((size_t)p->nlens * sizeof *c.lengths);
+        memcpy(c.lengths, p->lens, (size_t)p->nlens * sizeof *c.lengths);
+        c.lengths_count = p->nlens;
+    }
+    c.num_heads = p->n;
+    c.num_key_value_heads = p->nkv;
+    c.scale_value = 1.0 / sqrt((double)p->d);
+    strcpy(c.input_layout, p->layout);
+    c.softmax_lse_flag = p->lse;
+
+    ifa_case_result r;
+    ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, adjust, user, &r);
+    ck_assert_msg(st == IFA_STATUS_OK, "run failed: %s", ifa_last_error());
+    ifa_case_check k;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+    ck_assert_msg(k.pass,
+                  "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld: rel_l2=%.3g (tol %.0e) max_abs=%.3g "
+                  "nonfinite=%lld lse_bad=%lld",
+                  p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
+                  (long long)p->nkv, (long long)p->d, (long long)p->s, k.rel_l2, k.tolerance, k.max_abs,
+                  (long long)k.nonfinite, (long long)k.lse_bad);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+}
+
+static void check_spec(const spec *p) { check_spec_with(p, NULL, NULL); }
+
+/* Replans for a device with little local memory, so the query heads of a KV head are split into groups. */
+static int small_local_memory(ifa_plan *plan, void *user) {
+    const ifa_device_facts *facts = user;
+    ifa_problem p = plan->problem;
+    return ifa__plan_make(&p, facts, plan) == IFA_STATUS_OK ? 0 : -1;
+}
+
+static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
+static const ifa_dtype dtype_pairs[][2] = {
+    {IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT32},  {IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16},
+    {IFA_DTYPE_BFLOAT16, IFA_DTYPE_BFLOAT16}, {IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16},
+    {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16}, {IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32},
+};
+#define NPAIRS ((int)(sizeof dtype_pairs / sizeof dtype_pairs[0]))
+
+START_TEST(layout_by_dtype) {
+    static const int64_t lens[] = {300, 123, 0};
+    spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 3, 8, 2, 64, 300,
+              lens, 3, 1, (uint64_t)_i + 10};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(gqa_ratios) {
+    /* G = 1, 4, 8, a non-power-of-two (28/4 = 7) and MQA (16/1) */
+    static const int64_t heads[][2] = {{8, 8}, {16, 4}, {32, 4}, {28, 4}, {16, 1}};
+    static const int64_t lens[] = {200, 77};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[_i][0], heads[_i][1], 64, 200,
+              lens, 2, 1, (uint64_t)_i + 100};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(head_dims) {
+    static const int64_t dims[] = {1, 64, 80, 128, 256, 512, 3, 100};
+    static const int64_t lens[] = {130, 33};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT32, 2, 8, 2, dims[_i], 130, lens, 2, 1,
+              (uint64_t)_i + 200};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(long_and_short_sequences) {
+    static const int64_t seqs[] = {1, 2, 255, 256, 257, 4096, 5000};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 1, 8, 2, 128, seqs[_i], NULL, 0, 1,
+              (uint64_t)_i + 300};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(fp32_long_sequence) {
+    spec p = {"BNSD", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT32, 2, 4, 1, 128, 4500, NULL, 0, 1, 400};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(uneven_lengths) {
+    static const int64_t lens[] = {0, 1, 4096, 17, 0, 511};
+    spec p = {layouts[_i], IFA_DTYPE_BFLOAT16, IFA_DTYPE_BFLOAT16, 6, 4, 2, 64, 4096, lens, 6, 1, (uint64_t)_i + 500};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(all_lengths_zero_give_zeros) {
+    static const int64_t zero[] = {0};
+    spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 4, 4, 32, 50, zero, 1, 1, 600};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(uniform_length_and_no_lse) {
+    static const int64_t one[] = {99};
+    spec p = {"BSH", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, 4, 6, 3, 48, 160, one, 1, 0, 700};
+    check_spec(&p);
+}
+END_TEST
+
+START_TEST(head_groups_when_local_memory_is_small) {
+    /* G = 12, D = 128 in 8 KiB: the planner splits the 12 heads into even groups */
+    ifa_device_facts facts = {IFA_VENDOR_GENERIC_GPU, 4, 64, 0, 8 * 1024};
+    static const int64_t lens[] = {90, 200};
+    spec p = {layouts[_i], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 24, 2, 128, 200, lens, 2, 1, (uint64_t)_i + 800};
+    ifa_plan plan;
+    ifa_problem prob = {0};
+    prob.batch = 2, prob.num_heads = 24, prob.num_kv_heads = 2, prob.head_dim = 128, prob.seq_q = 1, prob.seq_kv = 200;
+    prob.layout = IFA_LAYOUT_BSH, prob.q_dtype = prob.kv_dtype = prob.out_dtype = IFA_DTYPE_FLOAT16;
+    prob.lengths_mode = IFA_LENGTHS_PER_BATCH;
+    ck_assert_int_eq(ifa__plan_make(&prob, &facts, &plan), IFA_STATUS_OK);
+    ck_assert_int_gt(plan.head_groups, 1);
+    check_spec_with(&p, small_local_memory, &facts);
+}
+END_TEST
+
+static cl_mem upload(const ifa_host_tensor *h) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, h->bytes,
+                              h->data, &err);
+    ck_assert_ptr_nonnull(m);
+    return m;
+}
+
+/* One plan serves many runs on fresh data in the same buffers; the program is built once per variant. */
+START_TEST(plan_reuse_and_program_cache) {
+    static const int64_t lens[] = {64, 0, 33};
+    spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 4, 2, 40, 64, lens, 3, 1, 900};
+    check_spec(&p); /* builds the variant */
+    const int64_t built = ifa_context_programs_built(test_ctx());
+
+    ifa_case c;
+    ifa_case_init(&c);
+    int64_t qs[4] = {3, 1, 4, 40}, ks[4] = {3, 64, 2, 40}, ls[3] = {3, 4, 1};
+    ifa_case_result r;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, IFA_DTYPE_FLOAT16, 4, qs), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, IFA_DTYPE_FLOAT16, 4, ks), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, IFA_DTYPE_FLOAT16, 4, ks), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&r.out, IFA_DTYPE_FLOAT16, 4, qs), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&r.lse, IFA_DTYPE_FLOAT32, 3, ls), 0);
+    c.lengths = malloc(sizeof lens);
+    memcpy(c.lengths, lens, sizeof lens);
+    c.lengths_count = 3, c.num_heads = 4, c.num_key_value_heads = 2, c.scale_value = 0.3, c.softmax_lse_flag = 1;
+    strcpy(c.input_layout, "BSND");
+    cl_mem bq = upload(&c.query), bk = upload(&c.key), bv = upload(&c.value), bo = upload(&r.out), bl = upload(&r.lse);
+    ifa_tensor tq = {bq, 0, IFA_DTYPE_FLOAT16, 4, {3, 1, 4, 40}}, tk = {bk, 0, IFA_DTYPE_FLOAT16, 4, {3, 64, 2, 40}};
+    ifa_tensor tv = tk, to = tq, tl = {bl, 0, IFA_DTYPE_FLOAT32, 3, {3, 4, 1}};
+    tv.buffer = bv, to.buffer = bo;
+    ifa_incre_flash_attention_args a;
+    ifa_incre_flash_attention_args_init(&a);
+    a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = &tl;
+    a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = 3, a.num_heads = 4, a.num_key_value_heads = 2;
+    a.scale_value = 0.3, a.input_layout = "BSND";
+    ifa_plan plan;
+    size_t ws_bytes;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &a, &plan, &ws_bytes), IFA_STATUS_OK);
+    cl_int err;
+    cl_mem ws = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
+    cl_command_queue q = test_queue();
+    for (int run = 0; run < 3; ++run) {
+        ifa_host_fill_random(&c.query, 1000 + (uint64_t)run, -1, 1);
+        ifa_host_fill_random(&c.key, 2000 + (uint64_t)run, -1, 1);
+        ifa_host_fill_random(&c.value, 3000 + (uint64_t)run, -1, 1);
+        int64_t n = ifa_host_tensor_numel(&r.out);
+        for (int64_t i = 0; i < n; ++i) ifa_host_set(&r.out, i, NAN);
+        for (int64_t i = 0; i < 12; ++i) ifa_host_set(&r.lse, i, NAN);
+        ck_assert_int_eq(clEnqueueWriteBuffer(q, bq, CL_FALSE, 0, c.query.bytes, c.query.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(q, bk, CL_FALSE, 0, c.key.bytes, c.key.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(q, bv, CL_FALSE, 0, c.value.bytes, c.value.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(q, bo, CL_FALSE, 0, r.out.bytes, r.out.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(q, bl, CL_FALSE, 0, r.lse.bytes, r.lse.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(ifa_incre_flash_attention_run(test_ctx(), &plan, &a, ws, 0, q, 0, NULL, NULL), IFA_STATUS_OK);
+        ck_assert_int_eq(clEnqueueReadBuffer(q, bo, CL_TRUE, 0, r.out.bytes, r.out.data, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(q, bl, CL_TRUE, 0, r.lse.bytes, r.lse.data, 0, NULL, NULL), CL_SUCCESS);
+        ifa_case_check k;
+        ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+        ck_assert_msg(k.pass, "run %d: rel_l2=%.3g nonfinite=%lld lse_bad=%lld", run, k.rel_l2, (long long)k.nonfinite,
+                      (long long)k.lse_bad);
+    }
+    ck_assert_int_eq(ifa_context_programs_built(test_ctx()), built);
+    cl_mem all[] = {bq, bk, bv, bo, bl, ws};
+    for (int i = 0; i < 6; ++i) clReleaseMemObject(all[i]);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+}
+END_TEST
+
+Suite *kernel_suite(void) {
+    Suite *s = suite_create("kernel");
+    TCase *t = tcase_create("correctness");
+    tcase_set_timeout(t, 600);
+    tcase_add_loop_test(t, layout_by_dtype, 0, 3 * NPAIRS);
+    tcase_add_loop_test(t, gqa_ratios, 0, 5);
+    tcase_add_loop_test(t, head_dims, 0, 8);
+    tcase_add_loop_test(t, long_and_short_sequences, 0, 7);
+    tcase_add_test(t, fp32_long_sequence);
+    tcase_add_loop_test(t, uneven_lengths, 0, 3);
+    tcase_add_test(t, all_lengths_zero_give_zeros);
+    tcase_add_test(t, uniform_length_and_no_lse);
+    tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
+    tcase_add_test(t, plan_reuse_and_program_cache);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) { return test_run_suite(kernel_suite()); }

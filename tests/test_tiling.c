@@ -1,0 +1,138 @@
+#define _POSIX_C_SOURCE 200809L
+/* The planner and the tiling key, without a device. */
+#include <string.h>
+
+#include "test_util.h"
+#include "tiling/planner.h"
+#include "tiling/tiling_key.h"
+
+static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s) {
+    ifa_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = b, p.num_heads = n, p.num_kv_heads = nkv, p.head_dim = d, p.seq_q = 1, p.seq_kv = s;
+    p.layout = IFA_LAYOUT_BSH, p.q_dtype = p.kv_dtype = p.out_dtype = IFA_DTYPE_FLOAT16;
+    p.lengths_mode = IFA_LENGTHS_FULL, p.uniform_length = p.max_length = s, p.total_length = s * b;
+    return p;
+}
+
+static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
+static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
+
+START_TEST(key_round_trip_over_legal_values) {
+    const ifa_key_field *f = ifa__key_fields();
+    int32_t v[IFA_KEY_FIELD_COUNT_], back[IFA_KEY_FIELD_COUNT_];
+    /* every legal value of every field, the others at their first legal value */
+    for (int i = 0; i < IFA_KEY_FIELD_COUNT_; ++i) {
+        for (int x = 0; x < 10; ++x) {
+            if (!(f[i].legal_mask >> x & 1)) continue;
+            for (int j = 0; j < IFA_KEY_FIELD_COUNT_; ++j) {
+                v[j] = 0;
+                while (!(f[j].legal_mask >> v[j] & 1)) v[j]++;
+            }
+            v[i] = x;
+            uint64_t key;
+            ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_OK);
+            ck_assert_int_eq(ifa__key_decode(key, back), IFA_STATUS_OK);
+            ck_assert_mem_eq(v, back, sizeof v);
+            ck_assert_ptr_nonnull(f[i].names[x]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(key_rejects_illegal) {
+    int32_t v[IFA_KEY_FIELD_COUNT_] = {0};
+    v[IFA_KEY_TEMPLATE] = 1, v[IFA_KEY_MODE] = 1;
+    uint64_t key;
+    ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_OK);
+    int32_t back[IFA_KEY_FIELD_COUNT_];
+    v[IFA_KEY_LAYOUT] = 3;
+    ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "layout = 3"));
+    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 1; /* split-KV is not built yet */
+    ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
+    ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
+}
+END_TEST
+
+START_TEST(plan_fits_local_memory) {
+    /* G = 64 heads of D = 512 cannot share 48 KiB: the planner splits them into even head groups */
+    ifa_problem p = problem(1, 64, 1, 512, 1000);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_gt(plan.head_groups, 1);
+    ck_assert_int_ge((int64_t)plan.heads_per_group * plan.head_groups, 64);
+    ck_assert_int_lt((int64_t)plan.heads_per_group * (plan.head_groups - 1), 64);
+    ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
+    ck_assert_int_eq(plan.num_work_groups, plan.head_groups);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* the common GQA case keeps all heads together: K/V read once per KV head */
+    p = problem(4, 32, 8, 128, 8192);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.head_groups, 1);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    ck_assert_int_eq(plan.num_work_groups, 4 * 8);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.head_groups, 1);
+    ck_assert_int_eq(plan.chunk_rows % plan.work_group_size, 0);
+}
+END_TEST
+
+START_TEST(plan_refuses_what_cannot_fit) {
+    ifa_device_facts tiny = {IFA_VENDOR_GENERIC_GPU, 4, 256, 0, 2048};
+    ifa_problem p = problem(1, 8, 8, 512, 100);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &tiny, &plan), IFA_STATUS_DEVICE_LIMIT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "local memory"));
+}
+END_TEST
+
+START_TEST(plan_work_group_within_device) {
+    ifa_device_facts small_wg = {IFA_VENDOR_NVIDIA, 8, 100, 0, 48 * 1024};
+    ifa_problem p = problem(2, 8, 2, 64, 100);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &small_wg, &plan), IFA_STATUS_OK);
+    ck_assert_int_le(plan.work_group_size, 100);
+    ck_assert_int_eq(plan.chunk_rows % plan.work_group_size, 0);
+}
+END_TEST
+
+START_TEST(workspace_layout) {
+    ifa_problem p = problem(5, 8, 2, 64, 100);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.workspace_bytes, 0);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.ws_lengths_bytes, 5 * 4);
+    ck_assert_int_eq(plan.ws_lengths_offset % IFA_WORKSPACE_ALIGN, 0);
+    ck_assert_int_ge(plan.workspace_bytes, plan.ws_lengths_offset + plan.ws_lengths_bytes);
+}
+END_TEST
+
+START_TEST(tuning_env_override) {
+    ifa_problem p = problem(1, 4, 4, 64, 100);
+    ifa_plan plan;
+    setenv("IFA_TUNING", "work_group_size=32,chunk_rows=96,bogus=7", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.work_group_size, 32);
+    ck_assert_int_eq(plan.chunk_rows, 96);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("tiling");
+    TCase *t = tcase_create("planner");
+    tcase_add_test(t, key_round_trip_over_legal_values);
+    tcase_add_test(t, key_rejects_illegal);
+    tcase_add_test(t, plan_fits_local_memory);
+    tcase_add_test(t, plan_refuses_what_cannot_fit);
+    tcase_add_test(t, plan_work_group_within_device);
+    tcase_add_test(t, workspace_layout);
+    tcase_add_test(t, tuning_env_override);
+    suite_add_tcase(s, t);
+    return test_run_suite(s);
+}

@@ -1,0 +1,17 @@
+/* Shared by the Check suites: one OpenCL context and profiling queue per test process, and helpers to
+ * run a suite with the summary line Check prints. */
+#ifndef IFA_TESTS_TEST_UTIL_H
+#define IFA_TESTS_TEST_UTIL_H
+
+#include <check.h>
+
+#include "ifa/ifa.h"
+
+/* The process-wide context on the default device ($IFA_DEVICE or the first one); created on first use,
+ * the test fails if there is none. */
+ifa_context *test_ctx(void);
+cl_command_queue test_queue(void);
+/* Runs suite s without forking (OpenCL state does not survive fork) and returns the process exit code. */
+int test_run_suite(Suite *s);
+
+#endif

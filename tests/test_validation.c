@@ -1,0 +1,369 @@
+/* Every invalid argument returns its status and a message naming the argument; nothing is written. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "tiling/planner.h"
+
+/* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
+typedef struct fixture {
+    ifa_tensor q, k, v, o, lse;
+    int64_t lens[2];
+    ifa_incre_flash_attention_args a;
+} fixture;
+
+static void tensor(ifa_tensor *t, ifa_dtype dt, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->ndim = nd;
+    t->shape[0] = d0, t->shape[1] = d1, t->shape[2] = d2, t->shape[3] = d3;
+}
+
+static void setup(fixture *f) {
+    tensor(&f->q, IFA_DTYPE_FLOAT16, 3, 2, 1, 128, 0);
+    tensor(&f->k, IFA_DTYPE_FLOAT16, 3, 2, 32, 32, 0);
+    tensor(&f->v, IFA_DTYPE_FLOAT16, 3, 2, 32, 32, 0);
+    tensor(&f->o, IFA_DTYPE_FLOAT16, 3, 2, 1, 128, 0);
+    tensor(&f->lse, IFA_DTYPE_FLOAT32, 3, 2, 8, 1, 0);
+    f->lens[0] = 32, f->lens[1] = 7;
+    ifa_incre_flash_attention_args_init(&f->a);
+    f->a.query = &f->q, f->a.key = &f->k, f->a.value = &f->v, f->a.attention_out = &f->o, f->a.softmax_lse = &f->lse;
+    f->a.num_heads = 8, f->a.num_key_value_heads = 2, f->a.scale_value = 0.25;
+    f->a.actual_seq_lengths = f->lens, f->a.actual_seq_lengths_count = 2;
+}
+
+/* Plans f and expects status want with every needle in the message. */
+static void expect(const fixture *f, ifa_status want, const char *needle) {
+    ifa_plan plan;
+    size_t ws = 12345;
+    ifa_status st = ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f->a, &plan, &ws);
+    ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
+    if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
+    ck_assert_msg(strncmp(ifa_last_error(), ifa_status_name(want), strlen(ifa_status_name(want))) == 0,
+                  "message \"%s\" does not start with the status name", ifa_last_error());
+}
+
+START_TEST(valid_fixture_plans) {
+    fixture f;
+    setup(&f);
+    ifa_plan plan;
+    size_t ws = 0;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    ck_assert_uint_ge(ws, 2 * sizeof(cl_int));
+    ck_assert_int_eq(plan.problem.head_dim, 16);
+    ck_assert_int_eq(plan.problem.lengths_mode, IFA_LENGTHS_PER_BATCH);
+}
+END_TEST
+
+START_TEST(null_arguments) {
+    fixture f;
+    setup(&f);
+    ifa_plan plan;
+    size_t ws;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(NULL, &f.a, &plan, &ws), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), NULL, &plan, &ws), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "args"));
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, NULL, &ws), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, NULL), IFA_STATUS_NULL_ARGUMENT);
+    f.a.query = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "query");
+    setup(&f), f.a.key = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "key");
+    setup(&f), f.a.value = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "value");
+    setup(&f), f.a.attention_out = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "attention_out");
+    setup(&f), f.a.input_layout = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "input_layout");
+    setup(&f), f.a.actual_seq_lengths = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "actual_seq_lengths");
+}
+END_TEST
+
+START_TEST(malformed_descriptors) {
+    fixture f;
+    setup(&f), f.q.ndim = 0;
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "query has ndim 0");
+    setup(&f), f.k.ndim = 9;
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "key has ndim 9");
+    setup(&f), f.v.shape[1] = 0;
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "value has dimension 1 = 0");
+    setup(&f), f.o.shape[2] = -128;
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "attention_out");
+    setup(&f), f.q.dtype = (ifa_dtype)99;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype value 99");
+    setup(&f), f.k.offset = 3;
+    expect(&f, IFA_STATUS_INVALID_OFFSET, "key has byte offset 3");
+    setup(&f), f.lse.ndim = 0;
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "softmax_lse");
+    setup(&f), f.k.shape[0] = f.k.shape[1] = f.k.shape[2] = INT64_MAX / 4;
+    expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "key");
+}
+END_TEST
+
+START_TEST(layout_and_rank) {
+    fixture f;
+    setup(&f), f.a.input_layout = "SBH";
+    expect(&f, IFA_STATUS_INVALID_LAYOUT, "\"SBH\"");
+    setup(&f), f.a.input_layout = "bsh";
+    expect(&f, IFA_STATUS_INVALID_LAYOUT, "input_layout");
+    setup(&f), f.q.ndim = 4, f.q.shape[3] = 1;
+    expect(&f, IFA_STATUS_INVALID_RANK, "query has rank 4");
+    setup(&f), f.k.ndim = 2;
+    expect(&f, IFA_STATUS_INVALID_RANK, "key has rank 2");
+    setup(&f), f.v.ndim = 4, f.v.shape[3] = 1;
+    expect(&f, IFA_STATUS_INVALID_RANK, "value");
+    setup(&f), f.o.ndim = 2;
+    expect(&f, IFA_STATUS_INVALID_RANK, "attention_out");
+    setup(&f), f.a.input_layout = "BNSD";
+    expect(&f, IFA_STATUS_INVALID_RANK, "needs rank 4 (B, N, 1, D)");
+    setup(&f), f.lse.ndim = 2;
+    expect(&f, IFA_STATUS_INVALID_RANK, "softmax_lse has rank 2");
+}
+END_TEST
+
+START_TEST(heads) {
+    fixture f;
+    setup(&f), f.a.num_heads = 0;
+    expect(&f, IFA_STATUS_INVALID_HEADS, "num_heads = 0");
+    setup(&f), f.a.num_heads = 5000;
+    expect(&f, IFA_STATUS_INVALID_HEADS, "num_heads = 5000");
+    setup(&f), f.a.num_key_value_heads = -1;
+    expect(&f, IFA_STATUS_INVALID_HEADS, "num_key_value_heads = -1");
+    setup(&f), f.a.num_key_value_heads = 300;
+    expect(&f, IFA_STATUS_INVALID_HEADS, "num_key_value_heads = 300");
+    setup(&f), f.a.num_key_value_heads = 3;
+    expect(&f, IFA_STATUS_INVALID_HEADS, "does not divide num_heads = 8");
+    setup(&f), f.a.num_heads = 6, f.a.num_key_value_heads = 3; /* 128 % 6 != 0 */
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "not a multiple of num_heads");
+    setup(&f), f.a.input_layout = "BSND";
+    tensor(&f.q, IFA_DTYPE_FLOAT16, 4, 2, 1, 4, 32), f.o = f.q; /* 4 heads, num_heads 8 */
+    tensor(&f.k, IFA_DTYPE_FLOAT16, 4, 2, 32, 2, 16), f.v = f.k;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "has 4 heads but num_heads = 8");
+}
+END_TEST
+
+START_TEST(shapes) {
+    fixture f;
+    setup(&f), f.q.shape[1] = 2, f.o.shape[1] = 2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "sequence length 2");
+    setup(&f), f.q.shape[2] = f.o.shape[2] = 8 * 513, f.k.shape[2] = f.v.shape[2] = 2 * 513;
+    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 513 exceeds 512");
+    setup(&f), f.q.shape[0] = f.o.shape[0] = 70000;
+    expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "B = 70000");
+    setup(&f), f.k.shape[0] = 3;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "key has shape (3, 32, 32)");
+    setup(&f), f.k.shape[2] = 48;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "it must be (2, 32, 32)");
+    setup(&f), f.v.shape[1] = 31;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value has shape (2, 31, 32)");
+    setup(&f), f.o.shape[0] = 1;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "attention_out has shape (1, 1, 128)");
+    setup(&f), f.lse.shape[1] = 2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape (2, 2, 1)");
+    setup(&f), f.a.input_layout = "BNSD", f.q.ndim = f.k.ndim = f.v.ndim = f.o.ndim = 4;
+    tensor(&f.q, IFA_DTYPE_FLOAT16, 4, 2, 8, 1, 16), f.o = f.q;
+    tensor(&f.k, IFA_DTYPE_FLOAT16, 4, 2, 32, 2, 16), f.v = f.k; /* BSND key given to BNSD: S_kv read as 2 */
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "it must be (2, 2, 2, 16)");
+}
+END_TEST
+
+START_TEST(dtypes) {
+    fixture f;
+    setup(&f), f.q.dtype = f.o.dtype = IFA_DTYPE_INT8;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype int8");
+    setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype int32");
+    setup(&f), f.v.dtype = IFA_DTYPE_BFLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype bfloat16; it must equal key's dtype float16");
+    setup(&f), f.o.dtype = IFA_DTYPE_FLOAT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype float32");
+    setup(&f), f.lse.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "softmax_lse has dtype float16");
+}
+END_TEST
+
+START_TEST(attributes_and_lengths) {
+    fixture f;
+    setup(&f), f.a.scale_value = NAN;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "scale_value");
+    setup(&f), f.a.scale_value = INFINITY;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "scale_value");
+    setup(&f), f.a.scale_value = 1e39;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "not a finite float32");
+    setup(&f), f.a.actual_seq_lengths_count = 3;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "has 3 values; it needs 1 or B = 2");
+    setup(&f), f.lens[1] = -1;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths[1] = -1");
+    setup(&f), f.lens[0] = 33;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths[0] = 33 is outside [0, S_kv = 32]");
+    setup(&f), f.a.actual_seq_lengths_count = 0;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "non-NULL with actual_seq_lengths_count 0");
+    setup(&f), f.a.actual_seq_lengths_count = -2;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "has -2 values");
+}
+END_TEST
+
+/* A real fp32 BSH case with buffers, for the run-time rules. */
+typedef struct live {
+    fixture f;
+    cl_mem q, k, v, o, lse, ws;
+    ifa_plan plan;
+    size_t ws_bytes;
+} live;
+
+static cl_mem buf(size_t bytes) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, bytes, NULL, &err);
+    ck_assert_ptr_nonnull(m);
+    return m;
+}
+
+static void live_setup(live *l) {
+    setup(&l->f);
+    l->f.q.dtype = l->f.k.dtype = l->f.v.dtype = l->f.o.dtype = IFA_DTYPE_FLOAT32;
+    l->f.q.buffer = l->q = buf(2 * 128 * 4);
+    l->f.k.buffer = l->k = buf(2 * 32 * 32 * 4);
+    l->f.v.buffer = l->v = buf(2 * 32 * 32 * 4);
+    l->f.o.buffer = l->o = buf(2 * 128 * 4);
+    l->f.lse.buffer = l->lse = buf(2 * 8 * 4);
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l->f.a, &l->plan, &l->ws_bytes),
+                     IFA_STATUS_OK);
+    l->ws = buf(l->ws_bytes);
+}
+
+static void live_free(live *l) {
+    cl_mem all[] = {l->q, l->k, l->v, l->o, l->lse, l->ws};
+    for (int i = 0; i < 6; ++i) clReleaseMemObject(all[i]);
+}
+
+static void expect_run(live *l, const ifa_plan *plan, cl_mem ws, cl_command_queue q, ifa_status want, const char *needle) {
+    ifa_status st = ifa_incre_flash_attention_run(test_ctx(), plan, &l->f.a, ws, 0, q, 0, NULL, NULL);
+    ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
+    if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
+}
+
+START_TEST(run_rules) {
+    live l;
+    live_setup(&l);
+    cl_command_queue q = test_queue();
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_OK, NULL);
+    ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+    ck_assert_int_eq(ifa_incre_flash_attention_run(NULL, &l.plan, &l.f.a, l.ws, 0, q, 0, NULL, NULL),
+                     IFA_STATUS_NULL_ARGUMENT);
+    expect_run(&l, NULL, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "plan");
+    expect_run(&l, &l.plan, l.ws, NULL, IFA_STATUS_INVALID_QUEUE, "queue is NULL");
+    expect_run(&l, &l.plan, NULL, q, IFA_STATUS_WORKSPACE_TOO_SMALL, "workspace is NULL");
+    cl_mem tiny = buf(4);
+    expect_run(&l, &l.plan, tiny, q, IFA_STATUS_WORKSPACE_TOO_SMALL, "workspace holds 4 bytes");
+    clReleaseMemObject(tiny);
+    ck_assert_int_eq(ifa_incre_flash_attention_run(test_ctx(), &l.plan, &l.f.a, l.ws, 2, q, 0, NULL, NULL),
+                     IFA_STATUS_WORKSPACE_TOO_SMALL);
+    ck_assert_int_eq(ifa_incre_flash_attention_run(test_ctx(), &l.plan, &l.f.a, l.ws, 0, q, 2, NULL, NULL),
+                     IFA_STATUS_NULL_ARGUMENT);
+
+    ifa_plan bad = l.plan;
+    bad.magic = 0;
+    expect_run(&l, &bad, l.ws, q, IFA_STATUS_INVALID_PLAN, "magic");
+    bad = l.plan, bad.version = 999;
+    expect_run(&l, &bad, l.ws, q, IFA_STATUS_INVALID_PLAN, "version 999");
+    bad = l.plan, bad.tiling_key += 1;
+    expect_run(&l, &bad, l.ws, q, IFA_STATUS_INVALID_PLAN, "tiling_key");
+    bad = l.plan, bad.heads_per_group = 0;
+    expect_run(&l, &bad, l.ws, q, IFA_STATUS_INVALID_PLAN, "inconsistent");
+
+    l.f.lens[1] = 8; /* same count, other value */
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "total_length");
+    l.f.lens[0] = 32, l.f.lens[1] = 7;
+    l.f.a.scale_value = 0.5;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "scale_bits");
+    l.f.a.scale_value = 0.25;
+    l.f.lens[0] = 7, l.f.lens[1] = 32; /* same max and total, other order */
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "actual_seq_lengths");
+    l.f.lens[0] = 32, l.f.lens[1] = 7;
+
+    l.f.q.buffer = NULL;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "query.buffer is NULL");
+    l.f.q.buffer = l.q;
+    l.f.o.offset = 4;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "attention_out needs 1024 bytes from offset 4");
+    l.f.o.offset = 0;
+    l.f.lse.buffer = l.q; /* 1024 bytes: large enough, accepted */
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_OK, NULL);
+    cl_mem small = buf(8);
+    l.f.k.buffer = small;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "key needs 8192 bytes");
+    clReleaseMemObject(small);
+    ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+    live_free(&l);
+}
+END_TEST
+
+/* The output sits inside a larger buffer at an offset: the bytes around it keep their pattern. */
+START_TEST(no_write_outside_output) {
+    live l;
+    live_setup(&l);
+    const size_t out_bytes = 2 * 128 * 4, guard = 256;
+    cl_mem big = buf(out_bytes + 2 * guard);
+    unsigned char *pattern = malloc(out_bytes + 2 * guard), *back = malloc(out_bytes + 2 * guard);
+    for (size_t i = 0; i < out_bytes + 2 * guard; ++i) pattern[i] = (unsigned char)(i * 7 + 3);
+    cl_command_queue q = test_queue();
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, big, CL_TRUE, 0, out_bytes + 2 * guard, pattern, 0, NULL, NULL), CL_SUCCESS);
+    float zeros[128 * 32 * 2] = {0};
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, l.q, CL_TRUE, 0, 2 * 128 * 4, zeros, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, l.k, CL_TRUE, 0, 2 * 32 * 32 * 4, zeros, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, l.v, CL_TRUE, 0, 2 * 32 * 32 * 4, zeros, 0, NULL, NULL), CL_SUCCESS);
+    l.f.o.buffer = big;
+    l.f.o.offset = guard;
+    l.f.a.softmax_lse = NULL;
+    ifa_plan plan;
+    size_t ws;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l.f.a, &plan, &ws), IFA_STATUS_OK);
+    expect_run(&l, &plan, l.ws, q, IFA_STATUS_OK, NULL);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, big, CL_TRUE, 0, out_bytes + 2 * guard, back, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(memcmp(back, pattern, guard), 0);
+    ck_assert_int_eq(memcmp(back + guard + out_bytes, pattern + guard + out_bytes, guard), 0);
+    ck_assert_int_ne(memcmp(back + guard, pattern + guard, out_bytes), 0); /* the output itself was written */
+    free(pattern);
+    free(back);
+    clReleaseMemObject(big);
+    live_free(&l);
+}
+END_TEST
+
+START_TEST(status_table) {
+    for (int s = 0; s < IFA_STATUS_COUNT_; ++s) {
+        ck_assert_str_ne(ifa_status_name((ifa_status)s), "UNKNOWN_STATUS");
+        ck_assert_ptr_nonnull(ifa_status_message((ifa_status)s));
+    }
+    ck_assert_str_eq(ifa_status_name((ifa_status)-1), "UNKNOWN_STATUS");
+    ck_assert_str_eq(ifa_status_name(IFA_STATUS_COUNT_), "UNKNOWN_STATUS");
+    ifa_dtype d;
+    ck_assert_int_eq(ifa_dtype_from_name("bf16", &d), 0);
+    ck_assert_int_eq(d, IFA_DTYPE_BFLOAT16);
+    ck_assert_int_eq(ifa_dtype_from_name("float64", &d), -1);
+    ifa_context *c = (ifa_context *)1;
+    ck_assert_int_eq(ifa_context_create_default("no such device anywhere", &c), IFA_STATUS_NO_DEVICE);
+    ck_assert_ptr_null(c);
+    ck_assert_int_eq(ifa_context_create(NULL, NULL, &c), IFA_STATUS_NULL_ARGUMENT);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("validation");
+    TCase *t = tcase_create("rules");
+    tcase_add_test(t, valid_fixture_plans);
+    tcase_add_test(t, null_arguments);
+    tcase_add_test(t, malformed_descriptors);
+    tcase_add_test(t, layout_and_rank);
+    tcase_add_test(t, heads);
+    tcase_add_test(t, shapes);
+    tcase_add_test(t, dtypes);
+    tcase_add_test(t, attributes_and_lengths);
+    tcase_add_test(t, run_rules);
+    tcase_add_test(t, no_write_outside_output);
+    tcase_add_test(t, status_table);
+    suite_add_tcase(s, t);
+    return test_run_suite(s);
+}
