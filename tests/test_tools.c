@@ -1,0 +1,180 @@
+/* The tools' shared pieces: .npy files, the JSON case loader, and half/bf16 conversions. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/case.h"
+#include "common/half.h"
+#include "common/npy.h"
+#include "test_util.h"
+
+static char dir[256];
+
+static void make_dir(void) {
+    if (dir[0]) return;
+    snprintf(dir, sizeof dir, "/tmp/ifa_test_tools_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static const char *path_in(const char *name) {
+    static char p[512];
+    make_dir();
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return p;
+}
+
+static void write_bytes(const char *path, const void *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+START_TEST(npy_round_trip_every_dtype) {
+    for (int d = 0; d < IFA_DTYPE_COUNT_; ++d) {
+        ifa_host_tensor t, back;
+        int64_t shape[3] = {2, 3, 5};
+        ck_assert_int_eq(ifa_host_tensor_alloc(&t, (ifa_dtype)d, 3, shape), 0);
+        ifa_host_fill_random(&t, 7, 0, 2);
+        const char *p = path_in("rt.npy");
+        ck_assert_int_eq(ifa_npy_write(p, &t), 0);
+        char err[256];
+        ck_assert_msg(ifa_npy_read(p, d == IFA_DTYPE_BFLOAT16, &back, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(back.dtype, d);
+        ck_assert_int_eq(back.ndim, 3);
+        ck_assert_mem_eq(back.shape, t.shape, 3 * sizeof(int64_t));
+        ck_assert_mem_eq(back.data, t.data, t.bytes);
+        ifa_host_tensor_free(&t);
+        ifa_host_tensor_free(&back);
+    }
+}
+END_TEST
+
+static void expect_npy_error(const char *header_text, size_t data_bytes, const char *needle) {
+    unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    size_t h = strlen(header_text);
+    buf[8] = (unsigned char)h, buf[9] = 0;
+    memcpy(buf + 10, header_text, h);
+    memset(buf + 10 + h, 0, data_bytes);
+    const char *p = path_in("bad.npy");
+    write_bytes(p, buf, 10 + h + data_bytes);
+    ifa_host_tensor t;
+    char err[256] = "";
+    ck_assert_int_eq(ifa_npy_read(p, 0, &t, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, needle), "error \"%s\" lacks \"%s\"", err, needle);
+}
+
+START_TEST(npy_rejects_malformed) {
+    expect_npy_error("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }\n", 8, "Fortran");
+    expect_npy_error("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 8, "unsupported dtype");
+    expect_npy_error("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", 16, "unsupported dtype");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 8, "shorter");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 8, "longer");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, }\n", 8, "no shape");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }\n", 8, "malformed shape");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000, 4000000000), }\n", 8,
+                     "too large");
+    expect_npy_error("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }\n", 4, "bfloat16");
+    write_bytes(path_in("magic.npy"), "PK\x03\x04 not npy", 14);
+    ifa_host_tensor t;
+    char err[256];
+    ck_assert_int_eq(ifa_npy_read(path_in("magic.npy"), 0, &t, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "bad magic"));
+    write_bytes(path_in("short.npy"), "\x93NUMPY\x01\x00\x40", 9);
+    ck_assert_int_eq(ifa_npy_read(path_in("short.npy"), 0, &t, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+}
+END_TEST
+
+START_TEST(half_conversions) {
+    ck_assert_uint_eq(ifa_float_to_half(1.0f), 0x3c00);
+    ck_assert_uint_eq(ifa_float_to_half(-2.0f), 0xc000);
+    ck_assert_uint_eq(ifa_float_to_half(65504.0f), 0x7bff);
+    ck_assert_uint_eq(ifa_float_to_half(65520.0f), 0x7c00); /* rounds to inf */
+    ck_assert_uint_eq(ifa_float_to_half(1.0f + 0x1p-11f), 0x3c00); /* tie to even */
+    ck_assert_uint_eq(ifa_float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);
+    ck_assert_uint_eq(ifa_float_to_half(0x1p-24f), 0x0001); /* smallest subnormal */
+    ck_assert(isnan(ifa_half_to_float(ifa_float_to_half(NAN))));
+    for (uint32_t h = 0; h < 0x7c00; ++h) ck_assert_uint_eq(ifa_float_to_half(ifa_half_to_float((uint16_t)h)), h);
+    ck_assert_uint_eq(ifa_float_to_bf16(1.0f), 0x3f80);
+    ck_assert_uint_eq(ifa_float_to_bf16(1.0f + 0x1p-8f), 0x3f80); /* tie to even */
+    ck_assert_uint_eq(ifa_float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3f82);
+    ck_assert(isnan(ifa_bf16_to_float(ifa_float_to_bf16(NAN))));
+}
+END_TEST
+
+/* A case whose tensors are .npy files (bf16 key and value marked beside the file), run and checked. */
+START_TEST(case_with_npy_inputs_runs) {
+    ifa_host_tensor q, k;
+    int64_t qs[4] = {2, 4, 1, 32}, ks[4] = {2, 2, 50, 32};
+    ck_assert_int_eq(ifa_host_tensor_alloc(&q, IFA_DTYPE_FLOAT32, 4, qs), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&k, IFA_DTYPE_BFLOAT16, 4, ks), 0);
+    ifa_host_fill_random(&q, 11, -1, 1);
+    ifa_host_fill_random(&k, 12, -1, 1);
+    ck_assert_int_eq(ifa_npy_write(path_in("q.npy"), &q), 0);
+    ck_assert_int_eq(ifa_npy_write(path_in("k.npy"), &k), 0);
+    ifa_host_fill_random(&k, 13, -1, 1);
+    ck_assert_int_eq(ifa_npy_write(path_in("v.npy"), &k), 0);
+    const char *json =
+        "{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 4, \"num_key_value_heads\": 2, "
+        "\"input_layout\": \"BNSD\", \"scale_value\": 0.2, \"softmax_lse_flag\": true}, \"inputs\": {\"query\": \"q.npy\", "
+        "\"key\": {\"file\": \"k.npy\", \"dtype\": \"bfloat16\"}, \"value\": {\"file\": \"v.npy\", \"dtype\": \"bfloat16\"}, "
+        "\"actual_seq_lengths\": [50, 3]}}";
+    ifa_case c;
+    char err[256];
+    ck_assert_msg(ifa_case_parse(json, dir, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.key.dtype, IFA_DTYPE_BFLOAT16);
+    ck_assert_int_eq(c.lengths_count, 2);
+    ifa_case_result r;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "rel_l2 %.3g", chk.rel_l2);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+    ifa_host_tensor_free(&q);
+    ifa_host_tensor_free(&k);
+}
+END_TEST
+
+START_TEST(case_rejects_bad_fields) {
+    static const struct {
+        const char *json, *needle;
+    } bad[] = {
+        {"[1, 2]", "\"op\""},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 1.5}, \"inputs\": {}}", "attrs.num_heads must be an integer"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2, \"softmax_lse_flag\": 1}, \"inputs\": {}}", "softmax_lse_flag"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"mask\": 1}}", "inputs.mask"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {}}", "inputs.query is missing"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"query\": {\"shape\": [0], "
+         "\"dtype\": \"float16\", \"random\": {\"seed\": 1}}}}", "shape[0] must be a positive integer"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"query\": {\"shape\": [100000, "
+         "100000, 100000], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}}}", "limited"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"query\": {\"shape\": [2], "
+         "\"dtype\": \"float16\"}}}", "random"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"query\": {\"file\": \"q.npy\", "
+         "\"dtype\": \"float16\"}}}", "may only be \"bfloat16\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        ifa_case c;
+        char err[256] = "";
+        ck_assert_int_eq(ifa_case_parse(bad[i].json, "/tmp", &c, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad[i].needle), "case %zu: error \"%s\" lacks \"%s\"", i, err, bad[i].needle);
+    }
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("tools");
+    TCase *t = tcase_create("tools");
+    tcase_add_test(t, npy_round_trip_every_dtype);
+    tcase_add_test(t, npy_rejects_malformed);
+    tcase_add_test(t, half_conversions);
+    tcase_add_test(t, case_with_npy_inputs_runs);
+    tcase_add_test(t, case_rejects_bad_fields);
+    suite_add_tcase(s, t);
+    return test_run_suite(s);
+}
