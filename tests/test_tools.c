@@ -78,12 +78,14 @@ START_TEST(npy_rejects_malformed) {
     expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000, 4000000000), }\n", 8,
                      "too large");
     expect_npy_error("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }\n", 4, "bfloat16");
-    write_bytes(path_in("magic.npy"), "PK\x03\x04 not npy", 14);
+    static const char zip[] = "PK\x03\x04 not npy";
+    write_bytes(path_in("magic.npy"), zip, sizeof zip - 1);
     ifa_host_tensor t;
     char err[256];
     ck_assert_int_eq(ifa_npy_read(path_in("magic.npy"), 0, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "bad magic"));
-    write_bytes(path_in("short.npy"), "\x93NUMPY\x01\x00\x40", 9);
+    static const char short_header[] = "\x93NUMPY\x01\x00\x40";
+    write_bytes(path_in("short.npy"), short_header, sizeof short_header - 1);
     ck_assert_int_eq(ifa_npy_read(path_in("short.npy"), 0, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
 }
