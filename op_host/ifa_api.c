@@ -6,6 +6,7 @@
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
+#include "op_host/verbose.h"
 #include "templates/all_vector.h"
 #include "tiling/planner.h"
 
@@ -115,6 +116,8 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
     IFA__TRY(ifa__ifa_check_buffers(args));
     IFA__TRY(check_workspace(plan, workspace, workspace_offset));
     IFA__TRY(check_queue(ctx, queue));
+
+    ifa__verbose_run(plan, args);
 
     cl_event uploaded = NULL;
     const size_t ws_lengths = workspace_offset + (size_t)plan->ws_lengths_offset;

@@ -1,0 +1,11 @@
+/* Internal: IFA_VERBOSE=1 makes every run print one line to stderr with the template, the tiling key and
+ * the call as an ifa-run case (random inputs of the same shapes and dtypes), so it can be replayed. */
+#ifndef IFA_OP_HOST_VERBOSE_H
+#define IFA_OP_HOST_VERBOSE_H
+
+#include "ifa/ifa.h"
+
+/* Prints the line if IFA_VERBOSE is set to a non-empty value other than "0". */
+void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *args);
+
+#endif
