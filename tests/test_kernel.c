@@ -1,8 +1,10 @@
 /* Kernel correctness: every result is compared with the float64 reference on fresh random inputs, with
  * outputs poisoned (NaN) before the run, at tolerances set by the output's storage precision. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "common/runner.h"
 #include "test_util.h"
@@ -238,6 +240,81 @@ START_TEST(plan_reuse_and_program_cache) {
 }
 END_TEST
 
+/* Two host threads, each with its own queue on the shared context, run different variants at once. */
+typedef struct worker {
+    spec p;
+    cl_command_queue queue;
+    int runs, passed;
+    char error[256];
+} worker;
+
+static int work(void *arg) {
+    worker *w = arg;
+    for (int i = 0; i < w->runs; ++i) {
+        ifa_case c;
+        ifa_case_init(&c);
+        int32_t nd;
+        int64_t sh[IFA_MAX_DIMS];
+        shape_q(&w->p, &nd, sh);
+        ifa_host_tensor_alloc(&c.query, w->p.q, nd, sh);
+        shape_kv(&w->p, &nd, sh);
+        ifa_host_tensor_alloc(&c.key, w->p.kv, nd, sh);
+        ifa_host_tensor_alloc(&c.value, w->p.kv, nd, sh);
+        ifa_host_fill_random(&c.query, w->p.seed + (uint64_t)i * 3, -1, 1);
+        ifa_host_fill_random(&c.key, w->p.seed + (uint64_t)i * 3 + 1, -1, 1);
+        ifa_host_fill_random(&c.value, w->p.seed + (uint64_t)i * 3 + 2, -1, 1);
+        c.num_heads = w->p.n, c.num_key_value_heads = w->p.nkv, c.scale_value = 0.125, c.softmax_lse_flag = 1;
+        if (w->p.nlens) {
+            c.lengths = malloc((size_t)w->p.nlens * sizeof *c.lengths);
+            memcpy(c.lengths, w->p.lens, (size_t)w->p.nlens * sizeof *c.lengths);
+            c.lengths_count = w->p.nlens;
+        }
+        strcpy(c.input_layout, w->p.layout);
+        ifa_case_result r;
+        ifa_case_check k;
+        if (ifa_case_run(test_ctx(), w->queue, &c, NULL, NULL, &r) != IFA_STATUS_OK)
+            snprintf(w->error, sizeof w->error, "%s", ifa_last_error());
+        else if (ifa_case_check_result(&c, &r, &k) == 0 && k.pass)
+            w->passed++;
+        ifa_case_result_free(&r);
+        ifa_case_free(&c);
+    }
+    return 0;
+}
+
+START_TEST(two_threads_two_queues_one_context) {
+    static const int64_t lens[] = {300, 17};
+    worker w[2] = {{{"BSH", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 8, 2, 64, 300, lens, 2, 1, 1000}, NULL, 6, 0, ""},
+                   {{"BNSD", IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, 3, 4, 4, 96, 200, NULL, 0, 1, 2000}, NULL, 6, 0, ""}};
+    thrd_t t[2];
+    for (int i = 0; i < 2; ++i) {
+        cl_int err;
+        w[i].queue = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()), 0, &err);
+        ck_assert_ptr_nonnull(w[i].queue);
+    }
+    for (int i = 0; i < 2; ++i) ck_assert_int_eq(thrd_create(&t[i], work, &w[i]), thrd_success);
+    for (int i = 0; i < 2; ++i) ck_assert_int_eq(thrd_join(t[i], NULL), thrd_success);
+    for (int i = 0; i < 2; ++i) {
+        clReleaseCommandQueue(w[i].queue);
+        ck_assert_msg(w[i].passed == w[i].runs, "thread %d: %d of %d passed %s", i, w[i].passed, w[i].runs, w[i].error);
+    }
+}
+END_TEST
+
+/* The event run returns covers the lengths upload and the kernel on an out-of-order queue too. */
+START_TEST(out_of_order_queue) {
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()),
+                                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    if (!q) return; /* the device has no out-of-order queues: nothing to check */
+    static const int64_t lens[] = {500, 3, 0, 250};
+    worker w = {{"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 4, 8, 2, 64, 500, lens, 4, 1, 3000}, q, 3, 0, ""};
+    work(&w);
+    clReleaseCommandQueue(q);
+    ck_assert_msg(w.passed == w.runs, "%d of %d passed %s", w.passed, w.runs, w.error);
+}
+END_TEST
+
 Suite *kernel_suite(void) {
     Suite *s = suite_create("kernel");
     TCase *t = tcase_create("correctness");
@@ -252,6 +329,8 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, uniform_length_and_no_lse);
     tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
     tcase_add_test(t, plan_reuse_and_program_cache);
+    tcase_add_test(t, two_threads_two_queues_one_context);
+    tcase_add_test(t, out_of_order_queue);
     suite_add_tcase(s, t);
     return s;
 }

@@ -90,7 +90,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_run(ctx, &r->plan, &a, ws, 0, queue, 0, NULL, &ev);
     if (st == IFA_STATUS_OK) {
         err = clEnqueueReadBuffer(queue, bo, CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
-        if (err == CL_SUCCESS && bl) err = clEnqueueReadBuffer(queue, bl, CL_TRUE, 0, r->lse.bytes, r->lse.data, 0, NULL, NULL);
+        if (err == CL_SUCCESS && bl) err = clEnqueueReadBuffer(queue, bl, CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
         if (err != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
         cl_ulong t0 = 0, t1 = 0;
         if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
