@@ -145,6 +145,24 @@ START_TEST(all_lengths_zero_give_zeros) {
 }
 END_TEST
 
+START_TEST(largest_batch_and_group) {
+    if (_i == 0) {
+        spec p = {"BSH", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 65536, 2, 1, 4, 3, NULL, 0, 1, 1100}; /* B = 65536 */
+        check_spec(&p);
+    } else {
+        static const int64_t lens[] = {100, 1};
+        spec p = {"BNSD", IFA_DTYPE_BFLOAT16, IFA_DTYPE_BFLOAT16, 2, 64, 1, 64, 100, lens, 2, 1, 1101}; /* G = 64 */
+        check_spec(&p);
+    }
+}
+END_TEST
+
+START_TEST(many_kv_heads) {
+    spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 256, 256, 16, 20, NULL, 0, 1, 1200}; /* N_kv = 256 */
+    check_spec(&p);
+}
+END_TEST
+
 START_TEST(uniform_length_and_no_lse) {
     static const int64_t one[] = {99};
     spec p = {"BSH", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, 4, 6, 3, 48, 160, one, 1, 0, 700};
@@ -327,6 +345,8 @@ Suite *kernel_suite(void) {
     tcase_add_loop_test(t, uneven_lengths, 0, 3);
     tcase_add_test(t, all_lengths_zero_give_zeros);
     tcase_add_test(t, uniform_length_and_no_lse);
+    tcase_add_loop_test(t, largest_batch_and_group, 0, 2);
+    tcase_add_test(t, many_kv_heads);
     tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, two_threads_two_queues_one_context);
