@@ -71,6 +71,7 @@ static ifa_status check_workspace(const ifa_plan *plan, cl_mem workspace, size_t
                          plan->workspace_bytes, offset);
     if (offset % 4 != 0)
         return ifa__fail(IFA_STATUS_INVALID_OFFSET, "workspace_offset %zu is not a multiple of 4", offset);
+    /* the kernels index the workspace as 32-bit words from offset / 4 */
     return IFA_STATUS_OK;
 }
 
@@ -128,8 +129,8 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
         event_wait_list = &uploaded;
     }
     cl_event done = NULL;
-    ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, ws_lengths, queue, num_events_in_wait_list,
-                                           event_wait_list, &done);
+    ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
+                                           num_events_in_wait_list, event_wait_list, &done);
     if (uploaded) clReleaseEvent(uploaded);
     if (st != IFA_STATUS_OK) return st;
     if (event)

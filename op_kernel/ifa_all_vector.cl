@@ -8,9 +8,14 @@
  *   output   acc[g][:] = acc[g][:]*exp(m - m') + sum_j P[g][j] * v_j   (one work-item per column d)
  * and at the end out = acc / l, lse = m + log(l); a row with no visible key gives zeros and lse = -inf.
  *
+ * With SPLIT=1 (flash decoding) the third grid dimension is the split: split s covers key rows
+ * [s * split_tokens, min(len, (s + 1) * split_tokens)) and writes its unnormalised accumulator, max and sum
+ * to the workspace (part_acc, part_m, part_l, indexed ((b * N + h) * max_splits + s)); a split past the
+ * batch's length writes max = -inf, sum = 0. ifa_combine.cl merges the splits.
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
- * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1. Offsets and strides are in
- * elements, so the three layouts share one binary. */
+ * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1; SPLIT 0/1. Offsets and strides
+ * are in elements, so the three layouts share one binary. */
 
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
@@ -22,7 +27,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     ulong kv_bstride, ulong kv_hstride, ulong kv_rstride,
     __global o_store *o, ulong o_off, __global float *lse, ulong lse_off,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
-    int num_heads, int group, int head_groups, float scale) {
+    int num_heads, int group, int head_groups, float scale,
+    __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits) {
     const int lid = (int)get_local_id(0);
     const int blk = (int)get_group_id(0);
     const ulong b = get_group_id(1);
@@ -30,7 +36,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int g0 = (blk - kvh * head_groups) * GT;
     const int gn = min(GT, group - g0);
     const int h0 = kvh * group + g0;
-    const int len = per_batch ? lens[lens_off + b] : uniform_len;
+    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+#if SPLIT
+    const int split = (int)get_group_id(2);
+    const int first = min(len_b, split * split_tokens);
+    const int len = min(len_b, first + split_tokens);
+#else
+    const int first = 0;
+    const int len = len_b;
+#endif
 
     __local float qs[GT * HEAD_DIM];
     __local float acc[GT * HEAD_DIM];
@@ -51,7 +65,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 
     const ulong kbase = k_off + b * kv_bstride + (ulong)kvh * kv_hstride;
     const ulong vbase = v_off + b * kv_bstride + (ulong)kvh * kv_hstride;
-    for (int c0 = 0; c0 < len; c0 += CHUNK) {
+    for (int c0 = first; c0 < len; c0 += CHUNK) {
         const int rows = min(CHUNK, len - c0);
 
         for (int j = lid; j < rows; j += WG) {
@@ -97,6 +111,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
+#if SPLIT
+    /* partials of this split: the accumulator stays unnormalised, the combine rescales it */
+    const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
+    for (int i = lid; i < gn * HEAD_DIM; i += WG) {
+        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
+        part[part_acc + (row0 + (ulong)g * max_splits) * HEAD_DIM + d] = acc[i];
+    }
+    for (int g = lid; g < gn; g += WG) {
+        part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
+        part[part_l + row0 + (ulong)g * max_splits] = l_s[g];
+    }
+#else
     const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
     for (int i = lid; i < gn * HEAD_DIM; i += WG) {
         const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
@@ -108,5 +134,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const float l = l_s[g];
         lse[lse_off + b * (ulong)num_heads + (ulong)(h0 + g)] = l > 0.0f ? m_s[g] + log(l) : -INFINITY;
     }
+#endif
 #endif
 }

@@ -27,33 +27,72 @@ static strides layout_strides(const ifa_problem *p) {
     return s;
 }
 
+typedef struct karg {
+    size_t size;
+    const void *value;
+} karg;
+
+/* Sets the arguments and enqueues, under the cached kernel's lock (the kernel object is shared). */
+static ifa_status enqueue(ifa__cached_kernel *k, const char *name, const karg *args, cl_uint nargs, const size_t *global,
+                          const size_t *local, cl_uint dims, cl_command_queue queue, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event) {
+    ifa_status st = IFA_STATUS_OK;
+    mtx_lock(&k->lock);
+    for (cl_uint i = 0; i < nargs && st == IFA_STATUS_OK; ++i) {
+        cl_int err = clSetKernelArg(k->kernel, i, args[i].size, args[i].value);
+        if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clSetKernelArg", "argument %u of %s", i, name);
+    }
+    if (st == IFA_STATUS_OK) {
+        cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, dims, NULL, global, local, num_wait,
+                                            num_wait ? wait : NULL, event);
+        if (err != CL_SUCCESS)
+            st = ifa__fail_cl(err, "clEnqueueNDRangeKernel", "%s with global (%zu, %zu), local %zu", name, global[0],
+                              dims > 1 ? global[1] : (size_t)1, local[0]);
+    }
+    mtx_unlock(&k->lock);
+    return st;
+}
+
+static ifa_status check_kernel(const ifa_context *ctx, const ifa__cached_kernel *k, int32_t wg) {
+    if (k->max_work_group_size < (size_t)wg)
+        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel allows %zu work-items per group; the plan needs %d",
+                         k->max_work_group_size, (int)wg);
+    if ((cl_long)k->local_mem_bytes > ctx->facts.local_mem_bytes)
+        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel needs %llu bytes of local memory; the device has %lld",
+                         (unsigned long long)k->local_mem_bytes, (long long)ctx->facts.local_mem_bytes);
+    return IFA_STATUS_OK;
+}
+
 ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
-                                  cl_mem workspace, size_t ws_lengths, cl_command_queue queue, cl_uint num_wait,
+                                  cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
     char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d",
+             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d "
+             "-D SPLIT=%d",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
-             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse);
+             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse, (int)plan->split_kv);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k;
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
-    if (k->max_work_group_size < (size_t)plan->work_group_size)
-        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel allows %zu work-items per group; the plan needs %d",
-                         k->max_work_group_size, (int)plan->work_group_size);
-    if ((cl_long)k->local_mem_bytes > ctx->facts.local_mem_bytes)
-        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel needs %llu bytes of local memory; the device has %lld",
-                         (unsigned long long)k->local_mem_bytes, (long long)ctx->facts.local_mem_bytes);
+    IFA__TRY(check_kernel(ctx, k, plan->work_group_size));
 
     const strides s = layout_strides(p);
     const ifa_tensor *q = args->query, *kt = args->key, *v = args->value, *o = args->attention_out;
     const ifa_tensor *lse = args->softmax_lse ? args->softmax_lse : args->attention_out;
     const cl_mem lens = plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? workspace : q->buffer;
+    const cl_mem part = plan->split_kv ? workspace : o->buffer;
+    const size_t ws_word = workspace_offset / 4;
+    const cl_ulong part_acc = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_acc_offset / 4 : 0;
+    const cl_ulong part_m = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_m_offset / 4 : 0;
+    const cl_ulong part_l = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_l_offset / 4 : 0;
+    const cl_int split_tokens = plan->split_tokens, max_splits = plan->max_splits;
     const cl_ulong q_off = q->offset / ifa_dtype_size(q->dtype), k_off = kt->offset / ifa_dtype_size(kt->dtype);
     const cl_ulong v_off = v->offset / ifa_dtype_size(v->dtype), o_off = o->offset / ifa_dtype_size(o->dtype);
     const cl_ulong lse_off = args->softmax_lse ? lse->offset / 4 : 0;
-    const cl_ulong lens_off = plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? ws_lengths / 4 : 0;
+    const cl_ulong lens_off =
+        plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? ws_word + (cl_ulong)plan->ws_lengths_offset / 4 : 0;
     const cl_int uniform_len = (cl_int)p->uniform_length;
     const cl_int per_batch = p->lengths_mode == IFA_LENGTHS_PER_BATCH;
     const cl_int num_heads = (cl_int)p->num_heads, group = (cl_int)(p->num_heads / p->num_kv_heads);
@@ -61,10 +100,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     float scale;
     memcpy(&scale, &p->scale_bits, sizeof scale);
 
-    const struct {
-        size_t size;
-        const void *value;
-    } kargs[] = {
+    const karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
         {sizeof s.q_head, &s.q_head},    {sizeof(cl_mem), &kt->buffer}, {sizeof k_off, &k_off},
         {sizeof(cl_mem), &v->buffer},    {sizeof v_off, &v_off},        {sizeof s.kv_batch, &s.kv_batch},
@@ -72,25 +108,39 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof o_off, &o_off},          {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off},
         {sizeof(cl_mem), &lens},         {sizeof lens_off, &lens_off},  {sizeof uniform_len, &uniform_len},
         {sizeof per_batch, &per_batch},  {sizeof num_heads, &num_heads}, {sizeof group, &group},
-        {sizeof head_groups, &head_groups}, {sizeof scale, &scale},
+        {sizeof head_groups, &head_groups}, {sizeof scale, &scale},      {sizeof(cl_mem), &part},
+        {sizeof part_acc, &part_acc},    {sizeof part_m, &part_m},      {sizeof part_l, &part_l},
+        {sizeof split_tokens, &split_tokens}, {sizeof max_splits, &max_splits},
     };
-    const size_t local[2] = {(size_t)plan->work_group_size, 1};
-    const size_t global[2] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
-                              (size_t)p->batch};
+    const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
+    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
+                              (size_t)p->batch, (size_t)plan->max_splits};
+    if (!plan->split_kv)
+        return enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
+                       wait, event);
 
-    ifa_status st = IFA_STATUS_OK;
-    mtx_lock(&k->lock);
-    for (cl_uint i = 0; i < sizeof kargs / sizeof kargs[0] && st == IFA_STATUS_OK; ++i) {
-        cl_int err = clSetKernelArg(k->kernel, i, kargs[i].size, kargs[i].value);
-        if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clSetKernelArg", "argument %u of ifa_all_vector", i);
-    }
+    cl_event split_done = NULL;
+    IFA__TRY(enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 3, queue, num_wait, wait,
+                     &split_done));
+    char coptions[256];
+    snprintf(coptions, sizeof coptions, "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d",
+             (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse);
+    static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
+    ifa__cached_kernel *ck;
+    ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);
+    if (st == IFA_STATUS_OK) st = check_kernel(ctx, ck, plan->combine_work_group_size);
     if (st == IFA_STATUS_OK) {
-        cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, 2, NULL, global, local, num_wait, num_wait ? wait : NULL,
-                                            event);
-        if (err != CL_SUCCESS)
-            st = ifa__fail_cl(err, "clEnqueueNDRangeKernel", "ifa_all_vector with global (%zu, %zu), local %zu", global[0],
-                              global[1], local[0]);
+        const karg cargs[] = {
+            {sizeof(cl_mem), &part},      {sizeof part_acc, &part_acc}, {sizeof part_m, &part_m},
+            {sizeof part_l, &part_l},     {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &o->buffer},
+            {sizeof o_off, &o_off},       {sizeof s.q_batch, &s.q_batch}, {sizeof s.q_head, &s.q_head},
+            {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off}, {sizeof num_heads, &num_heads},
+        };
+        const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
+        const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads)};
+        st = enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue, 1, &split_done,
+                     event);
     }
-    mtx_unlock(&k->lock);
+    clReleaseEvent(split_done);
     return st;
 }

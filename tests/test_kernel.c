@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /* Kernel correctness: every result is compared with the float64 reference on fresh random inputs, with
  * outputs poisoned (NaN) before the run, at tolerances set by the output's storage precision. */
 #include <math.h>
@@ -80,6 +81,23 @@ static int small_local_memory(ifa_plan *plan, void *user) {
     const ifa_device_facts *facts = user;
     ifa_problem p = plan->problem;
     return ifa__plan_make(&p, facts, plan) == IFA_STATUS_OK ? 0 : -1;
+}
+
+/* Replans as if the device had many compute units and splits could be short, so PoCL runs split-KV. */
+typedef struct split_force {
+    int32_t compute_units;
+    const char *tuning;
+    int32_t want_split;
+} split_force;
+
+static int force_split(ifa_plan *plan, void *user) {
+    const split_force *f = user;
+    ifa_device_facts facts = {IFA_VENDOR_CPU, f->compute_units, 4096, 0, 2 * 1024 * 1024};
+    setenv("IFA_TUNING", f->tuning, 1);
+    ifa_problem p = plan->problem;
+    ifa_status st = ifa__plan_make(&p, &facts, plan);
+    unsetenv("IFA_TUNING");
+    return st == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
 }
 
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
@@ -333,6 +351,47 @@ START_TEST(out_of_order_queue) {
 }
 END_TEST
 
+START_TEST(split_kv_layout_by_dtype) {
+    static const int64_t lens[] = {1000, 999, 257, 0};
+    split_force f = {64, "split_min_tokens=64,chunk_rows=64", 1};
+    spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 4, 8, 2, 64, 1000,
+              lens, 4, 1, (uint64_t)_i + 1300};
+    check_spec_with(&p, force_split, &f);
+}
+END_TEST
+
+START_TEST(split_kv_gqa_and_head_dims) {
+    static const int64_t heads[][3] = {{8, 8, 64}, {16, 4, 128}, {32, 4, 80}, {28, 4, 1}, {16, 1, 256}, {8, 2, 512}};
+    static const int64_t lens[] = {700, 65};
+    split_force f = {64, "split_min_tokens=32,chunk_rows=32", 1};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[_i][0], heads[_i][1], heads[_i][2], 700,
+              lens, 2, 1, (uint64_t)_i + 1400};
+    check_spec_with(&p, force_split, &f);
+}
+END_TEST
+
+/* Lengths that are not multiples of the chunk or the split, batches whose later splits are all empty, and
+ * a batch with no key at all: the combine must skip -inf splits without making NaN. */
+START_TEST(split_kv_empty_splits) {
+    static const int64_t lens[] = {4097, 1, 0, 4096, 130, 2000};
+    split_force f = {128, "split_min_tokens=128,chunk_rows=128", 1};
+    spec p = {layouts[_i], _i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16, _i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16,
+              6, 4, 2, 64, 4097, lens, 6, 1, (uint64_t)_i + 1500};
+    check_spec_with(&p, force_split, &f);
+}
+END_TEST
+
+START_TEST(split_kv_all_empty_and_uniform) {
+    static const int64_t zero[] = {0}, some[] = {3000};
+    split_force f = {64, "split_min_tokens=64,chunk_rows=64", 0}; /* max length 0: nothing to split */
+    spec p = {"BSH", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 100, zero, 1, 1, 1600};
+    check_spec_with(&p, force_split, &f);
+    split_force g = {64, "split_min_tokens=100,chunk_rows=64", 1};
+    spec q = {"BNSD", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 3500, some, 1, 0, 1601};
+    check_spec_with(&q, force_split, &g);
+}
+END_TEST
+
 Suite *kernel_suite(void) {
     Suite *s = suite_create("kernel");
     TCase *t = tcase_create("correctness");
@@ -351,6 +410,10 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
+    tcase_add_loop_test(t, split_kv_layout_by_dtype, 0, 3 * NPAIRS);
+    tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 6);
+    tcase_add_loop_test(t, split_kv_empty_splits, 0, 3);
+    tcase_add_test(t, split_kv_all_empty_and_uniform);
     suite_add_tcase(s, t);
     return s;
 }

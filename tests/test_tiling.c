@@ -49,7 +49,7 @@ START_TEST(key_rejects_illegal) {
     v[IFA_KEY_LAYOUT] = 3;
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "layout = 3"));
-    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 1; /* split-KV is not built yet */
+    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 2; /* global rowmax is not built yet */
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
@@ -73,7 +73,7 @@ START_TEST(plan_fits_local_memory) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.head_groups, 1);
     ck_assert_int_eq(plan.heads_per_group, 4);
-    ck_assert_int_eq(plan.num_work_groups, 4 * 8);
+    ck_assert_int_eq(plan.num_work_groups, 4 * 8 * plan.max_splits);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.head_groups, 1);
     ck_assert_int_eq(plan.chunk_rows % plan.work_group_size, 0);
@@ -112,6 +112,60 @@ START_TEST(workspace_layout) {
 }
 END_TEST
 
+/* Split-KV: every KV row of the longest batch lies in exactly one split, splits are whole chunks and never
+ * shorter than the minimum, and the split count is the smallest that fills the device. */
+static void check_split_shape(const ifa_plan *plan, int64_t max_len, int32_t min_tokens) {
+    ck_assert_int_eq(plan->split_kv, 1);
+    ck_assert_int_ge(plan->max_splits, 2);
+    ck_assert_int_eq(plan->split_tokens % plan->chunk_rows, 0);
+    ck_assert_int_ge(plan->split_tokens, min_tokens);
+    ck_assert_int_ge((int64_t)plan->split_tokens * plan->max_splits, max_len);
+    ck_assert_int_lt((int64_t)plan->split_tokens * (plan->max_splits - 1), max_len);
+    ck_assert_int_eq(ifa__plan_check(plan), IFA_STATUS_OK);
+}
+
+START_TEST(split_kv_decisions) {
+    ifa_plan plan;
+    /* batch 1, 32K tokens: 8 blocks cannot fill 132 units, so split until every unit is busy */
+    ifa_problem p = problem(1, 32, 8, 128, 32768);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    check_split_shape(&plan, 32768, 512);
+    ck_assert_int_ge(plan.num_work_groups, 132);
+    ck_assert_int_eq(plan.tiling_key / 10000000 % 10, 1);
+    ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 32 * plan.max_splits);
+    ck_assert_int_eq(plan.ws_part_acc_offset % IFA_WORKSPACE_ALIGN, 0);
+    ck_assert_int_ge(plan.ws_part_m_offset, plan.ws_part_acc_offset + 4 * 32 * plan.max_splits * 128);
+    ck_assert_int_ge(plan.ws_part_l_offset, plan.ws_part_m_offset + 4 * 32 * plan.max_splits);
+    /* enough blocks already: no split */
+    p = problem(64, 32, 8, 128, 8192);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+    ck_assert_int_eq(plan.max_splits, 1);
+    /* too short to split into two splits of at least 512 rows */
+    p = problem(1, 32, 8, 128, 1023);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+    p = problem(1, 32, 8, 128, 1024);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    check_split_shape(&plan, 1024, 512);
+    ck_assert_int_eq(plan.max_splits, 2);
+    /* 33 blocks need 8 splits to reach 132 units x 2 waves = 264 slots */
+    p = problem(33, 8, 1, 128, 65536);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    check_split_shape(&plan, 65536, 512);
+    ck_assert_int_eq(plan.max_splits, 8);
+    /* the longest batch sets the splits */
+    p = problem(2, 8, 8, 64, 10000);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    check_split_shape(&plan, 5000, 512);
+    /* the 2-core CPU is filled by the blocks */
+    p = problem(1, 32, 8, 128, 32768);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+}
+END_TEST
+
 START_TEST(tuning_env_override) {
     ifa_problem p = problem(1, 4, 4, 64, 100);
     ifa_plan plan;
@@ -133,6 +187,7 @@ int main(void) {
     tcase_add_test(t, plan_work_group_within_device);
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
+    tcase_add_test(t, split_kv_decisions);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

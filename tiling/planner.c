@@ -40,11 +40,38 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_TEMPLATE] = plan->template_id;
     v[IFA_KEY_LSE] = plan->problem.has_lse;
     v[IFA_KEY_LENGTHS] = plan->problem.lengths_mode;
-    v[IFA_KEY_SPLIT_KV] = 0;
+    v[IFA_KEY_SPLIT_KV] = plan->split_kv;
     v[IFA_KEY_PAGED] = 0;
     v[IFA_KEY_ANTIQUANT] = 0;
     v[IFA_KEY_MODE] = 1;
     return ifa__key_encode(v, key);
+}
+
+/* Flash decoding: split the KV sequence when the (batch, KV head, head group) blocks alone cannot fill
+ * compute_units * split_waves work-group slots, into the fewest splits that do, never shorter than
+ * split_min_tokens rows, each a whole number of chunks. Splits follow the longest batch; a shorter batch
+ * leaves its later splits empty (they cost one early-exiting work-group each). */
+static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan) {
+    plan->split_kv = 0;
+    plan->split_tokens = 0;
+    plan->max_splits = 1;
+    plan->combine_work_group_size = 0;
+    const int64_t units = p->batch * p->num_kv_heads * plan->head_groups;
+    const int64_t target = (int64_t)dev->compute_units * (t->split_waves > 0 ? t->split_waves : 1);
+    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
+    if (dev->compute_units <= 0 || units >= target || p->max_length < 2 * min_tokens) return;
+    int64_t splits = (target + units - 1) / units;
+    if (splits > p->max_length / min_tokens) splits = p->max_length / min_tokens;
+    int64_t tokens = (p->max_length + splits - 1) / splits;
+    tokens = (tokens + plan->chunk_rows - 1) / plan->chunk_rows * plan->chunk_rows;
+    const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
+    if (max_splits < 2 || tokens > INT32_MAX) return;
+    plan->split_kv = 1;
+    plan->split_tokens = (int32_t)tokens;
+    plan->max_splits = (int32_t)max_splits;
+    int32_t cwg = t->combine_work_group_size > 0 ? t->combine_work_group_size : 64;
+    if (dev->max_work_group_size > 0 && cwg > dev->max_work_group_size) cwg = floor_pow2(dev->max_work_group_size);
+    plan->combine_work_group_size = cwg;
 }
 
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
@@ -88,10 +115,19 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
+    choose_split(p, dev, &t, plan);
+    plan->num_work_groups *= plan->max_splits;
+
     workspace_cursor ws = {0};
     if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
         plan->ws_lengths_bytes = 4 * p->batch;
         plan->ws_lengths_offset = place(&ws, plan->ws_lengths_bytes);
+    }
+    if (plan->split_kv) {
+        const int64_t rows = p->batch * p->num_heads * plan->max_splits;
+        plan->ws_part_acc_offset = place(&ws, 4 * rows * p->head_dim);
+        plan->ws_part_m_offset = place(&ws, 4 * rows);
+        plan->ws_part_l_offset = place(&ws, 4 * rows);
     }
     plan->workspace_bytes = ws.used;
     return make_key(plan, &plan->tiling_key);
@@ -116,7 +152,11 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
-        plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes)
+        plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||
+        (plan->split_kv && (plan->max_splits < 2 || plan->split_tokens < plan->chunk_rows ||
+                            plan->combine_work_group_size < 1 ||
+                            plan->workspace_bytes < plan->ws_part_l_offset + 4 * plan->problem.batch *
+                                                        plan->problem.num_heads * plan->max_splits)))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

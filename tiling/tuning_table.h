@@ -9,6 +9,9 @@ typedef struct ifa_tuning {
     int32_t work_group_size; /* work-items per work-group of the all-vector kernel */
     int32_t chunk_rows;      /* KV rows per inner block; a multiple of work_group_size */
     int32_t local_mem_reserve; /* bytes of local memory left unused (drivers keep some for themselves) */
+    int32_t split_min_tokens;  /* flash decoding: no split gets fewer KV rows than this (Ascend keeps 512) */
+    int32_t split_waves;       /* split until work units reach compute_units * split_waves */
+    int32_t combine_work_group_size;
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 1u
+#define IFA_PLAN_VERSION 2u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -57,11 +57,18 @@ typedef struct ifa_plan {
     int32_t chunk_rows;        /* KV rows per inner block */
     int32_t heads_per_group;   /* query heads held by one work-group (G when they fit in local memory) */
     int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
+    int32_t split_kv;          /* 0 none, 1 flash decoding with partial rowmax (split kernels + combine) */
+    int32_t split_tokens;      /* KV rows per split (a multiple of chunk_rows) */
+    int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty */
+    int32_t combine_work_group_size;
     int32_t reserved0;
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */
     int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
     int64_t ws_lengths_bytes;
+    int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, max_splits, D) */
+    int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, max_splits) */
+    int64_t ws_part_l_offset;   /* split sums, fp32 (B, N, max_splits) */
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
 

@@ -85,6 +85,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     if (st == IFA_STATUS_OK && ws_bytes) {
         ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
         if (!ws) st = IFA_STATUS_OUT_OF_MEMORY;
+        /* NaN in every workspace word, so a partial result that no kernel wrote poisons the output */
+        const float nan = NAN;
+        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, 0, ws_bytes / 4 * 4, 0, NULL, NULL) != CL_SUCCESS)
+            st = IFA_STATUS_OPENCL_ERROR;
     }
     cl_event ev = NULL;
     if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_run(ctx, &r->plan, &a, ws, 0, queue, 0, NULL, &ev);
