@@ -77,6 +77,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     a.scale_value = c->scale_value, a.input_layout = c->input_layout;
 
     size_t ws_bytes = 0;
+    cl_event poisoned = NULL; /* the run must wait for it: the queue may be out of order */
     if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &r->plan, &ws_bytes);
     if (st == IFA_STATUS_OK && adjust) {
         if (adjust(&r->plan, user) != 0) st = IFA_STATUS_INTERNAL;
@@ -87,11 +88,14 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         if (!ws) st = IFA_STATUS_OUT_OF_MEMORY;
         /* NaN in every workspace word, so a partial result that no kernel wrote poisons the output */
         const float nan = NAN;
-        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, 0, ws_bytes / 4 * 4, 0, NULL, NULL) != CL_SUCCESS)
+        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, 0, ws_bytes / 4 * 4, 0, NULL, &poisoned) != CL_SUCCESS)
             st = IFA_STATUS_OPENCL_ERROR;
     }
     cl_event ev = NULL;
-    if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_run(ctx, &r->plan, &a, ws, 0, queue, 0, NULL, &ev);
+    if (st == IFA_STATUS_OK)
+        st = ifa_incre_flash_attention_run(ctx, &r->plan, &a, ws, 0, queue, poisoned ? 1 : 0, poisoned ? &poisoned : NULL,
+                                           &ev);
+    if (poisoned) clReleaseEvent(poisoned);
     if (st == IFA_STATUS_OK) {
         err = clEnqueueReadBuffer(queue, bo, CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
         if (err == CL_SUCCESS && bl) err = clEnqueueReadBuffer(queue, bl, CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);

@@ -1,0 +1,229 @@
+/* ifa-tiling: prints the plan the planner makes for a case on a device (real or a named profile) as JSON,
+ * or explains a tiling key field by field.
+ *   ifa-tiling CASE.json [--device-profile NAME | --device SELECTOR] [--time]
+ *   ifa-tiling --shape B,N,N_kv,D,S [--layout BSH] [--dtype float16] [--kv-dtype float16] [--lse]
+ *              [--device-profile NAME] [--time]
+ *   ifa-tiling --decode KEY
+ * Profiles: h100 (132 CUs, 48 KiB local), pocl-2 (2 CPU cores), generic-gpu-64cu. Exit 0, or 2 with a
+ * message for a bad case, key or argument. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/case.h"
+#include "op_host/context.h"
+#include "op_host/ifa_check.h"
+#include "tiling/planner.h"
+#include "tiling/tiling_key.h"
+
+static const struct {
+    const char *name;
+    ifa_device_facts facts;
+} profiles[] = {
+    {"h100", {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024}},
+    {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024}},
+    {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024}},
+};
+
+static int usage(void) {
+    fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
+                    "                  [--device-profile h100|pocl-2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
+                    "       ifa-tiling --decode KEY\n");
+    return 2;
+}
+
+static cJSON *key_fields_json(uint64_t key) {
+    int32_t v[IFA_KEY_FIELD_COUNT_];
+    if (ifa__key_decode(key, v) != IFA_STATUS_OK) return NULL;
+    const ifa_key_field *f = ifa__key_fields();
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; i < IFA_KEY_FIELD_COUNT_; ++i) {
+        cJSON *e = cJSON_AddObjectToObject(o, f[i].name);
+        cJSON_AddNumberToObject(e, "digit", f[i].digit);
+        cJSON_AddNumberToObject(e, "value", v[i]);
+        cJSON_AddStringToObject(e, "meaning", f[i].names[v[i]] ? f[i].names[v[i]] : "?");
+    }
+    return o;
+}
+
+static int decode(const char *text) {
+    char *end;
+    unsigned long long key = strtoull(text, &end, 10);
+    if (end == text || *end) {
+        fprintf(stderr, "ifa-tiling: \"%s\" is not a decimal key\n", text);
+        return 2;
+    }
+    cJSON *o = key_fields_json(key);
+    if (!o) {
+        fprintf(stderr, "ifa-tiling: %s\n", ifa_last_error());
+        return 2;
+    }
+    char *s = cJSON_Print(o);
+    printf("%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+    return 0;
+}
+
+static void describe(ifa_tensor *t, ifa_dtype dt, int nd, const int64_t *shape) {
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->ndim = nd;
+    memcpy(t->shape, shape, (size_t)nd * sizeof *shape);
+}
+
+static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const char *device_name) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(o, "device");
+    cJSON_AddStringToObject(d, "name", device_name);
+    cJSON_AddNumberToObject(d, "compute_units", dev->compute_units);
+    cJSON_AddNumberToObject(d, "max_work_group_size", dev->max_work_group_size);
+    cJSON_AddNumberToObject(d, "local_mem_bytes", (double)dev->local_mem_bytes);
+    char key[32];
+    snprintf(key, sizeof key, "%" PRIu64, p->tiling_key);
+    cJSON_AddStringToObject(o, "tiling_key", key);
+    cJSON_AddItemToObject(o, "key_fields", key_fields_json(p->tiling_key));
+    cJSON_AddStringToObject(o, "template", p->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv");
+    cJSON *pr = cJSON_AddObjectToObject(o, "problem");
+    cJSON_AddNumberToObject(pr, "B", (double)p->problem.batch);
+    cJSON_AddNumberToObject(pr, "N", (double)p->problem.num_heads);
+    cJSON_AddNumberToObject(pr, "N_kv", (double)p->problem.num_kv_heads);
+    cJSON_AddNumberToObject(pr, "D", (double)p->problem.head_dim);
+    cJSON_AddNumberToObject(pr, "S_kv", (double)p->problem.seq_kv);
+    cJSON_AddNumberToObject(pr, "max_length", (double)p->problem.max_length);
+    cJSON_AddNumberToObject(pr, "total_length", (double)p->problem.total_length);
+    cJSON_AddNumberToObject(o, "work_group_size", p->work_group_size);
+    cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);
+    cJSON_AddNumberToObject(o, "heads_per_group", p->heads_per_group);
+    cJSON_AddNumberToObject(o, "head_groups", p->head_groups);
+    cJSON_AddNumberToObject(o, "local_mem_bytes", (double)p->local_mem_bytes);
+    cJSON *s = cJSON_AddObjectToObject(o, "split_kv");
+    cJSON_AddStringToObject(s, "algorithm", p->split_kv ? "partial_rowmax" : "none");
+    cJSON_AddNumberToObject(s, "split_tokens", p->split_tokens);
+    cJSON_AddNumberToObject(s, "max_splits", p->max_splits);
+    cJSON_AddNumberToObject(s, "combine_work_group_size", p->combine_work_group_size);
+    cJSON_AddNumberToObject(o, "work_groups", (double)p->num_work_groups);
+    int64_t busy = p->num_work_groups < dev->compute_units ? p->num_work_groups : dev->compute_units;
+    cJSON_AddNumberToObject(o, "compute_units_busy", (double)busy);
+    cJSON *w = cJSON_AddObjectToObject(o, "workspace");
+    cJSON_AddNumberToObject(w, "lengths_offset", (double)p->ws_lengths_offset);
+    cJSON_AddNumberToObject(w, "lengths_bytes", (double)p->ws_lengths_bytes);
+    cJSON_AddNumberToObject(w, "part_acc_offset", (double)p->ws_part_acc_offset);
+    cJSON_AddNumberToObject(w, "part_m_offset", (double)p->ws_part_m_offset);
+    cJSON_AddNumberToObject(w, "part_l_offset", (double)p->ws_part_l_offset);
+    cJSON_AddNumberToObject(w, "total_bytes", (double)p->workspace_bytes);
+    return o;
+}
+
+int main(int argc, char **argv) {
+    const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH";
+    ifa_dtype qdt = IFA_DTYPE_FLOAT16, kvdt = IFA_DTYPE_FLOAT16;
+    int lse = 0, timing = 0, kv_set = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--decode") == 0 && i + 1 < argc) return decode(argv[i + 1]);
+        if (strcmp(argv[i], "--device-profile") == 0 && i + 1 < argc) profile = argv[++i];
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+        else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
+        else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) layout = argv[++i];
+        else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
+            if (ifa_dtype_from_name(argv[++i], &qdt) != 0) return usage();
+        } else if (strcmp(argv[i], "--kv-dtype") == 0 && i + 1 < argc) {
+            if (ifa_dtype_from_name(argv[++i], &kvdt) != 0) return usage();
+            kv_set = 1;
+        } else if (strcmp(argv[i], "--lse") == 0) lse = 1;
+        else if (strcmp(argv[i], "--time") == 0) timing = 1;
+        else if (argv[i][0] != '-' && !case_path) case_path = argv[i];
+        else return usage();
+    }
+    if (!kv_set) kvdt = qdt;
+    if (!case_path == !shape) return usage();
+
+    ifa_device_facts facts;
+    char device_name[256] = "";
+    ifa_context *ctx = NULL;
+    if (profile) {
+        size_t i = 0;
+        while (i < sizeof profiles / sizeof profiles[0] && strcmp(profiles[i].name, profile)) ++i;
+        if (i == sizeof profiles / sizeof profiles[0]) {
+            fprintf(stderr, "ifa-tiling: unknown profile \"%s\" (h100, pocl-2, generic-gpu-64cu)\n", profile);
+            return 2;
+        }
+        facts = profiles[i].facts;
+        snprintf(device_name, sizeof device_name, "profile %s", profile);
+    } else {
+        if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
+            fprintf(stderr, "ifa-tiling: %s\n", ifa_last_error());
+            return 3;
+        }
+        facts = ctx->facts;
+        snprintf(device_name, sizeof device_name, "%s", ctx->device_name);
+    }
+
+    ifa_case c;
+    ifa_case_init(&c);
+    ifa_tensor tq, tk, tv, to, tl;
+    ifa_incre_flash_attention_args a;
+    ifa_incre_flash_attention_args_init(&a);
+    if (case_path) {
+        char err[512];
+        if (ifa_case_load(case_path, &c, err, sizeof err) != 0) {
+            fprintf(stderr, "ifa-tiling: bad case: %s\n", err);
+            ifa_context_destroy(ctx);
+            return 2;
+        }
+        describe(&tq, c.query.dtype, c.query.ndim, c.query.shape);
+        describe(&tk, c.key.dtype, c.key.ndim, c.key.shape);
+        describe(&tv, c.value.dtype, c.value.ndim, c.value.shape);
+        to = tq;
+        a.num_heads = c.num_heads, a.num_key_value_heads = c.num_key_value_heads, a.scale_value = c.scale_value;
+        a.input_layout = c.input_layout, a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = c.lengths_count;
+        lse = c.softmax_lse_flag;
+    } else {
+        long long b, n, nkv, d, s;
+        if (sscanf(shape, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &s) != 5) return usage();
+        int bnsd = strcmp(layout, "BNSD") == 0, bsh = strcmp(layout, "BSH") == 0;
+        int64_t qs[4] = {b, bnsd ? n : 1, bnsd ? 1 : n, d}, ks[4] = {b, bnsd ? nkv : s, bnsd ? s : nkv, d};
+        int64_t qs3[3] = {b, 1, n * d}, ks3[3] = {b, s, nkv * d};
+        describe(&tq, qdt, bsh ? 3 : 4, bsh ? qs3 : qs);
+        describe(&tk, kvdt, bsh ? 3 : 4, bsh ? ks3 : ks);
+        tv = tk, to = tq;
+        a.num_heads = n, a.num_key_value_heads = nkv, a.input_layout = layout;
+    }
+    int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
+    describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
+    a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
+
+    int rc = 0;
+    ifa_problem problem;
+    ifa_plan plan;
+    if (ifa__ifa_check_args(&a, &problem) != IFA_STATUS_OK || ifa__plan_make(&problem, &facts, &plan) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-tiling: %s\n", ifa_last_error());
+        rc = 2;
+    } else {
+        cJSON *o = plan_json(&plan, &facts, device_name);
+        if (timing) {
+            /* validation + planning, as get_workspace_size does on every decode step */
+            const int reps = 20000;
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            for (int i = 0; i < reps; ++i) {
+                ifa__ifa_check_args(&a, &problem);
+                ifa__plan_make(&problem, &facts, &plan);
+            }
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / reps;
+            cJSON_AddNumberToObject(o, "plan_ns", ns);
+        }
+        char *s = cJSON_Print(o);
+        printf("%s\n", s);
+        free(s);
+        cJSON_Delete(o);
+    }
+    ifa_case_free(&c);
+    ifa_context_destroy(ctx);
+    return rc;
+}
