@@ -13,9 +13,23 @@
  * to the workspace (part_acc, part_m, part_l, indexed ((b * N + h) * max_splits + s)); a split past the
  * batch's length writes max = -inf, sum = 0. ifa_combine.cl merges the splits.
  *
+ * ROWMAX selects the flash-decoding algorithm. 1, partial rowmax: each split runs the online softmax
+ * against its own max and the combine rescales the splits. 2, global rowmax: a first launch with MAX_PASS=1
+ * only computes each split's score max into part_m; the second launch starts every split from the row's
+ * global max M = max_s part_m, so P = exp(S - M) needs no rescaling and the combine only sums (at the price
+ * of reading K twice).
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
- * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1; SPLIT 0/1. Offsets and strides
- * are in elements, so the three layouts share one binary. */
+ * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2;
+ * MAX_PASS 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
+
+#ifndef ROWMAX
+#define ROWMAX 1
+#endif
+#ifndef MAX_PASS
+#define MAX_PASS 0
+#endif
+#define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
 
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
@@ -58,7 +72,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         acc[i] = 0.0f;
     }
     for (int g = lid; g < GT; g += WG) {
-        m_s[g] = -INFINITY;
+        float m0 = -INFINITY;
+#if IFA_GLOBAL_MAX
+        /* the row's global max over every split, from the max pass */
+        const ulong mrow = (b * (ulong)num_heads + (ulong)(h0 + g)) * (ulong)max_splits;
+        for (int s = 0; g < gn && s < max_splits; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
+#endif
+        m_s[g] = m0;
         l_s[g] = 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -83,6 +103,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         for (int g = lid; g < gn; g += WG) {
             float mx = -INFINITY;
             for (int j = 0; j < rows; ++j) mx = fmax(mx, sc[g * CHUNK + j]);
+#if MAX_PASS
+            m_s[g] = fmax(m_s[g], mx);
+#elif IFA_GLOBAL_MAX
+            const float m = m_s[g];
+            float sum = 0.0f;
+            for (int j = 0; j < rows; ++j) {
+                const float p = m == -INFINITY ? 0.0f : exp(sc[g * CHUNK + j] - m);
+                sc[g * CHUNK + j] = p;
+                sum += p;
+            }
+            l_s[g] += sum;
+            a_s[g] = 1.0f;
+#else
             const float m_old = m_s[g];
             const float m_new = fmax(m_old, mx);
             /* -inf - -inf is NaN: a head that has seen nothing rescales by 0, and an all -inf chunk adds 0. */
@@ -96,8 +129,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             l_s[g] = l_s[g] * alpha + sum;
             m_s[g] = m_new;
             a_s[g] = alpha;
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+#if !MAX_PASS
 
         for (int d = lid; d < HEAD_DIM; d += WG) {
             float a[GT];
@@ -109,19 +144,26 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int g = 0; g < gn; ++g) acc[g * HEAD_DIM + d] = a[g];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
 
 #if SPLIT
     /* partials of this split: the accumulator stays unnormalised, the combine rescales it */
     const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
+#if MAX_PASS
+    for (int g = lid; g < gn; g += WG) part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
+#else
     for (int i = lid; i < gn * HEAD_DIM; i += WG) {
         const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
         part[part_acc + (row0 + (ulong)g * max_splits) * HEAD_DIM + d] = acc[i];
     }
     for (int g = lid; g < gn; g += WG) {
-        part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
+#if ROWMAX == 1
+        part[part_m + row0 + (ulong)g * max_splits] = m_s[g]; /* global rowmax leaves the max pass's values */
+#endif
         part[part_l + row0 + (ulong)g * max_splits] = l_s[g];
     }
+#endif
 #else
     const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
     for (int i = lid; i < gn * HEAD_DIM; i += WG) {

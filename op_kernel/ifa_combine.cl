@@ -3,7 +3,9 @@
  *   L = sum_s l_s * exp(m_s - M),  out = sum_s acc_s * exp(m_s - M) / L,  lse = M + log(L).
  * A split that saw no key has m_s = -inf and contributes nothing (never exp(-inf - -inf) = NaN); a row whose
  * splits all saw nothing gives zeros and lse = -inf.
- * One work-group per (batch, query head) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE. */
+ * With ROWMAX=2 (global rowmax) every split already used the row's global max M, so the combine only sums:
+ * L = sum_s l_s, out = sum_s acc_s / L.
+ * One work-group per (batch, query head) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, ROWMAX. */
 
 typedef IFA_STORE_TYPE(O_T) o_store;
 
@@ -21,14 +23,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     float l = 0.0f;
     for (int s = 0; s < max_splits; ++s) {
         const float ms = part[part_m + first + s];
+#if ROWMAX == 2
+        (void)ms;
+        l += part[part_l + first + s];
+#else
         if (ms != -INFINITY) l += part[part_l + first + s] * exp(ms - m);
+#endif
     }
     const ulong obase = o_off + b * q_bstride + h * q_hstride;
     for (int d = lid; d < HEAD_DIM; d += WG) {
         float acc = 0.0f;
         for (int s = 0; s < max_splits; ++s) {
             const float ms = part[part_m + first + s];
+#if ROWMAX == 2
+            (void)ms;
+            acc += part[part_acc + (first + s) * HEAD_DIM + d];
+#else
             if (ms != -INFINITY) acc = fma(part[part_acc + (first + s) * HEAD_DIM + d], exp(ms - m), acc);
+#endif
         }
         IFA_STORE(O_T, l > 0.0f ? acc / l : 0.0f, o, obase + d);
     }

@@ -70,13 +70,21 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d "
-             "-D SPLIT=%d",
+             "-D SPLIT=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
-             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse, (int)plan->split_kv);
+             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse, plan->split_kv ? 1 : 0,
+             plan->split_kv == 2 ? 2 : 1);
+    const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
-    ifa__cached_kernel *k;
+    ifa__cached_kernel *k, *kmax = NULL;
+    snprintf(options + olen, sizeof options - olen, "0");
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
     IFA__TRY(check_kernel(ctx, k, plan->work_group_size));
+    if (plan->split_kv == 2) {
+        snprintf(options + olen, sizeof options - olen, "1");
+        IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &kmax));
+        IFA__TRY(check_kernel(ctx, kmax, plan->work_group_size));
+    }
 
     const strides s = layout_strides(p);
     const ifa_tensor *q = args->query, *kt = args->key, *v = args->value, *o = args->attention_out;
@@ -119,12 +127,22 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         return enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
                        wait, event);
 
-    cl_event split_done = NULL;
-    IFA__TRY(enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 3, queue, num_wait, wait,
-                     &split_done));
+    cl_event max_done = NULL, split_done = NULL;
+    if (kmax) {
+        /* global rowmax: every split's score max first, then the splits against the row's max */
+        IFA__TRY(enqueue(kmax, "ifa_all_vector (max pass)", kargs, sizeof kargs / sizeof kargs[0], global, local, 3,
+                         queue, num_wait, wait, &max_done));
+        num_wait = 1;
+        wait = &max_done;
+    }
+    ifa_status sst = enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 3, queue,
+                             num_wait, wait, &split_done);
+    if (max_done) clReleaseEvent(max_done);
+    if (sst != IFA_STATUS_OK) return sst;
     char coptions[256];
-    snprintf(coptions, sizeof coptions, "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d",
-             (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse);
+    snprintf(coptions, sizeof coptions, "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d",
+             (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse,
+             (int)plan->split_kv);
     static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *ck;
     ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);

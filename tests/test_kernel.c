@@ -351,10 +351,13 @@ START_TEST(out_of_order_queue) {
 }
 END_TEST
 
+/* Both flash-decoding algorithms: the second half of each loop runs global rowmax. */
 START_TEST(split_kv_layout_by_dtype) {
     static const int64_t lens[] = {1000, 999, 257, 0};
-    split_force f = {64, "split_min_tokens=64,chunk_rows=64", 1};
-    spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 4, 8, 2, 64, 1000,
+    const int global = _i >= 3 * NPAIRS, i = _i % (3 * NPAIRS);
+    split_force f = {64, global ? "split_min_tokens=64,chunk_rows=64,split_rowmax=2" : "split_min_tokens=64,chunk_rows=64",
+                     global ? 2 : 1};
+    spec p = {layouts[i / NPAIRS], dtype_pairs[i % NPAIRS][0], dtype_pairs[i % NPAIRS][1], 4, 8, 2, 64, 1000,
               lens, 4, 1, (uint64_t)_i + 1300};
     check_spec_with(&p, force_split, &f);
 }
@@ -363,8 +366,10 @@ END_TEST
 START_TEST(split_kv_gqa_and_head_dims) {
     static const int64_t heads[][3] = {{8, 8, 64}, {16, 4, 128}, {32, 4, 80}, {28, 4, 1}, {16, 1, 256}, {8, 2, 512}};
     static const int64_t lens[] = {700, 65};
-    split_force f = {64, "split_min_tokens=32,chunk_rows=32", 1};
-    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[_i][0], heads[_i][1], heads[_i][2], 700,
+    const int global = _i >= 6, i = _i % 6;
+    split_force f = {64, global ? "split_min_tokens=32,chunk_rows=32,split_rowmax=2" : "split_min_tokens=32,chunk_rows=32",
+                     global ? 2 : 1};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[i][0], heads[i][1], heads[i][2], 700,
               lens, 2, 1, (uint64_t)_i + 1400};
     check_spec_with(&p, force_split, &f);
 }
@@ -374,8 +379,10 @@ END_TEST
  * a batch with no key at all: the combine must skip -inf splits without making NaN. */
 START_TEST(split_kv_empty_splits) {
     static const int64_t lens[] = {4097, 1, 0, 4096, 130, 2000};
-    split_force f = {128, "split_min_tokens=128,chunk_rows=128", 1};
-    spec p = {layouts[_i], _i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16, _i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16,
+    const int global = _i >= 3, i = _i % 3;
+    split_force f = {128, global ? "split_min_tokens=128,chunk_rows=128,split_rowmax=2" : "split_min_tokens=128,chunk_rows=128",
+                     global ? 2 : 1};
+    spec p = {layouts[i], i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16, i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16,
               6, 4, 2, 64, 4097, lens, 6, 1, (uint64_t)_i + 1500};
     check_spec_with(&p, force_split, &f);
 }
@@ -389,6 +396,8 @@ START_TEST(split_kv_all_empty_and_uniform) {
     split_force g = {64, "split_min_tokens=100,chunk_rows=64", 1};
     spec q = {"BNSD", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 3500, some, 1, 0, 1601};
     check_spec_with(&q, force_split, &g);
+    split_force h = {64, "split_min_tokens=100,chunk_rows=64,split_rowmax=2", 2};
+    check_spec_with(&q, force_split, &h);
 }
 END_TEST
 
@@ -410,9 +419,9 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
-    tcase_add_loop_test(t, split_kv_layout_by_dtype, 0, 3 * NPAIRS);
-    tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 6);
-    tcase_add_loop_test(t, split_kv_empty_splits, 0, 3);
+    tcase_add_loop_test(t, split_kv_layout_by_dtype, 0, 2 * 3 * NPAIRS);
+    tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
+    tcase_add_loop_test(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
     suite_add_tcase(s, t);
     return s;

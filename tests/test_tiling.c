@@ -49,7 +49,7 @@ START_TEST(key_rejects_illegal) {
     v[IFA_KEY_LAYOUT] = 3;
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "layout = 3"));
-    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 2; /* global rowmax is not built yet */
+    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 3; /* no third split algorithm */
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
@@ -115,7 +115,7 @@ END_TEST
 /* Split-KV: every KV row of the longest batch lies in exactly one split, splits are whole chunks and never
  * shorter than the minimum, and the split count is the smallest that fills the device. */
 static void check_split_shape(const ifa_plan *plan, int64_t max_len, int32_t min_tokens) {
-    ck_assert_int_eq(plan->split_kv, 1);
+    ck_assert_int_eq(plan->split_kv, 1); /* partial rowmax is the default row */
     ck_assert_int_ge(plan->max_splits, 2);
     ck_assert_int_eq(plan->split_tokens % plan->chunk_rows, 0);
     ck_assert_int_ge(plan->split_tokens, min_tokens);
@@ -159,6 +159,14 @@ START_TEST(split_kv_decisions) {
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 5000, 512);
+    /* the tuning row picks the algorithm: global rowmax is key value 2 */
+    setenv("IFA_TUNING", "split_rowmax=2", 1);
+    p = problem(1, 32, 8, 128, 32768);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.split_kv, 2);
+    ck_assert_int_eq(plan.tiling_key / 10000000 % 10, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the 2-core CPU is filled by the blocks */
     p = problem(1, 32, 8, 128, 32768);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);

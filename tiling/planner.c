@@ -66,7 +66,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     tokens = (tokens + plan->chunk_rows - 1) / plan->chunk_rows * plan->chunk_rows;
     const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
     if (max_splits < 2 || tokens > INT32_MAX) return;
-    plan->split_kv = 1;
+    plan->split_kv = t->split_rowmax == 2 ? 2 : 1;
     plan->split_tokens = (int32_t)tokens;
     plan->max_splits = (int32_t)max_splits;
     int32_t cwg = t->combine_work_group_size > 0 ? t->combine_work_group_size : 64;

@@ -12,6 +12,7 @@ typedef struct ifa_tuning {
     int32_t split_min_tokens;  /* flash decoding: no split gets fewer KV rows than this (Ascend keeps 512) */
     int32_t split_waves;       /* split until work units reach compute_units * split_waves */
     int32_t combine_work_group_size;
+    int32_t split_rowmax;      /* flash-decoding algorithm: 1 partial rowmax, 2 global rowmax */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -102,7 +102,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "head_groups", p->head_groups);
     cJSON_AddNumberToObject(o, "local_mem_bytes", (double)p->local_mem_bytes);
     cJSON *s = cJSON_AddObjectToObject(o, "split_kv");
-    cJSON_AddStringToObject(s, "algorithm", p->split_kv ? "partial_rowmax" : "none");
+    cJSON_AddStringToObject(s, "algorithm", p->split_kv == 2 ? "global_rowmax" : p->split_kv ? "partial_rowmax" : "none");
     cJSON_AddNumberToObject(s, "split_tokens", p->split_tokens);
     cJSON_AddNumberToObject(s, "max_splits", p->max_splits);
     cJSON_AddNumberToObject(s, "combine_work_group_size", p->combine_work_group_size);

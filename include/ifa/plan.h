@@ -57,7 +57,7 @@ typedef struct ifa_plan {
     int32_t chunk_rows;        /* KV rows per inner block */
     int32_t heads_per_group;   /* query heads held by one work-group (G when they fit in local memory) */
     int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
-    int32_t split_kv;          /* 0 none, 1 flash decoding with partial rowmax (split kernels + combine) */
+    int32_t split_kv;          /* 0 none; flash decoding with 1 partial rowmax or 2 global rowmax */
     int32_t split_tokens;      /* KV rows per split (a multiple of chunk_rows) */
     int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty */
     int32_t combine_work_group_size;
