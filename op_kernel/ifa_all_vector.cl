@@ -10,8 +10,9 @@
  *
  * With SPLIT=1 (flash decoding) the third grid dimension is the split: split s covers key rows
  * [s * split_tokens, min(len, (s + 1) * split_tokens)) and writes its unnormalised accumulator, max and sum
- * to the workspace (part_acc, part_m, part_l, indexed ((b * N + h) * max_splits + s)); a split past the
- * batch's length writes max = -inf, sum = 0. ifa_combine.cl merges the splits.
+ * to the workspace (part_acc, part_m, part_l, indexed ((b * N + h) * max_splits + s)). Batch b has
+ * max(1, ceil(len_b / split_tokens)) splits (split 0 of an empty batch writes max = -inf, sum = 0); later
+ * split work-groups exit at once. ifa_combine.cl merges the splits.
  *
  * ROWMAX selects the flash-decoding algorithm. 1, partial rowmax: each split runs the online softmax
  * against its own max and the combine rescales the splits. 2, global rowmax: a first launch with MAX_PASS=1
@@ -53,8 +54,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
 #if SPLIT
     const int split = (int)get_group_id(2);
+    /* a batch has max(1, ceil(len_b / split_tokens)) splits; the work-groups of later splits run no chunk
+     * and write nothing (the combine never reads their slots). No early return: PoCL's work-item loops
+     * mishandle a return ahead of barriers. */
+    const int active = split == 0 || split * split_tokens < len_b;
     const int first = min(len_b, split * split_tokens);
-    const int len = min(len_b, first + split_tokens);
+    const int len = active ? min(len_b, first + split_tokens) : first;
 #else
     const int first = 0;
     const int len = len_b;
@@ -76,7 +81,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_GLOBAL_MAX
         /* the row's global max over every split, from the max pass */
         const ulong mrow = (b * (ulong)num_heads + (ulong)(h0 + g)) * (ulong)max_splits;
-        for (int s = 0; g < gn && s < max_splits; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
+        const int nsplit = max(1, (len_b + split_tokens - 1) / split_tokens);
+        for (int s = 0; g < gn && s < nsplit; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
 #endif
         m_s[g] = m0;
         l_s[g] = 0.0f;
@@ -150,14 +156,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if SPLIT
     /* partials of this split: the accumulator stays unnormalised, the combine rescales it */
     const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
+    const int gw = active ? gn : 0; /* heads whose partials this work-group writes */
 #if MAX_PASS
-    for (int g = lid; g < gn; g += WG) part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
+    for (int g = lid; g < gw; g += WG) part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
 #else
-    for (int i = lid; i < gn * HEAD_DIM; i += WG) {
+    for (int i = lid; i < gw * HEAD_DIM; i += WG) {
         const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
         part[part_acc + (row0 + (ulong)g * max_splits) * HEAD_DIM + d] = acc[i];
     }
-    for (int g = lid; g < gn; g += WG) {
+    for (int g = lid; g < gw; g += WG) {
 #if ROWMAX == 1
         part[part_m + row0 + (ulong)g * max_splits] = m_s[g]; /* global rowmax leaves the max pass's values */
 #endif

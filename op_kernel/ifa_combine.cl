@@ -12,16 +12,20 @@ typedef IFA_STORE_TYPE(O_T) o_store;
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
     __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride,
-    __global float *lse, ulong lse_off, int num_heads) {
+    __global float *lse, ulong lse_off, int num_heads,
+    __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens) {
     const ulong row = get_group_id(0);
     const ulong b = row / (ulong)num_heads, h = row - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
     const ulong first = row * (ulong)max_splits;
+    /* only the splits this batch has were written */
+    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+    const int nsplit = max(1, (len_b + split_tokens - 1) / split_tokens);
 
     float m = -INFINITY;
-    for (int s = 0; s < max_splits; ++s) m = fmax(m, part[part_m + first + s]);
+    for (int s = 0; s < nsplit; ++s) m = fmax(m, part[part_m + first + s]);
     float l = 0.0f;
-    for (int s = 0; s < max_splits; ++s) {
+    for (int s = 0; s < nsplit; ++s) {
         const float ms = part[part_m + first + s];
 #if ROWMAX == 2
         (void)ms;
@@ -33,7 +37,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     const ulong obase = o_off + b * q_bstride + h * q_hstride;
     for (int d = lid; d < HEAD_DIM; d += WG) {
         float acc = 0.0f;
-        for (int s = 0; s < max_splits; ++s) {
+        for (int s = 0; s < nsplit; ++s) {
             const float ms = part[part_m + first + s];
 #if ROWMAX == 2
             (void)ms;

@@ -153,6 +153,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
             {sizeof part_l, &part_l},     {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &o->buffer},
             {sizeof o_off, &o_off},       {sizeof s.q_batch, &s.q_batch}, {sizeof s.q_head, &s.q_head},
             {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off}, {sizeof num_heads, &num_heads},
+            {sizeof(cl_mem), &lens},      {sizeof lens_off, &lens_off}, {sizeof uniform_len, &uniform_len},
+            {sizeof per_batch, &per_batch}, {sizeof split_tokens, &split_tokens},
         };
         const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
         const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads)};
