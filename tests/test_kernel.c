@@ -388,6 +388,52 @@ START_TEST(split_kv_empty_splits) {
 }
 END_TEST
 
+/* Split and non-split results of the same inputs agree directly, within the output dtype's tolerance. */
+START_TEST(split_equals_non_split) {
+    static const int64_t lens[] = {2500, 0, 1, 1999};
+    const ifa_dtype dt = _i == 0 ? IFA_DTYPE_FLOAT32 : _i == 1 ? IFA_DTYPE_FLOAT16 : IFA_DTYPE_BFLOAT16;
+    ifa_case c;
+    ifa_case_init(&c);
+    int64_t qs[3] = {4, 1, 8 * 64}, ks[3] = {4, 2500, 2 * 64};
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, dt, 3, qs), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, dt, 3, ks), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, dt, 3, ks), 0);
+    ifa_host_fill_random(&c.query, 1700 + (uint64_t)_i, -1, 1);
+    ifa_host_fill_random(&c.key, 1710 + (uint64_t)_i, -1, 1);
+    ifa_host_fill_random(&c.value, 1720 + (uint64_t)_i, -1, 1);
+    c.lengths = malloc(sizeof lens);
+    memcpy(c.lengths, lens, sizeof lens);
+    c.lengths_count = 4, c.num_heads = 8, c.num_key_value_heads = 2, c.scale_value = 0.125, c.softmax_lse_flag = 1;
+    ifa_case_result whole, partial, global;
+    split_force fp = {64, "split_min_tokens=64,chunk_rows=64", 1}, fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2", 2};
+    ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &whole), IFA_STATUS_OK);
+    ck_assert_int_eq(whole.plan.split_kv, 0);
+    ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fp, &partial), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fg, &global), IFA_STATUS_OK);
+    const ifa_case_result *split[2] = {&partial, &global};
+    const int64_t n = ifa_host_tensor_numel(&whole.out);
+    for (int k = 0; k < 2; ++k) {
+        double num = 0, den = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            double a = ifa_host_get(&whole.out, i), b = ifa_host_get(&split[k]->out, i);
+            ck_assert_msg(isfinite(a) && isfinite(b), "element %lld not finite", (long long)i);
+            num += (a - b) * (a - b);
+            den += a * a;
+        }
+        ck_assert_msg(sqrt(num / den) <= ifa_case_tolerance(dt), "split %d differs: rel_l2 %.3g", k + 1, sqrt(num / den));
+        for (int64_t i = 0; i < 4 * 8; ++i) {
+            double a = ifa_host_get(&whole.lse, i), b = ifa_host_get(&split[k]->lse, i);
+            ck_assert_msg((isinf(a) && a == b) || fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a)), "lse %lld: %g vs %g",
+                          (long long)i, a, b);
+        }
+    }
+    ifa_case_result_free(&whole);
+    ifa_case_result_free(&partial);
+    ifa_case_result_free(&global);
+    ifa_case_free(&c);
+}
+END_TEST
+
 START_TEST(split_kv_all_empty_and_uniform) {
     static const int64_t zero[] = {0}, some[] = {3000};
     split_force f = {64, "split_min_tokens=64,chunk_rows=64", 0}; /* max length 0: nothing to split */
@@ -423,6 +469,7 @@ Suite *kernel_suite(void) {
     tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
     tcase_add_loop_test(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
+    tcase_add_loop_test(t, split_equals_non_split, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }
