@@ -33,31 +33,37 @@ static void shape_kv(const spec *p, int32_t *nd, int64_t *sh) {
     else *nd = 4, sh[0] = p->b, sh[1] = p->nkv, sh[2] = p->s, sh[3] = p->d;
 }
 
-/* Builds the case with fresh random inputs (seeded, so a failure reproduces), runs it and checks it;
- * adjust (optional) replaces the plan before the run. */
-static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), void *user) {
-    ifa_case c;
-    ifa_case_init(&c);
+/* Fills c from p with fresh random inputs (seeded from p->seed, so a failure reproduces). Returns 0, or -1
+ * when memory runs out (callable from worker threads, where Check's assertions must not run). */
+static int build_case(const spec *p, uint64_t seed, ifa_case *c) {
+    ifa_case_init(c);
     int32_t nd;
     int64_t sh[IFA_MAX_DIMS];
     shape_q(p, &nd, sh);
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, p->q, nd, sh), 0);
+    if (ifa_host_tensor_alloc(&c->query, p->q, nd, sh) != 0) return -1;
     shape_kv(p, &nd, sh);
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, p->kv, nd, sh), 0);
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, p->kv, nd, sh), 0);
-    ifa_host_fill_random(&c.query, p->seed * 3 + 1, -1, 1);
-    ifa_host_fill_random(&c.key, p->seed * 3 + 2, -1, 1);
-    ifa_host_fill_random(&c.value, p->seed * 3 + 3, -1, 1);
+    if (ifa_host_tensor_alloc(&c->key, p->kv, nd, sh) != 0 || ifa_host_tensor_alloc(&c->value, p->kv, nd, sh) != 0)
+        return -1;
+    ifa_host_fill_random(&c->query, seed * 3 + 1, -1, 1);
+    ifa_host_fill_random(&c->key, seed * 3 + 2, -1, 1);
+    ifa_host_fill_random(&c->value, seed * 3 + 3, -1, 1);
     if (p->nlens) {
-        c.lengths = malloc((size_t)p->nlens * sizeof *c.lengths);
-        memcpy(c.lengths, p->lens, (size_t)p->nlens * sizeof *c.lengths);
-        c.lengths_count = p->nlens;
+        if (!(c->lengths = malloc((size_t)p->nlens * sizeof *c->lengths))) return -1;
+        memcpy(c->lengths, p->lens, (size_t)p->nlens * sizeof *c->lengths);
+        c->lengths_count = p->nlens;
     }
-    c.num_heads = p->n;
-    c.num_key_value_heads = p->nkv;
-    c.scale_value = 1.0 / sqrt((double)p->d);
-    strcpy(c.input_layout, p->layout);
-    c.softmax_lse_flag = p->lse;
+    c->num_heads = p->n;
+    c->num_key_value_heads = p->nkv;
+    c->scale_value = 1.0 / sqrt((double)p->d);
+    strcpy(c->input_layout, p->layout);
+    c->softmax_lse_flag = p->lse;
+    return 0;
+}
+
+/* Builds the case, runs it and checks it against the reference; adjust (optional) replaces the plan. */
+static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), void *user) {
+    ifa_case c;
+    ck_assert_int_eq(build_case(p, p->seed, &c), 0);
 
     ifa_case_result r;
     ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, adjust, user, &r);
@@ -288,24 +294,11 @@ static int work(void *arg) {
     worker *w = arg;
     for (int i = 0; i < w->runs; ++i) {
         ifa_case c;
-        ifa_case_init(&c);
-        int32_t nd;
-        int64_t sh[IFA_MAX_DIMS];
-        shape_q(&w->p, &nd, sh);
-        ifa_host_tensor_alloc(&c.query, w->p.q, nd, sh);
-        shape_kv(&w->p, &nd, sh);
-        ifa_host_tensor_alloc(&c.key, w->p.kv, nd, sh);
-        ifa_host_tensor_alloc(&c.value, w->p.kv, nd, sh);
-        ifa_host_fill_random(&c.query, w->p.seed + (uint64_t)i * 3, -1, 1);
-        ifa_host_fill_random(&c.key, w->p.seed + (uint64_t)i * 3 + 1, -1, 1);
-        ifa_host_fill_random(&c.value, w->p.seed + (uint64_t)i * 3 + 2, -1, 1);
-        c.num_heads = w->p.n, c.num_key_value_heads = w->p.nkv, c.scale_value = 0.125, c.softmax_lse_flag = 1;
-        if (w->p.nlens) {
-            c.lengths = malloc((size_t)w->p.nlens * sizeof *c.lengths);
-            memcpy(c.lengths, w->p.lens, (size_t)w->p.nlens * sizeof *c.lengths);
-            c.lengths_count = w->p.nlens;
+        if (build_case(&w->p, w->p.seed + (uint64_t)i, &c) != 0) {
+            snprintf(w->error, sizeof w->error, "out of host memory");
+            ifa_case_free(&c);
+            continue;
         }
-        strcpy(c.input_layout, w->p.layout);
         ifa_case_result r;
         ifa_case_check k;
         if (ifa_case_run(test_ctx(), w->queue, &c, NULL, NULL, &r) != IFA_STATUS_OK)
@@ -392,18 +385,9 @@ END_TEST
 START_TEST(split_equals_non_split) {
     static const int64_t lens[] = {2500, 0, 1, 1999};
     const ifa_dtype dt = _i == 0 ? IFA_DTYPE_FLOAT32 : _i == 1 ? IFA_DTYPE_FLOAT16 : IFA_DTYPE_BFLOAT16;
+    const spec p = {"BSH", dt, dt, 4, 8, 2, 64, 2500, lens, 4, 1, 1700 + (uint64_t)_i};
     ifa_case c;
-    ifa_case_init(&c);
-    int64_t qs[3] = {4, 1, 8 * 64}, ks[3] = {4, 2500, 2 * 64};
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, dt, 3, qs), 0);
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, dt, 3, ks), 0);
-    ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, dt, 3, ks), 0);
-    ifa_host_fill_random(&c.query, 1700 + (uint64_t)_i, -1, 1);
-    ifa_host_fill_random(&c.key, 1710 + (uint64_t)_i, -1, 1);
-    ifa_host_fill_random(&c.value, 1720 + (uint64_t)_i, -1, 1);
-    c.lengths = malloc(sizeof lens);
-    memcpy(c.lengths, lens, sizeof lens);
-    c.lengths_count = 4, c.num_heads = 8, c.num_key_value_heads = 2, c.scale_value = 0.125, c.softmax_lse_flag = 1;
+    ck_assert_int_eq(build_case(&p, p.seed, &c), 0);
     ifa_case_result whole, partial, global;
     split_force fp = {64, "split_min_tokens=64,chunk_rows=64", 1}, fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2", 2};
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &whole), IFA_STATUS_OK);
