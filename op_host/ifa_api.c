@@ -69,9 +69,9 @@ static ifa_status check_workspace(const ifa_plan *plan, cl_mem workspace, size_t
         return ifa__fail(IFA_STATUS_WORKSPACE_TOO_SMALL,
                          "workspace holds %zu bytes; the plan needs %" PRId64 " from offset %zu", size,
                          plan->workspace_bytes, offset);
-    if (offset % 4 != 0)
-        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "workspace_offset %zu is not a multiple of 4", offset);
-    /* the kernels index the workspace as 32-bit words from offset / 4 */
+    /* the kernels index the workspace as 32- and 64-bit words from the offset */
+    if (offset % 8 != 0)
+        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "workspace_offset %zu is not a multiple of 8", offset);
     return IFA_STATUS_OK;
 }
 
@@ -80,8 +80,23 @@ static void CL_CALLBACK free_on_complete(cl_event ev, cl_int status, void *data)
     free(data);
 }
 
-/* Writes the per-batch lengths as int32 into the workspace without blocking the host: the staging copy
- * is freed by the write's completion callback. */
+/* Enqueues a non-blocking write of host (malloc'd, bytes long) to ws at byte offset at; the staging copy is
+ * freed by the write's completion callback, so the caller's arrays may go as soon as run returns. */
+static ifa_status upload_staged(void *host, size_t bytes, cl_mem ws, size_t at, cl_command_queue queue, cl_uint num_wait,
+                                const cl_event *wait, cl_event *done) {
+    cl_int err = clEnqueueWriteBuffer(queue, ws, CL_FALSE, at, bytes, host, num_wait, num_wait ? wait : NULL, done);
+    if (err != CL_SUCCESS) {
+        free(host);
+        return ifa__fail_cl(err, "clEnqueueWriteBuffer", "uploading the per-run tables to the workspace");
+    }
+    if (clSetEventCallback(*done, CL_COMPLETE, free_on_complete, host) != CL_SUCCESS) {
+        clWaitForEvents(1, done);
+        free(host);
+    }
+    return IFA_STATUS_OK;
+}
+
+/* The per-batch lengths as int32. */
 static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
                                  size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                  cl_event *done) {
@@ -89,17 +104,27 @@ static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_att
     cl_int *host = malloc((size_t)b * sizeof *host);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " lengths", b);
     for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)args->actual_seq_lengths[i];
-    cl_int err = clEnqueueWriteBuffer(queue, ws, CL_FALSE, at, (size_t)b * sizeof *host, host, num_wait,
-                                      num_wait ? wait : NULL, done);
-    if (err != CL_SUCCESS) {
-        free(host);
-        return ifa__fail_cl(err, "clEnqueueWriteBuffer", "uploading actual_seq_lengths to the workspace");
+    return upload_staged(host, (size_t)b * sizeof *host, ws, at, queue, num_wait, wait, done);
+}
+
+/* Balanced units: the cost-line position of each batch's first block, B + 1 int64 values. */
+static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
+                                size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                                cl_event *done) {
+    const ifa_problem *p = &plan->problem;
+    const int64_t blocks = p->num_kv_heads * plan->head_groups;
+    cl_long *host = malloc((size_t)(p->batch + 1) * sizeof *host);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " batch offsets", p->batch + 1);
+    host[0] = 0;
+    for (int64_t b = 0; b < p->batch; ++b) {
+        const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH ? args->actual_seq_lengths[b] : p->uniform_length;
+        host[b + 1] = host[b] + (len + plan->block_cost_rows) * blocks;
     }
-    if (clSetEventCallback(*done, CL_COMPLETE, free_on_complete, host) != CL_SUCCESS) {
-        clWaitForEvents(1, done);
+    if (host[p->batch] != plan->total_cost) {
         free(host);
+        return ifa__fail(IFA_STATUS_INTERNAL, "balanced units: the lengths add up to another cost than the plan's");
     }
-    return IFA_STATUS_OK;
+    return upload_staged(host, (size_t)(p->batch + 1) * sizeof *host, ws, at, queue, num_wait, wait, done);
 }
 
 ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
@@ -120,18 +145,28 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
 
     ifa__verbose_run(plan, args);
 
-    cl_event uploaded = NULL;
-    const size_t ws_lengths = workspace_offset + (size_t)plan->ws_lengths_offset;
-    if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH) {
-        IFA__TRY(upload_lengths(plan, args, workspace, ws_lengths, queue, num_events_in_wait_list, event_wait_list,
-                                &uploaded));
-        num_events_in_wait_list = 1;
-        event_wait_list = &uploaded;
+    cl_event uploaded[2] = {NULL, NULL};
+    cl_uint nup = 0;
+    if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH)
+        IFA__TRY(upload_lengths(plan, args, workspace, workspace_offset + (size_t)plan->ws_lengths_offset, queue,
+                                num_events_in_wait_list, event_wait_list, &uploaded[nup++]));
+    if (plan->split_kv == 3) {
+        ifa_status ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
+                                       num_events_in_wait_list, event_wait_list, &uploaded[nup]);
+        if (ust != IFA_STATUS_OK) {
+            if (nup) clReleaseEvent(uploaded[0]);
+            return ust;
+        }
+        nup++;
+    }
+    if (nup) {
+        num_events_in_wait_list = nup;
+        event_wait_list = uploaded;
     }
     cl_event done = NULL;
     ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
                                            num_events_in_wait_list, event_wait_list, &done);
-    if (uploaded) clReleaseEvent(uploaded);
+    for (cl_uint i = 0; i < nup; ++i) clReleaseEvent(uploaded[i]);
     if (st != IFA_STATUS_OK) return st;
     if (event)
         *event = done;

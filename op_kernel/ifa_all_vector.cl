@@ -20,9 +20,14 @@
  * global max M = max_s part_m, so P = exp(S - M) needs no rescaling and the combine only sums (at the price
  * of reading K twice).
  *
+ * With BALANCED=1 the grid is one work-group per unit; unit u walks the blocks its stretch of the cost line
+ * (see ifa_unit_start) touches, in order. A block wholly inside the stretch is written to the output; a
+ * block cut by the stretch's ends leaves a partial (partial rowmax) in slot 2u (the unit's first block) or
+ * 2u + 1 (its last), which ifa_combine.cl merges. prefix[b] is the cost position of batch b's first block.
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2;
- * MAX_PASS 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
+ * MAX_PASS 0/1; BALANCED 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
 #define ROWMAX 1
@@ -30,7 +35,15 @@
 #ifndef MAX_PASS
 #define MAX_PASS 0
 #endif
+#ifndef BALANCED
+#define BALANCED 0
+#endif
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
+
+/* Balanced units: block k = (batch, KV head, head group) costs len_b + c0 (c0 > 0, so an empty batch still
+ * costs something); the blocks laid end to end form a cost line [0, total) that unit u cuts at
+ * start(u) = floor(u * total / units), computed without 64-bit overflow. */
+inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
 
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
@@ -43,32 +56,62 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global o_store *o, ulong o_off, __global float *lse, ulong lse_off,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
     int num_heads, int group, int head_groups, float scale,
-    __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits) {
+    __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits,
+    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int batch) {
     const int lid = (int)get_local_id(0);
-    const int blk = (int)get_group_id(0);
-    const ulong b = get_group_id(1);
-    const int kvh = blk / head_groups;
-    const int g0 = (blk - kvh * head_groups) * GT;
-    const int gn = min(GT, group - g0);
-    const int h0 = kvh * group + g0;
-    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-#if SPLIT
-    const int split = (int)get_group_id(2);
-    /* a batch has max(1, ceil(len_b / split_tokens)) splits; the work-groups of later splits run no chunk
-     * and write nothing (the combine never reads their slots). No early return: PoCL's work-item loops
-     * mishandle a return ahead of barriers. */
-    const int active = split == 0 || split * split_tokens < len_b;
-    const int first = min(len_b, split * split_tokens);
-    const int len = active ? min(len_b, first + split_tokens) : first;
-#else
-    const int first = 0;
-    const int len = len_b;
-#endif
 
     __local float qs[GT * HEAD_DIM];
     __local float acc[GT * HEAD_DIM];
     __local float sc[GT * CHUNK];
     __local float m_s[GT], l_s[GT], a_s[GT];
+
+#if BALANCED
+    const long unit = (long)get_group_id(0);
+    const long x1 = ifa_unit_start(total_cost, units, unit + 1);
+    long x = ifa_unit_start(total_cost, units, unit);
+    for (int piece = 0; x < x1; ++piece) {
+        /* the batch holding cost position x: the largest b with prefix[b] <= x */
+        int lo = 0, hi = batch;
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            if (prefix[prefix_off + mid] <= x) lo = mid; else hi = mid;
+        }
+        const ulong b = (ulong)lo;
+        const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+        const long bcost = (long)len_b + c0;
+        const int blk = (int)((x - prefix[prefix_off + b]) / bcost);
+        const long pk = prefix[prefix_off + b] + (long)blk * bcost, pe = pk + bcost;
+        const long cut0 = x - pk, cut1 = min(x1, pe) - pk;
+        const int first = (int)clamp(cut0 - c0, 0L, (long)len_b);
+        const int len = (int)clamp(cut1 - c0, 0L, (long)len_b);
+        const int whole = cut0 == 0 && pe <= x1;
+        const ulong slot = 2 * (ulong)unit + (piece == 0 ? 0 : 1);
+        const int active = 1;
+        x = pe;
+#else
+    {
+        const int blk = (int)get_group_id(0);
+        const ulong b = get_group_id(1);
+        const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+#if SPLIT
+        const int split = (int)get_group_id(2);
+        /* a batch has max(1, ceil(len_b / split_tokens)) splits; the work-groups of later splits run no chunk
+         * and write nothing (the combine never reads their slots). No early return: PoCL's work-item loops
+         * mishandle a return ahead of barriers. */
+        const int active = split == 0 || split * split_tokens < len_b;
+        const int first = min(len_b, split * split_tokens);
+        const int len = active ? min(len_b, first + split_tokens) : first;
+        const int whole = 0;
+#else
+        const int first = 0;
+        const int len = len_b;
+        const int whole = 1;
+#endif
+#endif
+    const int kvh = blk / head_groups;
+    const int g0 = (blk - kvh * head_groups) * GT;
+    const int gn = min(GT, group - g0);
+    const int h0 = kvh * group + g0;
 
     const ulong qbase = q_off + b * q_bstride + (ulong)h0 * q_hstride;
     for (int i = lid; i < GT * HEAD_DIM; i += WG) {
@@ -153,36 +196,49 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
     }
 
-#if SPLIT
-    /* partials of this split: the accumulator stays unnormalised, the combine rescales it */
-    const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
-    const int gw = active ? gn : 0; /* heads whose partials this work-group writes */
+#if SPLIT || BALANCED
+    if (!whole) {
+        /* partials of this piece: the accumulator stays unnormalised, the combine rescales it */
+#if BALANCED
+#define IFA_PROW(g) (slot * GT + (ulong)(g))
+#else
+        const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
+#define IFA_PROW(g) (row0 + (ulong)(g) * (ulong)max_splits)
+#endif
+        const int gw = active ? gn : 0; /* heads whose partials this work-group writes */
 #if MAX_PASS
-    for (int g = lid; g < gw; g += WG) part[part_m + row0 + (ulong)g * max_splits] = m_s[g];
+        for (int g = lid; g < gw; g += WG) part[part_m + IFA_PROW(g)] = m_s[g];
 #else
-    for (int i = lid; i < gw * HEAD_DIM; i += WG) {
-        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
-        part[part_acc + (row0 + (ulong)g * max_splits) * HEAD_DIM + d] = acc[i];
-    }
-    for (int g = lid; g < gw; g += WG) {
+        for (int i = lid; i < gw * HEAD_DIM; i += WG) {
+            const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
+            part[part_acc + IFA_PROW(g) * HEAD_DIM + d] = acc[i];
+        }
+        for (int g = lid; g < gw; g += WG) {
 #if ROWMAX == 1
-        part[part_m + row0 + (ulong)g * max_splits] = m_s[g]; /* global rowmax leaves the max pass's values */
+            part[part_m + IFA_PROW(g)] = m_s[g]; /* global rowmax leaves the max pass's values */
 #endif
-        part[part_l + row0 + (ulong)g * max_splits] = l_s[g];
+            part[part_l + IFA_PROW(g)] = l_s[g];
+        }
+#endif
     }
 #endif
-#else
-    const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
-    for (int i = lid; i < gn * HEAD_DIM; i += WG) {
-        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
-        const float l = l_s[g];
-        IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + d);
-    }
+#if !SPLIT
+    if (whole) {
+        const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
+        for (int i = lid; i < gn * HEAD_DIM; i += WG) {
+            const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
+            const float l = l_s[g];
+            IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + d);
+        }
 #if HAS_LSE
-    for (int g = lid; g < gn; g += WG) {
-        const float l = l_s[g];
-        lse[lse_off + b * (ulong)num_heads + (ulong)(h0 + g)] = l > 0.0f ? m_s[g] + log(l) : -INFINITY;
+        for (int g = lid; g < gn; g += WG) {
+            const float l = l_s[g];
+            lse[lse_off + b * (ulong)num_heads + (ulong)(h0 + g)] = l > 0.0f ? m_s[g] + log(l) : -INFINITY;
+        }
+#endif
     }
 #endif
-#endif
+    /* the next piece reuses the local arrays */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }

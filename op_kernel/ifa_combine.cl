@@ -5,7 +5,26 @@
  * splits all saw nothing gives zeros and lse = -inf.
  * With ROWMAX=2 (global rowmax) every split already used the row's global max M, so the combine only sums:
  * L = sum_s l_s, out = sum_s acc_s / L.
- * One work-group per (batch, query head) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, ROWMAX. */
+ * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_all_vector.cl);
+ * a block that one unit holds whole was written by that unit, and the row is left alone here.
+ * One work-group per (batch, query head) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, ROWMAX,
+ * BALANCED, GT. */
+
+#ifndef BALANCED
+#define BALANCED 0
+#endif
+
+inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
+
+/* The unit whose stretch holds cost position x: the largest u with start(u) <= x. */
+inline long ifa_unit_of(long total, long units, long x) {
+    long lo = 0, hi = units;
+    while (hi - lo > 1) {
+        const long mid = (lo + hi) / 2;
+        if (ifa_unit_start(total, units, mid) <= x) lo = mid; else hi = mid;
+    }
+    return lo;
+}
 
 typedef IFA_STORE_TYPE(O_T) o_store;
 
@@ -13,42 +32,62 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
     __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride,
     __global float *lse, ulong lse_off, int num_heads,
-    __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens) {
+    __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
+    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups) {
     const ulong row = get_group_id(0);
     const ulong b = row / (ulong)num_heads, h = row - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
+    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+#if BALANCED
+    const int hh = (int)h % group;
+    const int blk = (int)h / group * head_groups + hh / GT;
+    const ulong g = (ulong)(hh % GT);
+    const long bcost = (long)len_b + c0;
+    const long pk = prefix[prefix_off + b] + (long)blk * bcost;
+    const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);
+    const int nsplit = ul > uf ? (int)(ul - uf + 1) : 0; /* 0: one unit held the block and wrote it */
+    const ulong skip_first = ifa_unit_start(total_cost, units, uf) < pk; /* the block is uf's last piece */
+#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * GT + g)
+/* a unit whose stretch is empty (more units than cost positions) ran nothing and wrote no slot */
+#define IFA_PVALID(s) (ifa_unit_start(total_cost, units, uf + (s)) < ifa_unit_start(total_cost, units, uf + (s) + 1))
+#else
     const ulong first = row * (ulong)max_splits;
     /* only the splits this batch has were written */
-    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
     const int nsplit = max(1, (len_b + split_tokens - 1) / split_tokens);
+#define IFA_PIDX(s) (first + (ulong)(s))
+#define IFA_PVALID(s) 1
+#endif
 
     float m = -INFINITY;
-    for (int s = 0; s < nsplit; ++s) m = fmax(m, part[part_m + first + s]);
+    for (int s = 0; s < nsplit; ++s)
+        if (IFA_PVALID(s)) m = fmax(m, part[part_m + IFA_PIDX(s)]);
     float l = 0.0f;
     for (int s = 0; s < nsplit; ++s) {
-        const float ms = part[part_m + first + s];
+        if (!IFA_PVALID(s)) continue;
+        const float ms = part[part_m + IFA_PIDX(s)];
 #if ROWMAX == 2
         (void)ms;
-        l += part[part_l + first + s];
+        l += part[part_l + IFA_PIDX(s)];
 #else
-        if (ms != -INFINITY) l += part[part_l + first + s] * exp(ms - m);
+        if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
 #endif
     }
     const ulong obase = o_off + b * q_bstride + h * q_hstride;
-    for (int d = lid; d < HEAD_DIM; d += WG) {
+    for (int d = lid; nsplit > 0 && d < HEAD_DIM; d += WG) {
         float acc = 0.0f;
         for (int s = 0; s < nsplit; ++s) {
-            const float ms = part[part_m + first + s];
+            if (!IFA_PVALID(s)) continue;
+            const float ms = part[part_m + IFA_PIDX(s)];
 #if ROWMAX == 2
             (void)ms;
-            acc += part[part_acc + (first + s) * HEAD_DIM + d];
+            acc += part[part_acc + IFA_PIDX(s) * HEAD_DIM + d];
 #else
-            if (ms != -INFINITY) acc = fma(part[part_acc + (first + s) * HEAD_DIM + d], exp(ms - m), acc);
+            if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * HEAD_DIM + d], exp(ms - m), acc);
 #endif
         }
         IFA_STORE(O_T, l > 0.0f ? acc / l : 0.0f, o, obase + d);
     }
 #if HAS_LSE
-    if (lid == 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
+    if (lid == 0 && nsplit > 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
 #endif
 }

@@ -348,7 +348,7 @@ END_TEST
 START_TEST(split_kv_layout_by_dtype) {
     static const int64_t lens[] = {1000, 999, 257, 0};
     const int global = _i >= 3 * NPAIRS, i = _i % (3 * NPAIRS);
-    split_force f = {64, global ? "split_min_tokens=64,chunk_rows=64,split_rowmax=2" : "split_min_tokens=64,chunk_rows=64",
+    split_force f = {64, global ? "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=64,chunk_rows=64,balance_milli=1000000",
                      global ? 2 : 1};
     spec p = {layouts[i / NPAIRS], dtype_pairs[i % NPAIRS][0], dtype_pairs[i % NPAIRS][1], 4, 8, 2, 64, 1000,
               lens, 4, 1, (uint64_t)_i + 1300};
@@ -360,7 +360,7 @@ START_TEST(split_kv_gqa_and_head_dims) {
     static const int64_t heads[][3] = {{8, 8, 64}, {16, 4, 128}, {32, 4, 80}, {28, 4, 1}, {16, 1, 256}, {8, 2, 512}};
     static const int64_t lens[] = {700, 65};
     const int global = _i >= 6, i = _i % 6;
-    split_force f = {64, global ? "split_min_tokens=32,chunk_rows=32,split_rowmax=2" : "split_min_tokens=32,chunk_rows=32",
+    split_force f = {64, global ? "split_min_tokens=32,chunk_rows=32,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=32,chunk_rows=32,balance_milli=1000000",
                      global ? 2 : 1};
     spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[i][0], heads[i][1], heads[i][2], 700,
               lens, 2, 1, (uint64_t)_i + 1400};
@@ -373,7 +373,7 @@ END_TEST
 START_TEST(split_kv_empty_splits) {
     static const int64_t lens[] = {4097, 1, 0, 4096, 130, 2000};
     const int global = _i >= 3, i = _i % 3;
-    split_force f = {128, global ? "split_min_tokens=128,chunk_rows=128,split_rowmax=2" : "split_min_tokens=128,chunk_rows=128",
+    split_force f = {128, global ? "split_min_tokens=128,chunk_rows=128,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=128,chunk_rows=128,balance_milli=1000000",
                      global ? 2 : 1};
     spec p = {layouts[i], i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16, i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16,
               6, 4, 2, 64, 4097, lens, 6, 1, (uint64_t)_i + 1500};
@@ -389,7 +389,7 @@ START_TEST(split_equals_non_split) {
     ifa_case c;
     ck_assert_int_eq(build_case(&p, p.seed, &c), 0);
     ifa_case_result whole, partial, global;
-    split_force fp = {64, "split_min_tokens=64,chunk_rows=64", 1}, fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2", 2};
+    split_force fp = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 1}, fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000", 2};
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &whole), IFA_STATUS_OK);
     ck_assert_int_eq(whole.plan.split_kv, 0);
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fp, &partial), IFA_STATUS_OK);
@@ -418,9 +418,40 @@ START_TEST(split_equals_non_split) {
 }
 END_TEST
 
+/* Balanced units: skewed lengths on a device of many compute units, so units cut blocks anywhere (inside
+ * the fixed-cost head of a block, mid-chunk, across batches), every layout and dtype pair. */
+START_TEST(balanced_layout_by_dtype) {
+    static const int64_t lens[] = {1000, 3, 0, 777};
+    split_force f = {64, "chunk_rows=64", 3};
+    spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 4, 8, 2, 64, 1000,
+              lens, 4, 1, (uint64_t)_i + 1800};
+    check_spec_with(&p, force_split, &f);
+}
+END_TEST
+
+START_TEST(balanced_gqa_head_dims_and_edges) {
+    static const int64_t l1[] = {4097, 1, 0, 4096, 130, 2000}, l2[] = {3, 0}, l3[] = {0, 0, 900};
+    static const struct {
+        const int64_t *lens;
+        int64_t b, n, nkv, d, s;
+        const char *tuning;
+    } cases[] = {
+        {l1, 6, 4, 2, 64, 4097, "chunk_rows=128"},
+        {l1, 6, 28, 4, 80, 4097, "chunk_rows=64,block_cost_rows=100"},
+        {l1, 6, 16, 1, 128, 4097, "chunk_rows=32"},
+        {l2, 2, 4, 2, 512, 3, "block_cost_rows=1"}, /* fewer cost positions than units: empty units */
+        {l3, 3, 8, 8, 1, 900, "chunk_rows=16,block_cost_rows=7"},
+    };
+    split_force f = {_i == 3 ? 64 : 100, cases[_i].tuning, 3};
+    spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, cases[_i].b, cases[_i].n, cases[_i].nkv,
+              cases[_i].d, cases[_i].s, cases[_i].lens, cases[_i].b, 1, (uint64_t)_i + 1900};
+    check_spec_with(&p, force_split, &f);
+}
+END_TEST
+
 START_TEST(split_kv_all_empty_and_uniform) {
     static const int64_t zero[] = {0}, some[] = {3000};
-    split_force f = {64, "split_min_tokens=64,chunk_rows=64", 0}; /* max length 0: nothing to split */
+    split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 0}; /* max length 0: nothing to split */
     spec p = {"BSH", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 100, zero, 1, 1, 1600};
     check_spec_with(&p, force_split, &f);
     split_force g = {64, "split_min_tokens=100,chunk_rows=64", 1};
@@ -454,6 +485,8 @@ Suite *kernel_suite(void) {
     tcase_add_loop_test(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
     tcase_add_loop_test(t, split_equals_non_split, 0, 3);
+    tcase_add_loop_test(t, balanced_layout_by_dtype, 0, 3 * NPAIRS);
+    tcase_add_loop_test(t, balanced_gqa_head_dims_and_edges, 0, 5);
     suite_add_tcase(s, t);
     return s;
 }

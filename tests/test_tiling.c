@@ -49,7 +49,7 @@ START_TEST(key_rejects_illegal) {
     v[IFA_KEY_LAYOUT] = 3;
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "layout = 3"));
-    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 3; /* no third split algorithm */
+    v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 4; /* no fourth split mode */
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
@@ -154,10 +154,12 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
     ck_assert_int_eq(plan.max_splits, 8);
-    /* the longest batch sets the splits */
+    /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
+    setenv("IFA_TUNING", "balance_milli=1000000", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
     check_split_shape(&plan, 5000, 512);
     /* the tuning row picks the algorithm: global rowmax is key value 2 */
     setenv("IFA_TUNING", "split_rowmax=2", 1);
@@ -171,6 +173,61 @@ START_TEST(split_kv_decisions) {
     p = problem(1, 32, 8, 128, 32768);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
+}
+END_TEST
+
+/* Skewed lengths (32768, 16, 16, 16): equal splits leave the long batch's work on few units; balanced
+ * units cut the cost line evenly, and the plan says how even. */
+START_TEST(balanced_units) {
+    ifa_problem p = problem(4, 32, 8, 128, 32768);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 32768, p.total_length = 32768 + 3 * 16;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 3);
+    ck_assert_int_eq(plan.units, 132 * 2);
+    ck_assert_int_eq(plan.num_work_groups, plan.units);
+    ck_assert_int_eq(plan.total_cost, (32768 + 3 * 16) * 8 + 4 * 8 * plan.block_cost_rows);
+    ck_assert_int_le(plan.load_ratio_milli, 1100);
+    ck_assert_int_eq(plan.tiling_key / 10000000 % 10, 3);
+    ck_assert_int_eq(plan.ws_prefix_offset % IFA_WORKSPACE_ALIGN, 0);
+    ck_assert_int_ge(plan.ws_part_acc_offset, plan.ws_prefix_offset + 8 * 5);
+    ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 2 * plan.units * plan.heads_per_group);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* without balancing the same case is far from even */
+    setenv("IFA_TUNING", "balance_milli=1000000", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_ne(plan.split_kv, 3);
+    ck_assert_int_gt(plan.load_ratio_milli, 1100);
+    /* even lengths need no balancing */
+    p = problem(64, 32, 8, 128, 4096);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 64 * 4000;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+    ck_assert_int_le(plan.load_ratio_milli, 1100);
+}
+END_TEST
+
+/* The cut points cover the cost line exactly once, in order, in stretches that differ by at most one,
+ * without overflow at the largest totals (B = 65536, N_kv = 256, S = 2^31 - 1 gives ~2^55). */
+START_TEST(unit_cuts_partition_the_cost_line) {
+    const int64_t totals[] = {1, 7, 263, 264, 1000003, (int64_t)65536 * 256 * 2147483647LL};
+    const int64_t unit_counts[] = {2, 3, 264, 1024};
+    for (size_t i = 0; i < sizeof totals / sizeof totals[0]; ++i) {
+        for (size_t j = 0; j < sizeof unit_counts / sizeof unit_counts[0]; ++j) {
+            const int64_t w = totals[i], u = unit_counts[j];
+            ck_assert_int_eq(ifa__unit_start(w, u, 0), 0);
+            ck_assert_int_eq(ifa__unit_start(w, u, u), w);
+            int64_t lo = INT64_MAX, hi = 0;
+            for (int64_t k = 0; k < u; ++k) {
+                const int64_t len = ifa__unit_start(w, u, k + 1) - ifa__unit_start(w, u, k);
+                ck_assert_int_ge(len, 0);
+                if (len < lo) lo = len;
+                if (len > hi) hi = len;
+            }
+            ck_assert_int_le(hi - lo, 1);
+        }
+    }
 }
 END_TEST
 
@@ -196,6 +253,8 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, split_kv_decisions);
+    tcase_add_test(t, balanced_units);
+    tcase_add_test(t, unit_cuts_partition_the_cost_line);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

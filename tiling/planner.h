@@ -9,6 +9,12 @@
 /* Alignment of every workspace region, in bytes. */
 #define IFA_WORKSPACE_ALIGN 256
 
+/* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
+ * without overflowing 64 bits. ifa_all_vector.cl and ifa_combine.cl compute the same (ifa_unit_start). */
+static inline int64_t ifa__unit_start(int64_t total, int64_t units, int64_t u) {
+    return total / units * u + total % units * u / units;
+}
+
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads, head dim d and chunk rows. */
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t head_dim, int64_t chunk_rows);
 

@@ -13,6 +13,8 @@ typedef struct ifa_tuning {
     int32_t split_waves;       /* split until work units reach compute_units * split_waves */
     int32_t combine_work_group_size;
     int32_t split_rowmax;      /* flash-decoding algorithm: 1 partial rowmax, 2 global rowmax */
+    int32_t block_cost_rows;   /* balanced units: a block's fixed cost in KV-row equivalents (query load, writes) */
+    int32_t balance_milli;     /* balanced units when the longest block exceeds this/1000 of a unit's share */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 2u
+#define IFA_PLAN_VERSION 3u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -57,11 +57,16 @@ typedef struct ifa_plan {
     int32_t chunk_rows;        /* KV rows per inner block */
     int32_t heads_per_group;   /* query heads held by one work-group (G when they fit in local memory) */
     int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
-    int32_t split_kv;          /* 0 none; flash decoding with 1 partial rowmax or 2 global rowmax */
+    int32_t split_kv;          /* 0 none; flash decoding with 1 partial rowmax or 2 global rowmax over a
+                                * grid of equal splits; 3 balanced units (partial rowmax) */
     int32_t split_tokens;      /* KV rows per split (a multiple of chunk_rows) */
     int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty */
     int32_t combine_work_group_size;
+    int32_t units;             /* split_kv 3: work-groups, each a balanced stretch of the cost line */
+    int32_t block_cost_rows;   /* split_kv 3: what a (batch, KV head, head group) block costs besides its rows */
+    int32_t load_ratio_milli;  /* 1000 x (busiest work-group's cost / mean cost over compute units), estimated */
     int32_t reserved0;
+    int64_t total_cost;        /* split_kv 3: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */
     int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
@@ -69,6 +74,8 @@ typedef struct ifa_plan {
     int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, max_splits, D) */
     int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, max_splits) */
     int64_t ws_part_l_offset;   /* split sums, fp32 (B, N, max_splits) */
+    int64_t ws_prefix_offset;   /* split_kv 3: int64 cost position of each batch's first block, B + 1 values;
+                                 * the partials are then indexed by slot (2 per unit) x heads_per_group */
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
 
