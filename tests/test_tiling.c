@@ -231,6 +231,42 @@ START_TEST(unit_cuts_partition_the_cost_line) {
 }
 END_TEST
 
+/* Walks the units exactly as ifa_all_vector.cl does (BALANCED=1) and counts how often each KV row of each
+ * block is processed: every row exactly once, and every block touched by at least one unit (so its output
+ * is written, whole or through the combine), for skewed lengths including zeros. */
+START_TEST(balanced_walk_covers_every_row_once) {
+    static const int64_t lens[] = {32768, 16, 0, 16, 1, 4095, 0};
+    const int64_t nb = 7, kb = 3, c0 = 32, units = 264;
+    int64_t prefix[8] = {0};
+    for (int64_t b = 0; b < nb; ++b) prefix[b + 1] = prefix[b] + (lens[b] + c0) * kb;
+    const int64_t total = prefix[nb];
+    static int32_t seen[7][3][32768];
+    static int32_t touched[7][3];
+    memset(seen, 0, sizeof seen);
+    memset(touched, 0, sizeof touched);
+    for (int64_t u = 0; u < units; ++u) {
+        const int64_t x1 = ifa__unit_start(total, units, u + 1);
+        for (int64_t x = ifa__unit_start(total, units, u); x < x1;) {
+            int64_t b = 0;
+            while (prefix[b + 1] <= x) ++b;
+            const int64_t bcost = lens[b] + c0, blk = (x - prefix[b]) / bcost;
+            const int64_t pk = prefix[b] + blk * bcost, pe = pk + bcost;
+            const int64_t cut0 = x - pk, cut1 = (x1 < pe ? x1 : pe) - pk;
+            const int64_t first = cut0 - c0 < 0 ? 0 : cut0 - c0, end = cut1 - c0 < 0 ? 0 : cut1 - c0;
+            ck_assert_int_le(end, lens[b]);
+            for (int64_t r = first; r < end; ++r) seen[b][blk][r]++;
+            touched[b][blk]++;
+            x = pe;
+        }
+    }
+    for (int64_t b = 0; b < nb; ++b)
+        for (int64_t k = 0; k < kb; ++k) {
+            ck_assert_int_ge(touched[b][k], 1);
+            for (int64_t r = 0; r < lens[b]; ++r) ck_assert_int_eq(seen[b][k][r], 1);
+        }
+}
+END_TEST
+
 START_TEST(tuning_env_override) {
     ifa_problem p = problem(1, 4, 4, 64, 100);
     ifa_plan plan;
@@ -255,6 +291,7 @@ int main(void) {
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);
+    tcase_add_test(t, balanced_walk_covers_every_row_once);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }
