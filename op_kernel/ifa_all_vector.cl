@@ -42,8 +42,7 @@
 
 /* Balanced units: block k = (batch, KV head, head group) costs len_b + c0 (c0 > 0, so an empty batch still
  * costs something); the blocks laid end to end form a cost line [0, total) that unit u cuts at
- * start(u) = floor(u * total / units), computed without 64-bit overflow. */
-inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
+ * ifa_unit_start (ifa_common.cl). */
 
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;

@@ -14,7 +14,6 @@
 #define BALANCED 0
 #endif
 
-inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
 
 /* The unit whose stretch holds cost position x: the largest u with start(u) <= x. */
 inline long ifa_unit_of(long total, long units, long x) {

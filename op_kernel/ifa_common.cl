@@ -33,3 +33,7 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_STORE_2(x, p, i) ((p)[i] = ifa_f32_to_bf16(x))
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
+
+/* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
+ * without overflowing 64 bits (tiling/planner.h has the host twin, ifa__unit_start). */
+inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
