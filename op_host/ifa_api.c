@@ -150,7 +150,7 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
     if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH)
         IFA__TRY(upload_lengths(plan, args, workspace, workspace_offset + (size_t)plan->ws_lengths_offset, queue,
                                 num_events_in_wait_list, event_wait_list, &uploaded[nup++]));
-    if (plan->split_kv == 3) {
+    if (plan->split_kv == IFA_SPLIT_BALANCED) {
         ifa_status ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
                                        num_events_in_wait_list, event_wait_list, &uploaded[nup]);
         if (ust != IFA_STATUS_OK) {

@@ -67,20 +67,22 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
+    const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
+    const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d "
              "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse,
-             plan->split_kv == 1 || plan->split_kv == 2, plan->split_kv == 3, plan->split_kv == 2 ? 2 : 1);
+             equal_splits, balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
     snprintf(options + olen, sizeof options - olen, "0");
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
     IFA__TRY(check_kernel(ctx, k, plan->work_group_size));
-    if (plan->split_kv == 2) {
+    if (global_max) {
         snprintf(options + olen, sizeof options - olen, "1");
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &kmax));
         IFA__TRY(check_kernel(ctx, kmax, plan->work_group_size));
@@ -96,7 +98,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_ulong part_m = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_m_offset / 4 : 0;
     const cl_ulong part_l = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_l_offset / 4 : 0;
     const cl_int split_tokens = plan->split_tokens, max_splits = plan->max_splits;
-    const cl_ulong prefix_off = plan->split_kv == 3 ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
+    const cl_mem prefix = balanced ? workspace : part; /* int64 batch offsets of the cost line */
+    const cl_ulong prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     const cl_long total_cost = plan->total_cost;
     const cl_int units = plan->units, c0 = plan->block_cost_rows, batch = (cl_int)p->batch;
     const cl_ulong q_off = q->offset / ifa_dtype_size(q->dtype), k_off = kt->offset / ifa_dtype_size(kt->dtype);
@@ -121,14 +124,14 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof per_batch, &per_batch},  {sizeof num_heads, &num_heads}, {sizeof group, &group},
         {sizeof head_groups, &head_groups}, {sizeof scale, &scale},      {sizeof(cl_mem), &part},
         {sizeof part_acc, &part_acc},    {sizeof part_m, &part_m},      {sizeof part_l, &part_l},
-        {sizeof split_tokens, &split_tokens}, {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &part},
+        {sizeof split_tokens, &split_tokens}, {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &prefix},
         {sizeof prefix_off, &prefix_off}, {sizeof total_cost, &total_cost}, {sizeof units, &units},
         {sizeof c0, &c0},                {sizeof batch, &batch},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
                               (size_t)p->batch, (size_t)plan->max_splits};
-    if (!plan->split_kv)
+    if (plan->split_kv == IFA_SPLIT_NONE)
         return enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
                        wait, event);
     const size_t unit_global[1] = {(size_t)plan->work_group_size * (size_t)plan->units};
@@ -142,7 +145,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         wait = &max_done;
     }
     ifa_status sst = enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
-                             plan->split_kv == 3 ? unit_global : global, local, plan->split_kv == 3 ? 1 : 3, queue,
+                             balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
     if (max_done) clReleaseEvent(max_done);
     if (sst != IFA_STATUS_OK) return sst;
@@ -150,7 +153,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     snprintf(coptions, sizeof coptions,
              "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D GT=%d",
              (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse,
-             plan->split_kv == 2 ? 2 : 1, plan->split_kv == 3, (int)plan->heads_per_group);
+             global_max ? 2 : 1, balanced, (int)plan->heads_per_group);
     static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *ck;
     ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);
@@ -162,7 +165,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
             {sizeof o_off, &o_off},       {sizeof s.q_batch, &s.q_batch}, {sizeof s.q_head, &s.q_head},
             {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off}, {sizeof num_heads, &num_heads},
             {sizeof(cl_mem), &lens},      {sizeof lens_off, &lens_off}, {sizeof uniform_len, &uniform_len},
-            {sizeof per_batch, &per_batch}, {sizeof split_tokens, &split_tokens}, {sizeof(cl_mem), &part},
+            {sizeof per_batch, &per_batch}, {sizeof split_tokens, &split_tokens}, {sizeof(cl_mem), &prefix},
             {sizeof prefix_off, &prefix_off}, {sizeof total_cost, &total_cost}, {sizeof units, &units},
             {sizeof c0, &c0},             {sizeof group, &group},       {sizeof head_groups, &head_groups},
         };

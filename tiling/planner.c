@@ -53,60 +53,52 @@ static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
     return cwg;
 }
 
-/* Balanced units (split_kv 3): with per-batch lengths, when the longest block is more than balance_milli/1000
- * of a compute unit's fair share of the cost, the blocks are laid on one cost line (length + block_cost_rows
- * each) that compute_units * split_waves work-groups cut into equal stretches. */
-static int choose_balanced(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan,
-                           int64_t blocks, int64_t per_batch_blocks) {
-    const int64_t c0 = t->block_cost_rows > 0 ? t->block_cost_rows : 1;
-    const int64_t total = p->total_length * per_batch_blocks + blocks * c0;
-    const int64_t units = (int64_t)dev->compute_units * (t->split_waves > 0 ? t->split_waves : 1);
-    if (p->lengths_mode != IFA_LENGTHS_PER_BATCH || units < 2 || units > INT32_MAX || dev->compute_units <= 0) return 0;
-    const double share = (double)total / dev->compute_units;
-    if ((double)(p->max_length + c0) * 1000.0 <= share * (t->balance_milli > 0 ? t->balance_milli : 1100)) return 0;
-    plan->split_kv = 3;
-    plan->units = (int32_t)units;
-    plan->block_cost_rows = (int32_t)c0;
-    plan->total_cost = total;
-    plan->combine_work_group_size = combine_wg(dev, t);
-    return 1;
-}
-
-/* Flash decoding: split the KV sequence when the (batch, KV head, head group) blocks alone cannot fill
- * compute_units * split_waves work-group slots, into the fewest splits that do, never shorter than
- * split_min_tokens rows, each a whole number of chunks. The grid follows the longest batch; a batch with
- * fewer rows uses fewer splits. With per-batch lengths, balanced units may be chosen instead. */
+/* Flash decoding. The (batch, KV head, head group) blocks cost len_b + block_cost_rows each (so an empty
+ * batch still costs something), W in all, and a device offers compute_units * split_waves work-group slots.
+ * - Balanced units (per-batch lengths only), when the longest block is more than balance_milli/1000 of a
+ *   compute unit's fair share W / compute_units: the blocks are laid on one cost line cut into one equal
+ *   stretch per slot.
+ * - Equal splits, when the blocks alone cannot fill the slots: the fewest splits that do, never shorter
+ *   than split_min_tokens rows, each a whole number of chunks; the grid follows the longest batch and a
+ *   batch with fewer rows uses fewer splits.
+ * The plan's load ratio estimates the busiest work-group's cost over the fair share. */
 static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan) {
-    plan->split_kv = 0;
+    plan->split_kv = IFA_SPLIT_NONE;
     plan->split_tokens = 0;
     plan->max_splits = 1;
     plan->combine_work_group_size = 0;
     const int64_t per_batch_blocks = p->num_kv_heads * plan->head_groups;
-    const int64_t units = p->batch * per_batch_blocks;
+    const int64_t blocks = p->batch * per_batch_blocks;
     const int64_t c0 = t->block_cost_rows > 0 ? t->block_cost_rows : 1;
-    const double share = dev->compute_units > 0
-                             ? (double)(p->total_length * per_batch_blocks + units * c0) / dev->compute_units : 1.0;
+    const int64_t total = p->total_length * per_batch_blocks + blocks * c0;
+    const int64_t slots = (int64_t)dev->compute_units * (t->split_waves > 0 ? t->split_waves : 1);
+    const double share = dev->compute_units > 0 ? (double)total / dev->compute_units : 1.0;
+    const int64_t balance_milli = t->balance_milli > 0 ? t->balance_milli : 1100;
     int64_t critical = p->max_length + c0; /* the busiest work-group's cost */
-    if (choose_balanced(p, dev, t, plan, units, per_batch_blocks)) {
-        critical = (plan->total_cost + plan->units - 1) / plan->units;
+    if (p->lengths_mode == IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && slots >= 2 && slots <= INT32_MAX &&
+        (double)critical * 1000.0 > share * (double)balance_milli) {
+        plan->split_kv = IFA_SPLIT_BALANCED;
+        plan->units = (int32_t)slots;
+        plan->block_cost_rows = (int32_t)c0;
+        plan->total_cost = total;
+        critical = (total + slots - 1) / slots;
     } else {
-        const int64_t target = (int64_t)dev->compute_units * (t->split_waves > 0 ? t->split_waves : 1);
         const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
-        if (dev->compute_units > 0 && units < target && p->max_length >= 2 * min_tokens) {
-            int64_t splits = (target + units - 1) / units;
+        if (dev->compute_units > 0 && blocks < slots && p->max_length >= 2 * min_tokens) {
+            int64_t splits = (slots + blocks - 1) / blocks;
             if (splits > p->max_length / min_tokens) splits = p->max_length / min_tokens;
             int64_t tokens = (p->max_length + splits - 1) / splits;
             tokens = (tokens + plan->chunk_rows - 1) / plan->chunk_rows * plan->chunk_rows;
             const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
             if (max_splits >= 2 && tokens <= INT32_MAX) {
-                plan->split_kv = t->split_rowmax == 2 ? 2 : 1;
+                plan->split_kv = t->split_rowmax == 2 ? IFA_SPLIT_GLOBAL_ROWMAX : IFA_SPLIT_PARTIAL_ROWMAX;
                 plan->split_tokens = (int32_t)tokens;
                 plan->max_splits = (int32_t)max_splits;
-                plan->combine_work_group_size = combine_wg(dev, t);
                 critical = tokens + c0;
             }
         }
     }
+    if (plan->split_kv != IFA_SPLIT_NONE) plan->combine_work_group_size = combine_wg(dev, t);
     const double ratio = (critical > share ? (double)critical : share) / share;
     plan->load_ratio_milli = ratio * 1000.0 > 2e9 ? 2000000000 : (int32_t)(ratio * 1000.0 + 0.5);
 }
@@ -153,20 +145,21 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
     choose_split(p, dev, &t, plan);
-    plan->num_work_groups = plan->split_kv == 3 ? plan->units : plan->num_work_groups * plan->max_splits;
+    plan->num_work_groups =
+        plan->split_kv == IFA_SPLIT_BALANCED ? plan->units : plan->num_work_groups * plan->max_splits;
 
     workspace_cursor ws = {0};
     if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
         plan->ws_lengths_bytes = 4 * p->batch;
         plan->ws_lengths_offset = place(&ws, plan->ws_lengths_bytes);
     }
-    if (plan->split_kv == 3) {
+    if (plan->split_kv == IFA_SPLIT_BALANCED) {
         const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group;
         plan->ws_prefix_offset = place(&ws, 8 * (p->batch + 1));
         plan->ws_part_acc_offset = place(&ws, 4 * slots * p->head_dim);
         plan->ws_part_m_offset = place(&ws, 4 * slots);
         plan->ws_part_l_offset = place(&ws, 4 * slots);
-    } else if (plan->split_kv) {
+    } else if (plan->split_kv != IFA_SPLIT_NONE) {
         const int64_t rows = p->batch * p->num_heads * plan->max_splits;
         plan->ws_part_acc_offset = place(&ws, 4 * rows * p->head_dim);
         plan->ws_part_m_offset = place(&ws, 4 * rows);
@@ -196,11 +189,11 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||
-        (plan->split_kv && plan->split_kv != 3 &&
+        (plan->split_kv != IFA_SPLIT_NONE && plan->split_kv != IFA_SPLIT_BALANCED &&
          (plan->max_splits < 2 || plan->split_tokens < plan->chunk_rows || plan->combine_work_group_size < 1 ||
           plan->workspace_bytes < plan->ws_part_l_offset + 4 * plan->problem.batch * plan->problem.num_heads *
                                                                plan->max_splits)) ||
-        (plan->split_kv == 3 &&
+        (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
           plan->workspace_bytes < plan->ws_part_l_offset + 8 * (int64_t)plan->units * plan->heads_per_group)))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "

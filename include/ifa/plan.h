@@ -24,6 +24,14 @@ typedef enum ifa_template {
     IFA_TEMPLATE_CV = 2          /* matrix products through CLBlast with vector kernels between (not yet built) */
 } ifa_template;
 
+/* How the KV sequence is split across work-groups (the plan's split_kv and the key's split_kv digit). */
+typedef enum ifa_split_mode {
+    IFA_SPLIT_NONE = 0,           /* one work-group per (batch, KV head, head group) block */
+    IFA_SPLIT_PARTIAL_ROWMAX = 1, /* equal splits, each normalised by its own max; the combine rescales */
+    IFA_SPLIT_GLOBAL_ROWMAX = 2,  /* equal splits after a max pass; the combine only sums */
+    IFA_SPLIT_BALANCED = 3        /* balanced units over a cost line of all blocks (partial rowmax) */
+} ifa_split_mode;
+
 /* The call a plan was made for, reduced to integers. run recomputes it from its arguments and refuses a
  * plan whose problem differs (PLAN_MISMATCH). */
 typedef struct ifa_problem {
@@ -57,16 +65,15 @@ typedef struct ifa_plan {
     int32_t chunk_rows;        /* KV rows per inner block */
     int32_t heads_per_group;   /* query heads held by one work-group (G when they fit in local memory) */
     int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
-    int32_t split_kv;          /* 0 none; flash decoding with 1 partial rowmax or 2 global rowmax over a
-                                * grid of equal splits; 3 balanced units (partial rowmax) */
+    int32_t split_kv;          /* ifa_split_mode */
     int32_t split_tokens;      /* KV rows per split (a multiple of chunk_rows) */
     int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty */
     int32_t combine_work_group_size;
-    int32_t units;             /* split_kv 3: work-groups, each a balanced stretch of the cost line */
-    int32_t block_cost_rows;   /* split_kv 3: what a (batch, KV head, head group) block costs besides its rows */
+    int32_t units;             /* IFA_SPLIT_BALANCED: work-groups, each a balanced stretch of the cost line */
+    int32_t block_cost_rows;   /* IFA_SPLIT_BALANCED: what a (batch, KV head, head group) block costs besides its rows */
     int32_t load_ratio_milli;  /* 1000 x (busiest work-group's cost / mean cost over compute units), estimated */
     int32_t reserved0;
-    int64_t total_cost;        /* split_kv 3: sum over blocks of (length + block_cost_rows) */
+    int64_t total_cost;        /* IFA_SPLIT_BALANCED: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */
     int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
@@ -74,7 +81,7 @@ typedef struct ifa_plan {
     int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, max_splits, D) */
     int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, max_splits) */
     int64_t ws_part_l_offset;   /* split sums, fp32 (B, N, max_splits) */
-    int64_t ws_prefix_offset;   /* split_kv 3: int64 cost position of each batch's first block, B + 1 values;
+    int64_t ws_prefix_offset;   /* IFA_SPLIT_BALANCED: int64 cost position of each batch's first block, B + 1 values;
                                  * the partials are then indexed by slot (2 per unit) x heads_per_group */
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
