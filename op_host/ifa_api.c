@@ -37,7 +37,9 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
                          #f, (int64_t)want->f, (int64_t)got->f);
     FIELD(batch) FIELD(num_heads) FIELD(num_kv_heads) FIELD(head_dim) FIELD(seq_q) FIELD(seq_kv) FIELD(layout)
     FIELD(q_dtype) FIELD(kv_dtype) FIELD(out_dtype) FIELD(has_lse) FIELD(lengths_mode) FIELD(uniform_length)
-    FIELD(max_length) FIELD(total_length) FIELD(scale_bits)
+    FIELD(max_length) FIELD(total_length) FIELD(scale_bits) FIELD(softcap_bits) FIELD(window) FIELD(causal)
+    FIELD(mask_kind) FIELD(mask_batch) FIELD(mask_len) FIELD(pse_kind) FIELD(pse_len) FIELD(has_kv_padding)
+    FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
@@ -96,15 +98,25 @@ static ifa_status upload_staged(void *host, size_t bytes, cl_mem ws, size_t at, 
     return IFA_STATUS_OK;
 }
 
-/* The per-batch lengths as int32. */
+/* The per-batch lengths as int32, after kv padding. */
 static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
                                  size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                  cl_event *done) {
     const int64_t b = plan->problem.batch;
     cl_int *host = malloc((size_t)b * sizeof *host);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " lengths", b);
-    for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)args->actual_seq_lengths[i];
+    for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)ifa__effective_length(&plan->problem, args->actual_seq_lengths[i]);
     return upload_staged(host, (size_t)b * sizeof *host, ws, at, queue, num_wait, wait, done);
+}
+
+/* Paged KV: the block table as int32 (B, table_cols). */
+static ifa_status upload_table(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws, size_t at,
+                               cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+    const size_t bytes = (size_t)plan->ws_table_bytes;
+    cl_int *host = malloc(bytes);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging a %zu-byte block table", bytes);
+    memcpy(host, args->block_table, bytes);
+    return upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
 }
 
 /* Balanced units: the cost-line position of each batch's first block, B + 1 int64 values. */
@@ -117,8 +129,10 @@ static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_atte
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " batch offsets", p->batch + 1);
     host[0] = 0;
     for (int64_t b = 0; b < p->batch; ++b) {
-        const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH ? args->actual_seq_lengths[b] : p->uniform_length;
-        host[b + 1] = host[b] + (len + plan->block_cost_rows) * blocks;
+        const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH
+                                ? ifa__effective_length(p, args->actual_seq_lengths[b]) : p->uniform_length;
+        const int64_t span = ifa__kv_span(len, p->window, p->causal ? p->seq_q - 1 : 0);
+        host[b + 1] = host[b] + (span + plan->block_cost_rows) * blocks;
     }
     if (host[p->batch] != plan->total_cost) {
         free(host);
@@ -145,19 +159,22 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
 
     ifa__verbose_run(plan, args);
 
-    cl_event uploaded[2] = {NULL, NULL};
+    cl_event uploaded[3] = {NULL, NULL, NULL};
     cl_uint nup = 0;
+    ifa_status ust = IFA_STATUS_OK;
     if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH)
-        IFA__TRY(upload_lengths(plan, args, workspace, workspace_offset + (size_t)plan->ws_lengths_offset, queue,
-                                num_events_in_wait_list, event_wait_list, &uploaded[nup++]));
-    if (plan->split_kv == IFA_SPLIT_BALANCED) {
-        ifa_status ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
-                                       num_events_in_wait_list, event_wait_list, &uploaded[nup]);
-        if (ust != IFA_STATUS_OK) {
-            if (nup) clReleaseEvent(uploaded[0]);
-            return ust;
-        }
-        nup++;
+        ust = upload_lengths(plan, args, workspace, workspace_offset + (size_t)plan->ws_lengths_offset, queue,
+                             num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
+    if (ust == IFA_STATUS_OK && problem.paged)
+        ust = upload_table(plan, args, workspace, workspace_offset + (size_t)plan->ws_table_offset, queue,
+                           num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
+    if (ust == IFA_STATUS_OK && plan->split_kv == IFA_SPLIT_BALANCED)
+        ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
+                            num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
+    if (ust != IFA_STATUS_OK) {
+        for (cl_uint i = 0; i < nup; ++i)
+            if (uploaded[i]) clReleaseEvent(uploaded[i]);
+        return ust;
     }
     if (nup) {
         num_events_in_wait_list = nup;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "op_host/cl_status.h"
+#include "tiling/planner.h"
 
 static const char *const layout_names[IFA_LAYOUT_COUNT_] = {"BSH", "BSND", "BNSD"};
 
@@ -87,16 +88,30 @@ static int same_shape(const ifa_tensor *a, const ifa_tensor *b) {
     return 1;
 }
 
-static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+int64_t ifa__effective_length(const ifa_problem *p, int64_t raw) {
+    /* Ascend's kv_padding_size: rows [S_kv - pad - len, S_kv - pad); a window starting before row 0 is empty */
+    return p->has_kv_padding && p->seq_kv - p->kv_padding - raw < 0 ? 0 : raw;
+}
+
+/* Reads the lengths; fills lengths_mode, uniform_length, the largest effective length (*max_len, what
+ * masks and biases must cover) and the rows blocks read (max_length, total_length). */
+static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t *max_len) {
     int64_t count = a->actual_seq_lengths_count;
+    const int64_t shift = p->causal ? p->seq_q - 1 : 0;
     if (count == 0) {
         if (a->actual_seq_lengths)
             return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
                              "actual_seq_lengths is non-NULL with actual_seq_lengths_count 0; pass NULL for full "
                              "length or a count of 1 or B");
+        if (p->paged)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
+                             "paged KV (block_table) needs actual_seq_lengths: the pool has no per-batch length");
+        if (p->has_kv_padding)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "kv_padding_size needs actual_seq_lengths");
         p->lengths_mode = IFA_LENGTHS_FULL;
-        p->uniform_length = p->max_length = p->seq_kv;
-        p->total_length = p->seq_kv * p->batch;
+        p->uniform_length = *max_len = p->seq_kv;
+        p->max_length = ifa__kv_span(p->seq_kv, p->window, shift);
+        p->total_length = p->max_length * p->batch;
         return IFA_STATUS_OK;
     }
     if (!a->actual_seq_lengths)
@@ -106,28 +121,147 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
         return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
                          "actual_seq_lengths has %" PRId64 " values; it needs 1 or B = %" PRId64, count, p->batch);
     uint64_t h = 1469598103934665603ull;
-    int64_t mx = 0, total = 0;
+    int64_t mx = 0, span_max = 0, total = 0;
     for (int64_t i = 0; i < count; ++i) {
         int64_t v = a->actual_seq_lengths[i];
-        if (v < 0 || v > p->seq_kv)
+        if (v < 0)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths[%" PRId64 "] = %" PRId64 " is negative",
+                             i, v);
+        if (p->paged && v > p->seq_kv)
+            return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE,
+                             "block_table has %" PRId64 " blocks of %" PRId64 " rows per sequence (%" PRId64
+                             " positions), too few for actual_seq_lengths[%" PRId64 "] = %" PRId64,
+                             p->table_cols, p->block_size, p->seq_kv, i, v);
+        if (v > p->seq_kv)
             return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
                              "actual_seq_lengths[%" PRId64 "] = %" PRId64 " is outside [0, S_kv = %" PRId64 "]", i, v,
                              p->seq_kv);
-        if (v > mx) mx = v;
-        total += v;
+        const int64_t e = ifa__effective_length(p, v), span = ifa__kv_span(e, p->window, shift);
+        if (e > mx) mx = e;
+        if (span > span_max) span_max = span;
+        total += span;
         for (int k = 0; k < 8; ++k) h = (h ^ ((uint64_t)v >> (8 * k) & 0xffu)) * 1099511628211ull;
     }
-    p->max_length = mx;
+    *max_len = mx;
+    p->max_length = span_max;
     if (count == 1) {
         p->lengths_mode = IFA_LENGTHS_UNIFORM;
         p->uniform_length = mx;
-        p->total_length = mx * p->batch;
+        p->total_length = span_max * p->batch;
     } else {
         p->lengths_mode = IFA_LENGTHS_PER_BATCH;
         p->uniform_length = 0;
         p->total_length = total;
         p->lengths_hash = h;
     }
+    return IFA_STATUS_OK;
+}
+
+/* Paged KV: every block a batch's length uses names a block of the pool. Entries past the length are not
+ * looked at (engines leave them stale or -1). */
+static ifa_status check_block_table(const ifa_incre_flash_attention_args *a, const ifa_problem *p) {
+    for (int64_t b = 0; b < p->batch; ++b) {
+        const int64_t len = a->actual_seq_lengths[a->actual_seq_lengths_count == 1 ? 0 : b];
+        const int64_t used = (len + p->block_size - 1) / p->block_size;
+        const int32_t *row = a->block_table + b * p->table_cols;
+        for (int64_t i = 0; i < used; ++i)
+            if (row[i] < 0 || row[i] >= p->pool_blocks)
+                return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE,
+                                 "block_table[%" PRId64 "][%" PRId64 "] = %" PRId32 " is outside the pool's blocks [0, %"
+                                 PRId64 ")", b, i, row[i], p->pool_blocks);
+    }
+    return IFA_STATUS_OK;
+}
+
+/* atten_mask: (B, S), (B, 1, S), (B, 1, 1, S) or (B, 1, S1, S), 1-byte elements, covering every batch and
+ * every visible position. */
+static ifa_status check_mask(const ifa_tensor *m, ifa_problem *p, int64_t max_len) {
+    char s1[128];
+    if (m->dtype != IFA_DTYPE_BOOL && m->dtype != IFA_DTYPE_INT8 && m->dtype != IFA_DTYPE_UINT8)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "atten_mask has dtype %s; it must be bool, int8 or uint8",
+                         ifa_dtype_name(m->dtype));
+    if (m->ndim < 2 || m->ndim > 4)
+        return ifa__fail(IFA_STATUS_INVALID_RANK,
+                         "atten_mask has rank %d; it must be (B, S), (B, 1, S), (B, 1, 1, S) or (B, 1, S1, S)",
+                         (int)m->ndim);
+    for (int i = 1; i < m->ndim - 1; ++i) {
+        const int per_token_dim = m->ndim == 4 && i == 2;
+        if (m->shape[i] != 1 && !(per_token_dim && m->shape[i] == p->seq_q))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             "atten_mask has shape %s; its dimension %d must be 1%s", shape_str(m, s1, sizeof s1), i,
+                             per_token_dim ? " or S1" : "");
+    }
+    if (m->shape[0] < p->batch)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "atten_mask has batch %" PRId64 ", fewer than B = %" PRId64,
+                         m->shape[0], p->batch);
+    const int64_t len = m->shape[m->ndim - 1];
+    if (len < max_len)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "atten_mask's last dimension %" PRId64 " is shorter than the longest visible length %" PRId64,
+                         len, max_len);
+    p->mask_kind = m->ndim == 4 && m->shape[2] == p->seq_q && p->seq_q > 1 ? IFA_MASK_PER_TOKEN : IFA_MASK_PER_BATCH;
+    p->mask_batch = m->shape[0];
+    p->mask_len = len;
+    return IFA_STATUS_OK;
+}
+
+/* pse_shift: (B, N, S1, S) or (1, N, S1, S) in the query's dtype. */
+static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len) {
+    char s1[128];
+    if ((int32_t)t->dtype != p->q_dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "pse_shift has dtype %s; it must be the query's dtype %s",
+                         ifa_dtype_name(t->dtype), ifa_dtype_name((ifa_dtype)p->q_dtype));
+    if (t->ndim != 4)
+        return ifa__fail(IFA_STATUS_INVALID_RANK, "pse_shift has rank %d; it must be rank 4, (B, N, S1, S) or (1, N, S1, S)",
+                         (int)t->ndim);
+    if ((t->shape[0] != p->batch && t->shape[0] != 1) || t->shape[1] != p->num_heads || t->shape[2] != p->seq_q)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "pse_shift has shape %s; it must be (B or 1, N, S1, S) = (%" PRId64 " or 1, %" PRId64 ", %" PRId64
+                         ", S)", shape_str(t, s1, sizeof s1), p->batch, p->num_heads, p->seq_q);
+    if (t->shape[3] < max_len)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "pse_shift's last dimension %" PRId64 " is shorter than the longest visible length %" PRId64,
+                         t->shape[3], max_len);
+    p->pse_kind = t->shape[0] == 1 && p->batch > 1 ? IFA_PSE_BROADCAST : IFA_PSE_PER_BATCH;
+    p->pse_len = t->shape[3];
+    return IFA_STATUS_OK;
+}
+
+/* Paged KV attributes and the pool's shape. Sets paged, block_size, table_cols, pool_blocks and seq_kv. */
+static ifa_status check_paged(const ifa_incre_flash_attention_args *a, ifa_problem *p, ifa_layout layout) {
+    char s1[128];
+    if (!a->block_table)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "block_table is NULL but block_size = %" PRId64 " asks for paged KV",
+                         a->block_size);
+    if (a->block_size < 1 || a->block_size > IFA_MAX_BLOCK_SIZE)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "block_size = %" PRId64 " is outside [1, %d]", a->block_size,
+                         IFA_MAX_BLOCK_SIZE);
+    if (a->block_table_cols < 1 || a->block_table_cols > IFA_MAX_SEQ_KV / a->block_size)
+        return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table_cols = %" PRId64 " is outside [1, %lld]",
+                         a->block_table_cols, IFA_MAX_SEQ_KV / a->block_size);
+    const ifa_tensor *k = a->key;
+    const int64_t nkv = p->num_kv_heads, d = p->head_dim, bs = a->block_size;
+    int ok;
+    const char *form;
+    if (layout == IFA_LAYOUT_BNSD) {
+        form = "(num_blocks, N_kv, block_size, D)";
+        ok = k->ndim == 4 && k->shape[1] == nkv && k->shape[2] == bs && k->shape[3] == d;
+    } else if (k->ndim == 3) {
+        form = "(num_blocks, block_size, N_kv·D)";
+        ok = k->shape[1] == bs && k->shape[2] == nkv * d;
+    } else {
+        form = "(num_blocks, block_size, N_kv, D)";
+        ok = layout == IFA_LAYOUT_BSND && k->ndim == 4 && k->shape[1] == bs && k->shape[2] == nkv && k->shape[3] == d;
+    }
+    if (!ok)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "key has shape %s; a paged %s pool with block_size = %" PRId64 ", N_kv = %" PRId64 ", D = %" PRId64
+                         " must be %s", shape_str(k, s1, sizeof s1), ifa__layout_name(layout), bs, nkv, d, form);
+    p->paged = 1;
+    p->block_size = bs;
+    p->table_cols = a->block_table_cols;
+    p->pool_blocks = k->shape[0];
+    p->seq_kv = a->block_table_cols * bs;
     return IFA_STATUS_OK;
 }
 
@@ -145,19 +279,24 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
         IFA__TRY(check_descriptor(required[i].t, required[i].name));
     }
     if (a->softmax_lse) IFA__TRY(check_descriptor(a->softmax_lse, "softmax_lse"));
+    if (a->atten_mask) IFA__TRY(check_descriptor(a->atten_mask, "atten_mask"));
+    if (a->pse_shift) IFA__TRY(check_descriptor(a->pse_shift, "pse_shift"));
 
     if (!a->input_layout) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "input_layout is NULL");
     ifa_layout layout;
     if (ifa__layout_from_name(a->input_layout, &layout) != 0)
         return ifa__fail(IFA_STATUS_INVALID_LAYOUT, "input_layout \"%.32s\" is not one of BSH, BSND, BNSD", a->input_layout);
     p->layout = layout;
+    const int paged = a->block_table != NULL || a->block_size != 0;
 
-    const char *qform = layout == IFA_LAYOUT_BSH ? "(B, 1, H)" : layout == IFA_LAYOUT_BSND ? "(B, 1, N, D)" : "(B, N, 1, D)";
+    const char *qform = layout == IFA_LAYOUT_BSH ? "(B, S1, H)" : layout == IFA_LAYOUT_BSND ? "(B, S1, N, D)" : "(B, N, S1, D)";
     const char *kform =
         layout == IFA_LAYOUT_BSH ? "(B, S_kv, H_kv)" : layout == IFA_LAYOUT_BSND ? "(B, S_kv, N_kv, D)" : "(B, N_kv, S_kv, D)";
     IFA__TRY(check_rank(a->query, "query", layout, qform));
-    IFA__TRY(check_rank(a->key, "key", layout, kform));
-    IFA__TRY(check_rank(a->value, "value", layout, kform));
+    if (!paged || layout != IFA_LAYOUT_BSND || a->key->ndim != 3) {
+        IFA__TRY(check_rank(a->key, "key", layout, kform));
+        IFA__TRY(check_rank(a->value, "value", layout, kform));
+    }
     IFA__TRY(check_rank(a->attention_out, "attention_out", layout, qform));
 
     if (a->num_heads < 1 || a->num_heads > IFA_MAX_HEADS)
@@ -193,26 +332,31 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (qheads != n)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "query %s has %" PRId64 " heads but num_heads = %" PRId64,
                          shape_str(q, s1, sizeof s1), qheads, n);
-    if (sq != 1)
-        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "query %s has sequence length %" PRId64 "; IncreFlashAttention needs 1",
-                         shape_str(q, s1, sizeof s1), sq);
-    p->seq_q = 1;
+    if (sq > IFA_MAX_SEQ_Q)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE,
+                         "query %s has %" PRId64 " tokens per batch (S1); IncreFlashAttention takes 1 to %d",
+                         shape_str(q, s1, sizeof s1), sq, IFA_MAX_SEQ_Q);
+    p->seq_q = sq;
     if (p->head_dim > IFA_MAX_HEAD_DIM)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "head dimension D = %" PRId64 " exceeds %d", p->head_dim,
                          IFA_MAX_HEAD_DIM);
 
     const ifa_tensor *k = a->key;
-    p->seq_kv = layout == IFA_LAYOUT_BNSD ? k->shape[2] : k->shape[1];
-    if (p->seq_kv > IFA_MAX_SEQ_KV)
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key sequence length S_kv = %" PRId64 " exceeds %lld", p->seq_kv,
-                         IFA_MAX_SEQ_KV);
-    ifa_tensor want;
-    kv_shape(layout, p->batch, p->seq_kv, nkv, p->head_dim, &want);
-    if (!same_shape(k, &want))
-        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key has shape %s; with B = %" PRId64 ", N_kv = %" PRId64
-                         ", D = %" PRId64 " and layout %s it must be %s",
-                         shape_str(k, s1, sizeof s1), p->batch, nkv, p->head_dim, ifa__layout_name(layout),
-                         shape_str(&want, s2, sizeof s2));
+    if (paged) {
+        IFA__TRY(check_paged(a, p, layout));
+    } else {
+        p->seq_kv = layout == IFA_LAYOUT_BNSD ? k->shape[2] : k->shape[1];
+        if (p->seq_kv > IFA_MAX_SEQ_KV)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key sequence length S_kv = %" PRId64 " exceeds %lld",
+                             p->seq_kv, IFA_MAX_SEQ_KV);
+        ifa_tensor want;
+        kv_shape(layout, p->batch, p->seq_kv, nkv, p->head_dim, &want);
+        if (!same_shape(k, &want))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key has shape %s; with B = %" PRId64 ", N_kv = %" PRId64
+                             ", D = %" PRId64 " and layout %s it must be %s",
+                             shape_str(k, s1, sizeof s1), p->batch, nkv, p->head_dim, ifa__layout_name(layout),
+                             shape_str(&want, s2, sizeof s2));
+    }
     if (!same_shape(a->value, k))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value has shape %s; it must equal key's shape %s",
                          shape_str(a->value, s1, sizeof s1), shape_str(k, s2, sizeof s2));
@@ -222,10 +366,10 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->softmax_lse) {
         const ifa_tensor *l = a->softmax_lse;
         if (l->ndim != 3)
-            return ifa__fail(IFA_STATUS_INVALID_RANK, "softmax_lse has rank %d; it must be rank 3 (B, N, 1)", (int)l->ndim);
-        if (l->shape[0] != p->batch || l->shape[1] != n || l->shape[2] != 1)
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape %s; it must be (B, N, 1) = (%" PRId64
-                             ", %" PRId64 ", 1)", shape_str(l, s1, sizeof s1), p->batch, n);
+            return ifa__fail(IFA_STATUS_INVALID_RANK, "softmax_lse has rank %d; it must be rank 3 (B, N, S1)", (int)l->ndim);
+        if (l->shape[0] != p->batch || l->shape[1] != n || l->shape[2] != sq)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape %s; it must be (B, N, S1) = (%" PRId64
+                             ", %" PRId64 ", %" PRId64 ")", shape_str(l, s1, sizeof s1), p->batch, n, sq);
         if (l->dtype != IFA_DTYPE_FLOAT32)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "softmax_lse has dtype %s; it must be float32",
                              ifa_dtype_name(l->dtype));
@@ -250,8 +394,38 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
         return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "scale_value = %g is not a finite float32", a->scale_value);
     float scale = (float)a->scale_value;
     memcpy(&p->scale_bits, &scale, sizeof scale);
+    if (!isfinite(a->softcap) || a->softcap < 0 || a->softcap > 3.0e38)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "softcap = %g must be 0 (off) or a positive finite float32",
+                         a->softcap);
+    float cap = (float)a->softcap;
+    if (a->softcap > 0 && cap < 1e-30f)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "softcap = %g is too small to divide by in float32", a->softcap);
+    memcpy(&p->softcap_bits, &cap, sizeof cap);
+    if (a->window < 0)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "window = %" PRId64 " is negative; 0 turns the sliding window off",
+                         a->window);
+    p->window = a->window;
+    if (a->kv_padding_size) {
+        const int64_t pad = *a->kv_padding_size;
+        if (paged)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                             "kv_padding_size applies to contiguous key/value; paged KV (block_table) has no padding");
+        if (pad < 0 || pad > p->seq_kv)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size = %" PRId64 " is outside [0, S_kv = %" PRId64 "]",
+                             pad, p->seq_kv);
+        p->has_kv_padding = 1;
+        p->kv_padding = pad;
+    }
+    /* a per-token mask says what each query token sees; otherwise the query tokens are causal */
+    const int per_token_mask = a->atten_mask && a->atten_mask->ndim == 4 && a->atten_mask->shape[2] == sq && sq > 1;
+    p->causal = sq > 1 && !per_token_mask;
 
-    return check_lengths(a, p);
+    int64_t max_len = 0;
+    IFA__TRY(check_lengths(a, p, &max_len));
+    if (paged) IFA__TRY(check_block_table(a, p));
+    if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
+    if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
+    return IFA_STATUS_OK;
 }
 
 static ifa_status check_buffer(const ifa_tensor *t, const char *name) {
@@ -273,5 +447,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     IFA__TRY(check_buffer(a->value, "value"));
     IFA__TRY(check_buffer(a->attention_out, "attention_out"));
     if (a->softmax_lse) IFA__TRY(check_buffer(a->softmax_lse, "softmax_lse"));
+    if (a->atten_mask) IFA__TRY(check_buffer(a->atten_mask, "atten_mask"));
+    if (a->pse_shift) IFA__TRY(check_buffer(a->pse_shift, "pse_shift"));
     return IFA_STATUS_OK;
 }

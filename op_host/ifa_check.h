@@ -10,11 +10,17 @@
 #define IFA_MAX_KV_HEADS 256
 #define IFA_MAX_HEAD_DIM 512
 #define IFA_MAX_SEQ_KV 2147483647LL
+#define IFA_MAX_SEQ_Q 16
+#define IFA_MAX_BLOCK_SIZE 512
 
 /* Checks every rule on shapes, dtypes, attributes and lengths, and fills *problem. Buffers are not looked
  * at (they may be NULL while planning). Returns OK or the status of the first broken rule, with the last
  * error naming the argument and the rule. */
 ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *args, ifa_problem *problem);
+
+/* The length batch b sees once kv_padding_size is applied: raw, or 0 when its rows would start before
+ * the key's first row. */
+int64_t ifa__effective_length(const ifa_problem *problem, int64_t raw);
 
 /* Checks that every tensor of args names a buffer large enough for offset + its bytes. */
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *args);

@@ -25,9 +25,22 @@
  * block cut by the stretch's ends leaves a partial (partial rowmax) in slot 2u (the unit's first block) or
  * 2u + 1 (its last), which ifa_combine.cl merges. prefix[b] is the cost position of batch b's first block.
  *
+ * Query rows. A work-group holds R = GT * SQ query rows, row r = g * SQ + t for head g of its group and
+ * query token t (multi-token queries, speculative decoding). Every row shares the block's pass over K/V.
+ * Row (g, t) sees logical position p when begin_t <= p < end_t, with end_t = len_b - (SQ - 1 - t) if CAUSAL
+ * else len_b, and begin_t = end_t - window when window > 0 (else 0), and the mask (if any) is 0 at p.
+ * The block reads positions [ifa_kv_lo, len_b) only: nothing before the earliest row's window.
+ * Scores: s = (q.k) * scale [+ pse]; [s = softcap * tanh(s / softcap)]; invisible positions are -inf.
+ *
+ * KV addressing. Logical position p of batch b lives at row row0_b + p of batch b (row0_b = kv_end - len_b
+ * with Ascend's kv padding, else 0), or with PAGED=1 at row p % block_size of pool block
+ * table[b][p / block_size] (kv_bstride is then the pool's block stride). Each chunk row's element offset is
+ * computed once, in the score phase, and kept in local memory for the P.V phase.
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
- * CHUNK rows per chunk (a multiple of WG); GT heads per group; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2;
- * MAX_PASS 0/1; BALANCED 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
+ * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
+ * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
+ * PAGED 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
 #define ROWMAX 1
@@ -39,6 +52,8 @@
 #define BALANCED 0
 #endif
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
+#define R (GT * SQ)
+#define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
 
 /* Balanced units: block k = (batch, KV head, head group) costs len_b + c0 (c0 > 0, so an empty batch still
  * costs something); the blocks laid end to end form a cost line [0, total) that unit u cuts at
@@ -49,20 +64,25 @@ typedef IFA_STORE_TYPE(KV_T) kv_store;
 typedef IFA_STORE_TYPE(O_T) o_store;
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
-    __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride,
+    __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
     __global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
     ulong kv_bstride, ulong kv_hstride, ulong kv_rstride,
     __global o_store *o, ulong o_off, __global float *lse, ulong lse_off,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
     int num_heads, int group, int head_groups, float scale,
     __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits,
-    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int batch) {
+    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int batch,
+    __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
+    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
+    float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
+    int block_size) {
     const int lid = (int)get_local_id(0);
 
-    __local float qs[GT * HEAD_DIM];
-    __local float acc[GT * HEAD_DIM];
-    __local float sc[GT * CHUNK];
-    __local float m_s[GT], l_s[GT], a_s[GT];
+    __local float qs[R * HEAD_DIM];
+    __local float acc[R * HEAD_DIM];
+    __local float sc[R * CHUNK];
+    __local float m_s[R], l_s[R], a_s[R];
+    __local ulong roff[CHUNK];
 
 #if BALANCED
     const long unit = (long)get_group_id(0);
@@ -77,12 +97,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
         const ulong b = (ulong)lo;
         const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-        const long bcost = (long)len_b + c0;
+        const int kv_lo = ifa_kv_lo(len_b, window, CAUSAL_SHIFT), span = len_b - kv_lo;
+        const long bcost = (long)span + c0;
         const int blk = (int)((x - prefix[prefix_off + b]) / bcost);
         const long pk = prefix[prefix_off + b] + (long)blk * bcost, pe = pk + bcost;
         const long cut0 = x - pk, cut1 = min(x1, pe) - pk;
-        const int first = (int)clamp(cut0 - c0, 0L, (long)len_b);
-        const int len = (int)clamp(cut1 - c0, 0L, (long)len_b);
+        const int first = kv_lo + (int)clamp(cut0 - c0, 0L, (long)span);
+        const int len = kv_lo + (int)clamp(cut1 - c0, 0L, (long)span);
         const int whole = cut0 == 0 && pe <= x1;
         const ulong slot = 2 * (ulong)unit + (piece == 0 ? 0 : 1);
         const int active = 1;
@@ -92,17 +113,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const int blk = (int)get_group_id(0);
         const ulong b = get_group_id(1);
         const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+        const int kv_lo = ifa_kv_lo(len_b, window, CAUSAL_SHIFT), span = len_b - kv_lo;
 #if SPLIT
         const int split = (int)get_group_id(2);
-        /* a batch has max(1, ceil(len_b / split_tokens)) splits; the work-groups of later splits run no chunk
+        /* a batch has max(1, ceil(span / split_tokens)) splits; the work-groups of later splits run no chunk
          * and write nothing (the combine never reads their slots). No early return: PoCL's work-item loops
          * mishandle a return ahead of barriers. */
-        const int active = split == 0 || split * split_tokens < len_b;
-        const int first = min(len_b, split * split_tokens);
+        const int active = split == 0 || split * split_tokens < span;
+        const int first = kv_lo + min(span, split * split_tokens);
         const int len = active ? min(len_b, first + split_tokens) : first;
         const int whole = 0;
 #else
-        const int first = 0;
+        const int first = kv_lo;
         const int len = len_b;
         const int whole = 1;
 #endif
@@ -110,86 +132,115 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int kvh = blk / head_groups;
     const int g0 = (blk - kvh * head_groups) * GT;
     const int gn = min(GT, group - g0);
+    const int rn = gn * SQ;
     const int h0 = kvh * group + g0;
+#if HAS_PAD
+    const int row0 = kv_end - len_b;
+#else
+    const int row0 = 0;
+#endif
 
     const ulong qbase = q_off + b * q_bstride + (ulong)h0 * q_hstride;
-    for (int i = lid; i < GT * HEAD_DIM; i += WG) {
-        const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
-        qs[i] = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + d) : 0.0f;
+    for (int i = lid; i < R * HEAD_DIM; i += WG) {
+        const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+        const int g = r / SQ, t = r - g * SQ;
+        qs[i] = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d) : 0.0f;
         acc[i] = 0.0f;
     }
-    for (int g = lid; g < GT; g += WG) {
+    for (int r = lid; r < R; r += WG) {
         float m0 = -INFINITY;
 #if IFA_GLOBAL_MAX
         /* the row's global max over every split, from the max pass */
-        const ulong mrow = (b * (ulong)num_heads + (ulong)(h0 + g)) * (ulong)max_splits;
-        const int nsplit = max(1, (len_b + split_tokens - 1) / split_tokens);
-        for (int s = 0; g < gn && s < nsplit; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
+        const ulong mrow = ((b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r) * (ulong)max_splits;
+        const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
+        for (int s = 0; r < rn && s < nsplit; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
 #endif
-        m_s[g] = m0;
-        l_s[g] = 0.0f;
+        m_s[r] = m0;
+        l_s[r] = 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    const ulong kbase = k_off + b * kv_bstride + (ulong)kvh * kv_hstride;
-    const ulong vbase = v_off + b * kv_bstride + (ulong)kvh * kv_hstride;
-    for (int c0 = first; c0 < len; c0 += CHUNK) {
-        const int rows = min(CHUNK, len - c0);
+    const ulong kvh_off = (ulong)kvh * kv_hstride;
+    for (int c = first; c < len; c += CHUNK) {
+        const int rows = min(CHUNK, len - c);
 
         for (int j = lid; j < rows; j += WG) {
-            const ulong kr = kbase + (ulong)(c0 + j) * kv_rstride;
-            float dot[GT];
-            for (int g = 0; g < GT; ++g) dot[g] = 0.0f;
+            const int p = c + j;
+#if PAGED
+            const int pb = table[table_off + b * (ulong)table_cols + (ulong)(p / block_size)];
+            const ulong ro = (ulong)pb * kv_bstride + (ulong)(p % block_size) * kv_rstride + kvh_off;
+#else
+            const ulong ro = b * kv_bstride + (ulong)(row0 + p) * kv_rstride + kvh_off;
+#endif
+            roff[j] = ro;
+            float dot[R];
+            for (int r = 0; r < R; ++r) dot[r] = 0.0f;
             for (int d = 0; d < HEAD_DIM; ++d) {
-                const float kk = IFA_LOAD(KV_T, k, kr + d);
-                for (int g = 0; g < GT; ++g) dot[g] = fma(qs[g * HEAD_DIM + d], kk, dot[g]);
+                const float kk = IFA_LOAD(KV_T, k, k_off + ro + d);
+                for (int r = 0; r < R; ++r) dot[r] = fma(qs[r * HEAD_DIM + d], kk, dot[r]);
             }
-            for (int g = 0; g < GT; ++g) sc[g * CHUNK + j] = dot[g] * scale;
+            for (int r = 0; r < R; ++r) {
+                const int g = r / SQ, t = r - g * SQ;
+                float s = dot[r] * scale;
+#if HAS_PSE
+                if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
+                                                        (ulong)t * pse_tstride + (ulong)p);
+#endif
+#if SOFTCAP
+                s = softcap * tanh(s / softcap);
+#endif
+                const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                int visible = p < end && (window <= 0 || p >= end - window);
+#if HAS_MASK
+                visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
+#endif
+                sc[r * CHUNK + j] = visible ? s : -INFINITY;
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        for (int g = lid; g < gn; g += WG) {
+        for (int r = lid; r < rn; r += WG) {
             float mx = -INFINITY;
-            for (int j = 0; j < rows; ++j) mx = fmax(mx, sc[g * CHUNK + j]);
+            for (int j = 0; j < rows; ++j) mx = fmax(mx, sc[r * CHUNK + j]);
 #if MAX_PASS
-            m_s[g] = fmax(m_s[g], mx);
+            m_s[r] = fmax(m_s[r], mx);
 #elif IFA_GLOBAL_MAX
-            const float m = m_s[g];
+            const float m = m_s[r];
             float sum = 0.0f;
             for (int j = 0; j < rows; ++j) {
-                const float p = m == -INFINITY ? 0.0f : exp(sc[g * CHUNK + j] - m);
-                sc[g * CHUNK + j] = p;
-                sum += p;
+                const float pr = m == -INFINITY ? 0.0f : exp(sc[r * CHUNK + j] - m);
+                sc[r * CHUNK + j] = pr;
+                sum += pr;
             }
-            l_s[g] += sum;
-            a_s[g] = 1.0f;
+            l_s[r] += sum;
+            a_s[r] = 1.0f;
 #else
-            const float m_old = m_s[g];
+            const float m_old = m_s[r];
             const float m_new = fmax(m_old, mx);
-            /* -inf - -inf is NaN: a head that has seen nothing rescales by 0, and an all -inf chunk adds 0. */
+            /* -inf - -inf is NaN: a row that has seen nothing rescales by 0, and an all -inf chunk adds 0. */
             const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
             float sum = 0.0f;
             for (int j = 0; j < rows; ++j) {
-                const float p = m_new == -INFINITY ? 0.0f : exp(sc[g * CHUNK + j] - m_new);
-                sc[g * CHUNK + j] = p;
-                sum += p;
+                const float pr = m_new == -INFINITY ? 0.0f : exp(sc[r * CHUNK + j] - m_new);
+                sc[r * CHUNK + j] = pr;
+                sum += pr;
             }
-            l_s[g] = l_s[g] * alpha + sum;
-            m_s[g] = m_new;
-            a_s[g] = alpha;
+            l_s[r] = l_s[r] * alpha + sum;
+            m_s[r] = m_new;
+            a_s[r] = alpha;
 #endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
 
         for (int d = lid; d < HEAD_DIM; d += WG) {
-            float a[GT];
-            for (int g = 0; g < GT; ++g) a[g] = g < gn ? acc[g * HEAD_DIM + d] * a_s[g] : 0.0f;
+            float a[R];
+            for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * HEAD_DIM + d] * a_s[r] : 0.0f;
             for (int j = 0; j < rows; ++j) {
-                const float vv = IFA_LOAD(KV_T, v, vbase + (ulong)(c0 + j) * kv_rstride + d);
-                for (int g = 0; g < GT; ++g) a[g] = fma(sc[g * CHUNK + j], vv, a[g]);
+                const float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
+                for (int r = 0; r < R; ++r) a[r] = fma(sc[r * CHUNK + j], vv, a[r]);
             }
-            for (int g = 0; g < gn; ++g) acc[g * HEAD_DIM + d] = a[g];
+            for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -199,24 +250,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     if (!whole) {
         /* partials of this piece: the accumulator stays unnormalised, the combine rescales it */
 #if BALANCED
-#define IFA_PROW(g) (slot * GT + (ulong)(g))
+#define IFA_PROW(r) (slot * R + (ulong)(r))
 #else
-        const ulong row0 = (b * (ulong)num_heads + (ulong)h0) * (ulong)max_splits + (ulong)split;
-#define IFA_PROW(g) (row0 + (ulong)(g) * (ulong)max_splits)
+        const ulong row0p = ((b * (ulong)num_heads + (ulong)h0) * SQ) * (ulong)max_splits + (ulong)split;
+#define IFA_PROW(r) (row0p + (ulong)(r) * (ulong)max_splits)
 #endif
-        const int gw = active ? gn : 0; /* heads whose partials this work-group writes */
+        const int rw = active ? rn : 0; /* rows whose partials this work-group writes */
 #if MAX_PASS
-        for (int g = lid; g < gw; g += WG) part[part_m + IFA_PROW(g)] = m_s[g];
+        for (int r = lid; r < rw; r += WG) part[part_m + IFA_PROW(r)] = m_s[r];
 #else
-        for (int i = lid; i < gw * HEAD_DIM; i += WG) {
-            const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
-            part[part_acc + IFA_PROW(g) * HEAD_DIM + d] = acc[i];
+        for (int i = lid; i < rw * HEAD_DIM; i += WG) {
+            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+            part[part_acc + IFA_PROW(r) * HEAD_DIM + d] = acc[i];
         }
-        for (int g = lid; g < gw; g += WG) {
+        for (int r = lid; r < rw; r += WG) {
 #if ROWMAX == 1
-            part[part_m + IFA_PROW(g)] = m_s[g]; /* global rowmax leaves the max pass's values */
+            part[part_m + IFA_PROW(r)] = m_s[r]; /* global rowmax leaves the max pass's values */
 #endif
-            part[part_l + IFA_PROW(g)] = l_s[g];
+            part[part_l + IFA_PROW(r)] = l_s[r];
         }
 #endif
     }
@@ -224,15 +275,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if !SPLIT
     if (whole) {
         const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
-        for (int i = lid; i < gn * HEAD_DIM; i += WG) {
-            const int g = i / HEAD_DIM, d = i - g * HEAD_DIM;
-            const float l = l_s[g];
-            IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + d);
+        for (int i = lid; i < rn * HEAD_DIM; i += WG) {
+            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+            const int g = r / SQ, t = r - g * SQ;
+            const float l = l_s[r];
+            IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
         }
 #if HAS_LSE
-        for (int g = lid; g < gn; g += WG) {
-            const float l = l_s[g];
-            lse[lse_off + b * (ulong)num_heads + (ulong)(h0 + g)] = l > 0.0f ? m_s[g] + log(l) : -INFINITY;
+        for (int r = lid; r < rn; r += WG) {
+            const float l = l_s[r];
+            lse[lse_off + (b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r] = l > 0.0f ? m_s[r] + log(l) : -INFINITY;
         }
 #endif
     }

@@ -7,8 +7,8 @@
  * L = sum_s l_s, out = sum_s acc_s / L.
  * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_all_vector.cl);
  * a block that one unit holds whole was written by that unit, and the row is left alone here.
- * One work-group per (batch, query head) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, ROWMAX,
- * BALANCED, GT. */
+ * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE,
+ * ROWMAX, BALANCED, GT, SQ, CAUSAL (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
 #define BALANCED 0
@@ -29,34 +29,36 @@ typedef IFA_STORE_TYPE(O_T) o_store;
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
-    __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride,
+    __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
     __global float *lse, ulong lse_off, int num_heads,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
-    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups) {
+    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
+    int window) {
     const ulong row = get_group_id(0);
-    const ulong b = row / (ulong)num_heads, h = row - b * (ulong)num_heads;
+    const ulong bh = row / SQ, t = row - bh * SQ;
+    const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
     const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
+    const int span = len_b - ifa_kv_lo(len_b, window, CAUSAL ? SQ - 1 : 0);
 #if BALANCED
     const int hh = (int)h % group;
     const int blk = (int)h / group * head_groups + hh / GT;
-    const ulong g = (ulong)(hh % GT);
-    const long bcost = (long)len_b + c0;
+    const ulong r = (ulong)(hh % GT) * SQ + t;
+    const long bcost = (long)span + c0;
     const long pk = prefix[prefix_off + b] + (long)blk * bcost;
     const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);
     const int nsplit = ul > uf ? (int)(ul - uf + 1) : 0; /* 0: one unit held the block and wrote it */
     const ulong skip_first = ifa_unit_start(total_cost, units, uf) < pk; /* the block is uf's last piece */
-#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * GT + g)
+#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * (GT * SQ) + r)
 /* a unit whose stretch is empty (more units than cost positions) ran nothing and wrote no slot */
 #define IFA_PVALID(s) (ifa_unit_start(total_cost, units, uf + (s)) < ifa_unit_start(total_cost, units, uf + (s) + 1))
 #else
     const ulong first = row * (ulong)max_splits;
     /* only the splits this batch has were written */
-    const int nsplit = max(1, (len_b + split_tokens - 1) / split_tokens);
+    const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
 #define IFA_PIDX(s) (first + (ulong)(s))
 #define IFA_PVALID(s) 1
 #endif
-
     float m = -INFINITY;
     for (int s = 0; s < nsplit; ++s)
         if (IFA_PVALID(s)) m = fmax(m, part[part_m + IFA_PIDX(s)]);
@@ -71,7 +73,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
         if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
 #endif
     }
-    const ulong obase = o_off + b * q_bstride + h * q_hstride;
+    const ulong obase = o_off + b * q_bstride + h * q_hstride + t * q_tstride;
     for (int d = lid; nsplit > 0 && d < HEAD_DIM; d += WG) {
         float acc = 0.0f;
         for (int s = 0; s < nsplit; ++s) {

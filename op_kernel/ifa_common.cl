@@ -37,3 +37,10 @@ inline ushort ifa_f32_to_bf16(float f) {
 /* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
  * without overflowing 64 bits (tiling/planner.h has the host twin, ifa__unit_start). */
 inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
+
+/* The first logical KV position a (batch, KV head) block reads for a batch of length len: its earliest
+ * query row ends at len - causal_shift and sees the last `window` positions before that (window 0: all).
+ * tiling/planner.h has the host twin (ifa__kv_lo); the plan's costs and the kernels' ranges agree on it. */
+inline int ifa_kv_lo(int len, int window, int causal_shift) {
+    return window > 0 ? clamp(len - causal_shift - window, 0, len) : 0;
+}

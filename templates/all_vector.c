@@ -8,21 +8,21 @@
 #include "op_host/context.h"
 
 typedef struct strides {
-    cl_ulong q_batch, q_head;
-    cl_ulong kv_batch, kv_head, kv_row;
+    cl_ulong q_batch, q_head, q_tok;
+    cl_ulong kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
 } strides;
 
 static strides layout_strides(const ifa_problem *p) {
     strides s;
     const cl_ulong d = (cl_ulong)p->head_dim, n = (cl_ulong)p->num_heads, nkv = (cl_ulong)p->num_kv_heads;
-    const cl_ulong skv = (cl_ulong)p->seq_kv;
-    /* With one query token every layout stores query and output as (B, N, D). */
-    s.q_batch = n * d;
-    s.q_head = d;
+    const cl_ulong sq = (cl_ulong)p->seq_q;
+    const cl_ulong rows = p->paged ? (cl_ulong)p->block_size : (cl_ulong)p->seq_kv; /* rows per batch or block */
     if (p->layout == IFA_LAYOUT_BNSD) {
-        s.kv_batch = nkv * skv * d, s.kv_head = skv * d, s.kv_row = d;
+        s.q_batch = n * sq * d, s.q_head = sq * d, s.q_tok = d;
+        s.kv_batch = nkv * rows * d, s.kv_head = rows * d, s.kv_row = d;
     } else {
-        s.kv_batch = skv * nkv * d, s.kv_head = d, s.kv_row = nkv * d;
+        s.q_batch = sq * n * d, s.q_head = d, s.q_tok = n * d;
+        s.kv_batch = rows * nkv * d, s.kv_head = d, s.kv_row = nkv * d;
     }
     return s;
 }
@@ -71,11 +71,13 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D HAS_LSE=%d "
+             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D SQ=%d "
+             "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
              "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
-             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->has_lse,
-             equal_splits, balanced, global_max ? 2 : 1);
+             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal, (int)p->has_lse,
+             p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
+             (int)p->paged, equal_splits, balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
@@ -111,12 +113,26 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_int per_batch = p->lengths_mode == IFA_LENGTHS_PER_BATCH;
     const cl_int num_heads = (cl_int)p->num_heads, group = (cl_int)(p->num_heads / p->num_kv_heads);
     const cl_int head_groups = plan->head_groups;
-    float scale;
+    float scale, softcap;
     memcpy(&scale, &p->scale_bits, sizeof scale);
+    memcpy(&softcap, &p->softcap_bits, sizeof softcap);
+    const cl_int window = (cl_int)p->window, kv_end = (cl_int)(p->seq_kv - p->kv_padding);
+    /* absent optional inputs are passed as the query's buffer: the kernel is built without reading them */
+    const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
+    const cl_mem mask_buf = mask ? mask->buffer : q->buffer, pse_buf = pse ? pse->buffer : q->buffer;
+    const cl_ulong mask_off = mask ? mask->offset : 0, pse_off = pse ? pse->offset / ifa_dtype_size(pse->dtype) : 0;
+    const cl_ulong mask_tstride = p->mask_kind == IFA_MASK_PER_TOKEN ? (cl_ulong)p->mask_len : 0;
+    const cl_ulong mask_bstride = mask ? (cl_ulong)(ifa_tensor_numel(mask) / mask->shape[0]) : 0;
+    const cl_ulong pse_tstride = (cl_ulong)p->pse_len, pse_hstride = (cl_ulong)(p->seq_q * p->pse_len);
+    const cl_ulong pse_bstride = p->pse_kind == IFA_PSE_PER_BATCH ? (cl_ulong)p->num_heads * pse_hstride : 0;
+    const cl_mem table = p->paged ? workspace : q->buffer;
+    const cl_ulong table_off = p->paged ? ws_word + (cl_ulong)plan->ws_table_offset / 4 : 0;
+    const cl_int table_cols = (cl_int)p->table_cols, block_size = (cl_int)p->block_size;
 
     const karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
-        {sizeof s.q_head, &s.q_head},    {sizeof(cl_mem), &kt->buffer}, {sizeof k_off, &k_off},
+        {sizeof s.q_head, &s.q_head},    {sizeof s.q_tok, &s.q_tok},    {sizeof(cl_mem), &kt->buffer},
+        {sizeof k_off, &k_off},
         {sizeof(cl_mem), &v->buffer},    {sizeof v_off, &v_off},        {sizeof s.kv_batch, &s.kv_batch},
         {sizeof s.kv_head, &s.kv_head},  {sizeof s.kv_row, &s.kv_row},  {sizeof(cl_mem), &o->buffer},
         {sizeof o_off, &o_off},          {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off},
@@ -126,7 +142,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof part_acc, &part_acc},    {sizeof part_m, &part_m},      {sizeof part_l, &part_l},
         {sizeof split_tokens, &split_tokens}, {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &prefix},
         {sizeof prefix_off, &prefix_off}, {sizeof total_cost, &total_cost}, {sizeof units, &units},
-        {sizeof c0, &c0},                {sizeof batch, &batch},
+        {sizeof c0, &c0},                {sizeof batch, &batch},        {sizeof(cl_mem), &mask_buf},
+        {sizeof mask_off, &mask_off},    {sizeof mask_bstride, &mask_bstride}, {sizeof mask_tstride, &mask_tstride},
+        {sizeof(cl_mem), &pse_buf},      {sizeof pse_off, &pse_off},    {sizeof pse_bstride, &pse_bstride},
+        {sizeof pse_hstride, &pse_hstride}, {sizeof pse_tstride, &pse_tstride}, {sizeof softcap, &softcap},
+        {sizeof window, &window},        {sizeof kv_end, &kv_end},      {sizeof(cl_mem), &table},
+        {sizeof table_off, &table_off},  {sizeof table_cols, &table_cols}, {sizeof block_size, &block_size},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
@@ -151,9 +172,10 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     if (sst != IFA_STATUS_OK) return sst;
     char coptions[256];
     snprintf(coptions, sizeof coptions,
-             "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D GT=%d",
+             "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D GT=%d "
+             "-D SQ=%d -D CAUSAL=%d",
              (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse,
-             global_max ? 2 : 1, balanced, (int)plan->heads_per_group);
+             global_max ? 2 : 1, balanced, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal);
     static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *ck;
     ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);
@@ -163,14 +185,16 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
             {sizeof(cl_mem), &part},      {sizeof part_acc, &part_acc}, {sizeof part_m, &part_m},
             {sizeof part_l, &part_l},     {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &o->buffer},
             {sizeof o_off, &o_off},       {sizeof s.q_batch, &s.q_batch}, {sizeof s.q_head, &s.q_head},
+            {sizeof s.q_tok, &s.q_tok},
             {sizeof(cl_mem), &lse->buffer}, {sizeof lse_off, &lse_off}, {sizeof num_heads, &num_heads},
             {sizeof(cl_mem), &lens},      {sizeof lens_off, &lens_off}, {sizeof uniform_len, &uniform_len},
             {sizeof per_batch, &per_batch}, {sizeof split_tokens, &split_tokens}, {sizeof(cl_mem), &prefix},
             {sizeof prefix_off, &prefix_off}, {sizeof total_cost, &total_cost}, {sizeof units, &units},
             {sizeof c0, &c0},             {sizeof group, &group},       {sizeof head_groups, &head_groups},
+            {sizeof window, &window},
         };
         const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
-        const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads)};
+        const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
         st = enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue, 1, &split_done,
                      event);
     }

@@ -8,8 +8,10 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse;
+    ifa_tensor q, k, v, o, lse, mask, pse;
     int64_t lens[2];
+    int64_t pad;
+    int32_t table[2 * 4];
     ifa_incre_flash_attention_args a;
 } fixture;
 
@@ -39,6 +41,7 @@ static void expect(const fixture *f, ifa_status want, const char *needle) {
     size_t ws = 12345;
     ifa_status st = ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f->a, &plan, &ws);
     ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
+    if (want == IFA_STATUS_OK) return;
     if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
     ck_assert_msg(strncmp(ifa_last_error(), ifa_status_name(want), strlen(ifa_status_name(want))) == 0,
                   "message \"%s\" does not start with the status name", ifa_last_error());
@@ -117,7 +120,7 @@ START_TEST(layout_and_rank) {
     setup(&f), f.o.ndim = 2;
     expect(&f, IFA_STATUS_INVALID_RANK, "attention_out");
     setup(&f), f.a.input_layout = "BNSD";
-    expect(&f, IFA_STATUS_INVALID_RANK, "needs rank 4 (B, N, 1, D)");
+    expect(&f, IFA_STATUS_INVALID_RANK, "needs rank 4 (B, N, S1, D)");
     setup(&f), f.lse.ndim = 2;
     expect(&f, IFA_STATUS_INVALID_RANK, "softmax_lse has rank 2");
 }
@@ -146,8 +149,10 @@ END_TEST
 
 START_TEST(shapes) {
     fixture f;
+    setup(&f), f.q.shape[1] = 17, f.o.shape[1] = 17, f.lse.shape[2] = 17;
+    expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "17 tokens per batch (S1); IncreFlashAttention takes 1 to 16");
     setup(&f), f.q.shape[1] = 2, f.o.shape[1] = 2;
-    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "sequence length 2");
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape (2, 8, 1); it must be (B, N, S1) = (2, 8, 2)");
     setup(&f), f.q.shape[2] = f.o.shape[2] = 8 * 513, f.k.shape[2] = f.v.shape[2] = 2 * 513;
     expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 513 exceeds 512");
     setup(&f), f.q.shape[0] = f.o.shape[0] = 70000;
@@ -181,6 +186,128 @@ START_TEST(dtypes) {
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype float32");
     setup(&f), f.lse.dtype = IFA_DTYPE_FLOAT16;
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "softmax_lse has dtype float16");
+}
+END_TEST
+
+/* A mask (B, 1, 1, S), a bias (B, N, 1, S) and a kv padding on the valid fixture. */
+static void setup_mask_pse(fixture *f) {
+    setup(f);
+    tensor(&f->mask, IFA_DTYPE_BOOL, 4, 2, 1, 1, 32);
+    tensor(&f->pse, IFA_DTYPE_FLOAT16, 4, 2, 8, 1, 32);
+    f->a.atten_mask = &f->mask, f->a.pse_shift = &f->pse;
+}
+
+START_TEST(mask_bias_window_padding_rules) {
+    fixture f;
+    setup_mask_pse(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_mask_pse(&f), f.mask.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "atten_mask has dtype float16; it must be bool, int8 or uint8");
+    setup_mask_pse(&f), f.mask.ndim = 5, f.mask.shape[4] = 1;
+    expect(&f, IFA_STATUS_INVALID_RANK, "atten_mask has rank 5");
+    setup_mask_pse(&f), f.mask.shape[2] = 3;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "atten_mask has shape (2, 1, 3, 32); its dimension 2 must be 1 or S1");
+    setup_mask_pse(&f), f.mask.shape[0] = 1;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "atten_mask has batch 1, fewer than B = 2");
+    setup_mask_pse(&f), f.mask.shape[3] = 31;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "atten_mask's last dimension 31 is shorter than the longest visible length 32");
+    setup_mask_pse(&f), f.mask.shape[3] = 7, f.lens[0] = 7; /* covers every length: legal */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_mask_pse(&f), f.pse.ndim = 3;
+    expect(&f, IFA_STATUS_INVALID_RANK, "pse_shift has rank 3; it must be rank 4");
+    setup_mask_pse(&f), f.pse.dtype = IFA_DTYPE_FLOAT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "pse_shift has dtype float32; it must be the query's dtype float16");
+    setup_mask_pse(&f), f.pse.shape[1] = 4;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "pse_shift has shape (2, 4, 1, 32); it must be (B or 1, N, S1, S)");
+    setup_mask_pse(&f), f.pse.shape[0] = 3;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "pse_shift has shape (3, 8, 1, 32)");
+    setup_mask_pse(&f), f.pse.shape[3] = 20;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "pse_shift's last dimension 20 is shorter");
+    setup_mask_pse(&f), f.pse.shape[0] = 1; /* broadcast over batch: legal */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup(&f), f.a.softcap = -1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "softcap = -1 must be 0 (off) or a positive finite float32");
+    setup(&f), f.a.softcap = NAN;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "softcap");
+    setup(&f), f.a.softcap = 1e-40;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "too small to divide by");
+    setup(&f), f.a.window = -1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "window = -1 is negative");
+    setup(&f), f.pad = 33, f.a.kv_padding_size = &f.pad;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size = 33 is outside [0, S_kv = 32]");
+    setup(&f), f.pad = -1, f.a.kv_padding_size = &f.pad;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size = -1");
+    setup(&f), f.pad = 4, f.a.kv_padding_size = &f.pad, f.a.actual_seq_lengths = NULL, f.a.actual_seq_lengths_count = 0;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "kv_padding_size needs actual_seq_lengths");
+    setup(&f), f.pad = 30, f.a.kv_padding_size = &f.pad; /* batch 0's rows start before 0: legal, it sees nothing */
+    expect(&f, IFA_STATUS_OK, NULL);
+}
+END_TEST
+
+/* Multi-token queries: S1 up to 16, the per-token mask form, the LSE shape. */
+START_TEST(multi_token_rules) {
+    fixture f;
+    setup(&f), f.q.shape[1] = 16, f.o.shape[1] = 16, f.lse.shape[2] = 16;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_mask_pse(&f), f.q.shape[1] = 4, f.o.shape[1] = 4, f.lse.shape[2] = 4, f.mask.shape[2] = 4;
+    f.pse.shape[2] = 4;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_mask_pse(&f), f.q.shape[1] = 4, f.o.shape[1] = 4, f.lse.shape[2] = 4, f.pse.shape[2] = 1;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "pse_shift has shape (2, 8, 1, 32); it must be (B or 1, N, S1, S) = (2 or 1, 8, 4, S)");
+    setup(&f), f.q.shape[1] = 17, f.o.shape[1] = 17, f.lse.shape[2] = 17;
+    expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "S1");
+}
+END_TEST
+
+/* A paged BSH pool of 6 blocks of 8 rows; batch 0 uses blocks 0-3, batch 1 (length 7) block 4 only. */
+static void setup_paged(fixture *f) {
+    setup(f);
+    tensor(&f->k, IFA_DTYPE_FLOAT16, 3, 6, 8, 32, 0);
+    f->v = f->k;
+    static const int32_t table[8] = {0, 1, 2, 3, 4, 99, -1, -7}; /* entries past a length are never read */
+    memcpy(f->table, table, sizeof table);
+    f->a.block_table = f->table, f->a.block_table_cols = 4, f->a.block_size = 8;
+}
+
+START_TEST(paged_rules) {
+    fixture f;
+    setup_paged(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_paged(&f), f.a.block_size = 0;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "block_size = 0 is outside [1, 512]");
+    setup_paged(&f), f.a.block_size = 513;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "block_size = 513 is outside [1, 512]");
+    setup_paged(&f), f.a.block_table = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "block_table is NULL but block_size = 8");
+    setup_paged(&f), f.a.block_table_cols = 0;
+    expect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table_cols = 0");
+    setup_paged(&f), f.table[2] = 6;
+    expect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[0][2] = 6 is outside the pool's blocks [0, 6)");
+    setup_paged(&f), f.table[4] = -1;
+    expect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[1][0] = -1");
+    setup_paged(&f), f.a.block_table_cols = 3;
+    expect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table has 3 blocks of 8 rows per sequence (24 positions), too few "
+                                               "for actual_seq_lengths[0] = 32");
+    setup_paged(&f), f.a.actual_seq_lengths = NULL, f.a.actual_seq_lengths_count = 0;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "paged KV (block_table) needs actual_seq_lengths");
+    setup_paged(&f), f.k.shape[1] = 16, f.v = f.k;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "key has shape (6, 16, 32); a paged BSH pool with block_size = 8");
+    setup_paged(&f), f.v.shape[0] = 5;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value has shape (5, 8, 32); it must equal key's shape (6, 8, 32)");
+    setup_paged(&f), f.pad = 0, f.a.kv_padding_size = &f.pad;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size applies to contiguous key/value");
+    /* BNSD pools are (blocks, N_kv, block_size, D); BSND takes 3-D or 4-D pools */
+    setup_paged(&f), f.a.input_layout = "BNSD";
+    tensor(&f.q, IFA_DTYPE_FLOAT16, 4, 2, 8, 1, 16), f.o = f.q;
+    tensor(&f.k, IFA_DTYPE_FLOAT16, 4, 6, 2, 8, 16), f.v = f.k;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.k.shape[1] = 8, f.k.shape[2] = 2, f.v = f.k;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "must be (num_blocks, N_kv, block_size, D)");
+    setup_paged(&f), f.a.input_layout = "BSND";
+    tensor(&f.q, IFA_DTYPE_FLOAT16, 4, 2, 1, 8, 16), f.o = f.q;
+    expect(&f, IFA_STATUS_OK, NULL);
+    tensor(&f.k, IFA_DTYPE_FLOAT16, 4, 6, 8, 2, 16), f.v = f.k;
+    expect(&f, IFA_STATUS_OK, NULL);
 }
 END_TEST
 
@@ -241,6 +368,7 @@ static void live_free(live *l) {
 static void expect_run(live *l, const ifa_plan *plan, cl_mem ws, cl_command_queue q, ifa_status want, const char *needle) {
     ifa_status st = ifa_incre_flash_attention_run(test_ctx(), plan, &l->f.a, ws, 0, q, 0, NULL, NULL);
     ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
+    if (want == IFA_STATUS_OK) return;
     if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
 }
 
@@ -361,6 +489,9 @@ int main(void) {
     tcase_add_test(t, shapes);
     tcase_add_test(t, dtypes);
     tcase_add_test(t, attributes_and_lengths);
+    tcase_add_test(t, mask_bias_window_padding_rules);
+    tcase_add_test(t, multi_token_rules);
+    tcase_add_test(t, paged_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

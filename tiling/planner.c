@@ -8,9 +8,10 @@
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
-int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t head_dim, int64_t chunk_rows) {
-    /* query (fp32), output accumulator, one chunk of scores/probabilities, and max/sum/rescale per head */
-    return 4 * heads_per_group * (2 * head_dim + chunk_rows + 3);
+int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows) {
+    /* per query row (head x token): query (fp32), output accumulator, one chunk of scores/probabilities, and
+     * max/sum/rescale; per chunk row: its KV element offset (8 bytes) */
+    return 4 * heads_per_group * seq_q * (2 * head_dim + chunk_rows + 3) + 8 * chunk_rows;
 }
 
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
@@ -41,7 +42,7 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_LSE] = plan->problem.has_lse;
     v[IFA_KEY_LENGTHS] = plan->problem.lengths_mode;
     v[IFA_KEY_SPLIT_KV] = plan->split_kv;
-    v[IFA_KEY_PAGED] = 0;
+    v[IFA_KEY_PAGED] = plan->problem.paged;
     v[IFA_KEY_ANTIQUANT] = 0;
     v[IFA_KEY_MODE] = 1;
     return ifa__key_encode(v, key);
@@ -88,7 +89,11 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
             int64_t splits = (slots + blocks - 1) / blocks;
             if (splits > p->max_length / min_tokens) splits = p->max_length / min_tokens;
             int64_t tokens = (p->max_length + splits - 1) / splits;
-            tokens = (tokens + plan->chunk_rows - 1) / plan->chunk_rows * plan->chunk_rows;
+            /* whole chunks; with paged KV whole blocks too when one size divides the other, so that a split
+             * starts at a block boundary (unless a sliding window shifts the block's first row) */
+            int64_t grain = plan->chunk_rows;
+            if (p->paged && p->block_size > grain && p->block_size % grain == 0) grain = p->block_size;
+            tokens = (tokens + grain - 1) / grain * grain;
             const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
             if (max_splits >= 2 && tokens <= INT32_MAX) {
                 plan->split_kv = t->split_rowmax == 2 ? IFA_SPLIT_GLOBAL_ROWMAX : IFA_SPLIT_PARTIAL_ROWMAX;
@@ -119,21 +124,21 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     const int64_t group = p->num_heads / p->num_kv_heads;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
-    while (chunk > wg && ifa__all_vector_local_bytes(group, p->head_dim, chunk) > budget) chunk -= wg;
+    while (chunk > wg && ifa__all_vector_local_bytes(group, p->seq_q, p->head_dim, chunk) > budget) chunk -= wg;
     int64_t fit = 0;
     for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
-        if (ifa__all_vector_local_bytes(g, p->head_dim, chunk) <= budget) {
+        if (ifa__all_vector_local_bytes(g, p->seq_q, p->head_dim, chunk) <= budget) {
             fit = g;
             break;
         }
     }
     if (fit == 0) {
-        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, p->head_dim, chunk) <= budget; ++g) fit = g;
+        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, p->seq_q, p->head_dim, chunk) <= budget; ++g) fit = g;
         if (fit == 0)
             return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
-                             "one query head with D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
+                             "one query head with S1 = %" PRId64 ", D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
                              " bytes of local memory; the device offers %" PRId64,
-                             p->head_dim, (int)chunk, ifa__all_vector_local_bytes(1, p->head_dim, chunk), budget);
+                             p->seq_q, p->head_dim, (int)chunk, ifa__all_vector_local_bytes(1, p->seq_q, p->head_dim, chunk), budget);
     }
     /* Largest group that fits, then even the groups out so none is left nearly empty. */
     int64_t groups = (group + fit - 1) / fit;
@@ -141,7 +146,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->heads_per_group = (int32_t)((group + groups - 1) / groups);
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
-    plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->head_dim, chunk);
+    plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
     choose_split(p, dev, &t, plan);
@@ -153,14 +158,18 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->ws_lengths_bytes = 4 * p->batch;
         plan->ws_lengths_offset = place(&ws, plan->ws_lengths_bytes);
     }
+    if (p->paged) {
+        plan->ws_table_bytes = 4 * p->batch * p->table_cols;
+        plan->ws_table_offset = place(&ws, plan->ws_table_bytes);
+    }
     if (plan->split_kv == IFA_SPLIT_BALANCED) {
-        const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group;
+        const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group * p->seq_q;
         plan->ws_prefix_offset = place(&ws, 8 * (p->batch + 1));
         plan->ws_part_acc_offset = place(&ws, 4 * slots * p->head_dim);
         plan->ws_part_m_offset = place(&ws, 4 * slots);
         plan->ws_part_l_offset = place(&ws, 4 * slots);
     } else if (plan->split_kv != IFA_SPLIT_NONE) {
-        const int64_t rows = p->batch * p->num_heads * plan->max_splits;
+        const int64_t rows = p->batch * p->num_heads * p->seq_q * plan->max_splits;
         plan->ws_part_acc_offset = place(&ws, 4 * rows * p->head_dim);
         plan->ws_part_m_offset = place(&ws, 4 * rows);
         plan->ws_part_l_offset = place(&ws, 4 * rows);
@@ -178,7 +187,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan version %" PRIu32 " is not this library's %u", plan->version,
                          IFA_PLAN_VERSION);
     if (plan->problem.num_kv_heads < 1 || plan->problem.num_heads < plan->problem.num_kv_heads ||
-        plan->problem.batch < 1 || plan->problem.head_dim < 1)
+        plan->problem.batch < 1 || plan->problem.head_dim < 1 || plan->problem.seq_q < 1 || plan->problem.seq_q > 16)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan problem sizes are out of range");
     uint64_t key;
     IFA__TRY(make_key(plan, &key));
@@ -192,10 +201,13 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->split_kv != IFA_SPLIT_NONE && plan->split_kv != IFA_SPLIT_BALANCED &&
          (plan->max_splits < 2 || plan->split_tokens < plan->chunk_rows || plan->combine_work_group_size < 1 ||
           plan->workspace_bytes < plan->ws_part_l_offset + 4 * plan->problem.batch * plan->problem.num_heads *
-                                                               plan->max_splits)) ||
+                                                               plan->problem.seq_q * plan->max_splits)) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
-          plan->workspace_bytes < plan->ws_part_l_offset + 8 * (int64_t)plan->units * plan->heads_per_group)))
+          plan->workspace_bytes <
+              plan->ws_part_l_offset + 8 * (int64_t)plan->units * plan->heads_per_group * plan->problem.seq_q)) ||
+        (plan->problem.paged && plan->workspace_bytes < plan->ws_table_offset + 4 * plan->problem.batch *
+                                                                                  plan->problem.table_cols))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

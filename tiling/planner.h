@@ -15,8 +15,24 @@ static inline int64_t ifa__unit_start(int64_t total, int64_t units, int64_t u) {
     return total / units * u + total % units * u / units;
 }
 
-/* Local memory (bytes) the all-vector kernel needs for heads_per_group heads, head dim d and chunk rows. */
-int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t head_dim, int64_t chunk_rows);
+/* The first logical KV position a (batch, KV head) block reads, for a batch of effective length len:
+ * its earliest query row ends at len - causal_shift (causal_shift = S1 - 1 for causal multi-token queries,
+ * else 0) and sees the last `window` positions before that (window 0: all). The block reads [lo, len).
+ * op_kernel/ifa_common.cl has the device twin (ifa_kv_lo). */
+static inline int64_t ifa__kv_lo(int64_t len, int64_t window, int64_t causal_shift) {
+    if (window <= 0) return 0;
+    const int64_t lo = len - causal_shift - window;
+    return lo < 0 ? 0 : lo > len ? len : lo;
+}
+
+/* KV rows a block of effective length len reads. */
+static inline int64_t ifa__kv_span(int64_t len, int64_t window, int64_t causal_shift) {
+    return len - ifa__kv_lo(len, window, causal_shift);
+}
+
+/* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
+ * dim d and chunk rows. */
+int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows);
 
 /* Plans problem p (already validated) for device dev. DEVICE_LIMIT if the device cannot hold even one
  * query head's working set in local memory. */

@@ -172,6 +172,8 @@ int main(int argc, char **argv) {
     ifa_case c;
     ifa_case_init(&c);
     ifa_tensor tq, tk, tv, to, tl;
+    ifa_case_tensors ct;
+    ifa_host_tensor lse_host = {0};
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     if (case_path) {
@@ -181,13 +183,10 @@ int main(int argc, char **argv) {
             ifa_context_destroy(ctx);
             return 2;
         }
-        describe(&tq, c.query.dtype, c.query.ndim, c.query.shape);
-        describe(&tk, c.key.dtype, c.key.ndim, c.key.shape);
-        describe(&tv, c.value.dtype, c.value.ndim, c.value.shape);
-        to = tq;
-        a.num_heads = c.num_heads, a.num_key_value_heads = c.num_key_value_heads, a.scale_value = c.scale_value;
-        a.input_layout = c.input_layout, a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = c.lengths_count;
-        lse = c.softmax_lse_flag;
+        /* planning only: descriptors without buffers */
+        lse_host.dtype = IFA_DTYPE_FLOAT32, lse_host.ndim = 3;
+        lse_host.shape[0] = c.query.shape[0], lse_host.shape[1] = c.num_heads, lse_host.shape[2] = ifa_case_seq_q(&c);
+        ifa_case_describe(&c, &c.query, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
     } else {
         long long b, n, nkv, d, s;
         if (sscanf(shape, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &s) != 5) return usage();
@@ -198,10 +197,10 @@ int main(int argc, char **argv) {
         describe(&tk, kvdt, bsh ? 3 : 4, bsh ? ks3 : ks);
         tv = tk, to = tq;
         a.num_heads = n, a.num_key_value_heads = nkv, a.input_layout = layout;
+        int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
+        describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
+        a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
     }
-    int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
-    describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
-    a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
 
     int rc = 0;
     ifa_problem problem;

@@ -88,17 +88,30 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
 
 /* ---- IncreFlashAttention ---------------------------------------------------------------------- */
 
-/* Arguments of IncreFlashAttention, named as in Ascend's op.
- * attention_out = softmax(query · keyᵀ · scale_value) · value per query head, over the first
- * actual_seq_lengths[b] key positions of batch b. Query length is 1.
- *   input_layout "BSH":  query (B, 1, N·D), key/value (B, S_kv, N_kv·D)
- *               "BSND": query (B, 1, N, D), key/value (B, S_kv, N_kv, D)
- *               "BNSD": query (B, N, 1, D), key/value (B, N_kv, S_kv, D)
- *   attention_out: the query's shape and dtype. softmax_lse (optional, fp32, (B, N, 1)): natural-log
- *   sum-exp of the scaled scores, -inf for a row with no visible key (whose output is zeros).
+/* Arguments of IncreFlashAttention, named as in Ascend's op (docs/op.md has the full rules).
+ * For each query head h and query token i of batch b, over the key positions j it sees:
+ *   s_j = (q·k_j)·scale_value + pse_shift[b, h, i, j];  s_j = softcap·tanh(s_j / softcap) if softcap > 0;
+ *   masked positions are dropped; out = Σ softmax(s)_j · v_j.  All in fp32.
+ *   input_layout "BSH":  query (B, S1, N·D), key/value (B, S_kv, N_kv·D)
+ *               "BSND": query (B, S1, N, D), key/value (B, S_kv, N_kv, D)
+ *               "BNSD": query (B, N, S1, D), key/value (B, N_kv, S_kv, D)
+ *   S1 (query tokens, speculative decoding) is 1 to 16. Key positions are logical: 0 .. len_b - 1 with
+ *   len_b = actual_seq_lengths[b]. Query token i sees positions < len_b - S1 + 1 + i (causal, aligned to
+ *   the end) unless atten_mask is per token, and only the last `window` of those when window > 0.
+ *   attention_out: the query's shape and dtype. softmax_lse (optional, fp32, (B, N, S1)): natural-log
+ *   sum-exp of the final scores, -inf for a row with no visible key (whose output is zeros).
  *   actual_seq_lengths: host array of 1 (applies to every batch) or B values in [0, S_kv]; NULL with
  *   count 0 means every batch sees all S_kv positions.
- *   num_key_value_heads: 0 means num_heads; it must divide num_heads (GQA/MQA). */
+ *   num_key_value_heads: 0 means num_heads; it must divide num_heads (GQA/MQA).
+ *   atten_mask (optional): bool, int8 or uint8; non-zero excludes a position. (B, S), (B, 1, S) or
+ *   (B, 1, 1, S) for every query token, (B, 1, S1, S) per query token; indexed by logical position.
+ *   pse_shift (optional): query's dtype, (B, N, S1, S) or (1, N, S1, S); indexed by logical position.
+ *   kv_padding_size (optional, host scalar; contiguous KV with actual_seq_lengths): batch b's positions
+ *   are the key rows [S_kv - pad - len_b, S_kv - pad); a batch whose rows would start before 0 sees nothing.
+ *   Paged KV: block_table (host, int32, B x block_table_cols, row-major) and block_size (1 to 512); key and
+ *   value are pools (num_blocks, block_size, H_kv) for BSH/BSND, (num_blocks, block_size, N_kv, D) for
+ *   BSND, (num_blocks, N_kv, block_size, D) for BNSD; position p of batch b is row p % block_size of block
+ *   block_table[b][p / block_size]. Only the entries a batch's length uses are read (and validated). */
 typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *query;
     const ifa_tensor *key;
@@ -111,10 +124,21 @@ typedef struct ifa_incre_flash_attention_args {
     int64_t num_key_value_heads;
     const ifa_tensor *attention_out;
     const ifa_tensor *softmax_lse;
+    /* masks, bias and windows */
+    const ifa_tensor *atten_mask;
+    const ifa_tensor *pse_shift;
+    double softcap;                 /* 0 = off */
+    int64_t window;                 /* 0 = off */
+    const int64_t *kv_padding_size; /* NULL = absent */
+    /* paged KV cache */
+    const int32_t *block_table;     /* NULL = contiguous key/value */
+    int64_t block_table_cols;
+    int64_t block_size;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",
- * num_heads 0 (must be set), num_key_value_heads 0 (= num_heads). */
+ * num_heads 0 (must be set), num_key_value_heads 0 (= num_heads), no mask, bias, softcap, window, padding
+ * or paging. */
 IFA_API void ifa_incre_flash_attention_args_init(ifa_incre_flash_attention_args *args);
 
 /* Phase 1: validates args (buffers may be NULL), plans the launch for ctx's device and returns the plan

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 3u
+#define IFA_PLAN_VERSION 4u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -32,6 +32,20 @@ typedef enum ifa_split_mode {
     IFA_SPLIT_BALANCED = 3        /* balanced units over a cost line of all blocks (partial rowmax) */
 } ifa_split_mode;
 
+/* atten_mask forms. */
+typedef enum ifa_mask_kind {
+    IFA_MASK_NONE = 0,
+    IFA_MASK_PER_BATCH = 1, /* (B, S), (B, 1, S) or (B, 1, 1, S): one row per batch, for every query token */
+    IFA_MASK_PER_TOKEN = 2  /* (B, 1, S1, S): one row per query token; no implicit causal mask */
+} ifa_mask_kind;
+
+/* pse_shift forms. */
+typedef enum ifa_pse_kind {
+    IFA_PSE_NONE = 0,
+    IFA_PSE_PER_BATCH = 1, /* (B, N, S1, S) */
+    IFA_PSE_BROADCAST = 2  /* (1, N, S1, S): the same bias for every batch */
+} ifa_pse_kind;
+
 /* The call a plan was made for, reduced to integers. run recomputes it from its arguments and refuses a
  * plan whose problem differs (PLAN_MISMATCH). */
 typedef struct ifa_problem {
@@ -39,20 +53,34 @@ typedef struct ifa_problem {
     int64_t num_heads;      /* N */
     int64_t num_kv_heads;   /* N_kv */
     int64_t head_dim;       /* D */
-    int64_t seq_q;          /* S1, 1 for now */
-    int64_t seq_kv;         /* S_kv: the key tensor's sequence dimension */
+    int64_t seq_q;          /* S1, query tokens per batch, 1 to 16 */
+    int64_t seq_kv;         /* S_kv: the key tensor's sequence dimension; paged: block_table_cols x block_size */
     int32_t layout;         /* ifa_layout */
     int32_t q_dtype;        /* ifa_dtype of query */
     int32_t kv_dtype;       /* ifa_dtype of key and value */
     int32_t out_dtype;      /* ifa_dtype of attention_out */
     int32_t has_lse;        /* 1 if softmax_lse is written */
     int32_t lengths_mode;   /* ifa_lengths_mode */
-    int64_t uniform_length; /* the length when lengths_mode != PER_BATCH */
-    int64_t max_length;     /* the largest visible length over all batches */
-    int64_t total_length;   /* sum of visible lengths over all batches */
+    int64_t uniform_length; /* the length when lengths_mode != PER_BATCH (0 where kv padding empties it) */
+    int64_t max_length;     /* the most KV rows one (batch, KV head) block reads (ifa__kv_span) */
+    int64_t total_length;   /* KV rows read per KV head, summed over batches */
     uint64_t lengths_hash;  /* FNV-1a of the per-batch lengths (PER_BATCH), else 0 */
     uint32_t scale_bits;    /* scale_value as float32 bits */
-    uint32_t reserved;
+    uint32_t softcap_bits;  /* softcap as float32 bits, 0 = off */
+    int64_t window;         /* sliding window in key positions, 0 = off */
+    int32_t causal;         /* 1: query token i of S1 sees positions < len - S1 + 1 + i (S1 > 1, no per-token mask) */
+    int32_t mask_kind;      /* ifa_mask_kind */
+    int64_t mask_batch;     /* atten_mask's batch dimension (>= B) */
+    int64_t mask_len;       /* atten_mask's last dimension (>= max visible length) */
+    int32_t pse_kind;       /* ifa_pse_kind */
+    int32_t has_kv_padding; /* 1 if kv_padding_size was given */
+    int64_t pse_len;        /* pse_shift's last dimension */
+    int64_t kv_padding;     /* kv_padding_size */
+    int32_t paged;          /* 1: key/value are a pool of blocks addressed through block_table */
+    int32_t reserved;
+    int64_t block_size;     /* paged: rows per block */
+    int64_t table_cols;     /* paged: block_table's second dimension (blocks per sequence) */
+    int64_t pool_blocks;    /* paged: blocks in the key/value pool */
 } ifa_problem;
 
 typedef struct ifa_plan {
@@ -78,11 +106,13 @@ typedef struct ifa_plan {
     int64_t num_work_groups;   /* work-groups launched */
     int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
     int64_t ws_lengths_bytes;
-    int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, max_splits, D) */
-    int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, max_splits) */
-    int64_t ws_part_l_offset;   /* split sums, fp32 (B, N, max_splits) */
+    int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, S1, max_splits, D) */
+    int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, S1, max_splits) */
+    int64_t ws_part_l_offset;   /* split sums, fp32 (B, N, S1, max_splits) */
+    int64_t ws_table_offset;    /* paged: the block table as int32 (B, table_cols), uploaded by run */
+    int64_t ws_table_bytes;
     int64_t ws_prefix_offset;   /* IFA_SPLIT_BALANCED: int64 cost position of each batch's first block, B + 1 values;
-                                 * the partials are then indexed by slot (2 per unit) x heads_per_group */
+                                 * the partials are then indexed by slot (2 per unit) x heads_per_group x S1 */
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
 

@@ -26,3 +26,4 @@ IFA_STATUS_ROW(INVALID_TENSOR, 20, "a tensor descriptor is malformed (negative o
 IFA_STATUS_ROW(INTERNAL, 21, "an internal invariant was violated (a bug in ifa: please report it)")
 IFA_STATUS_ROW(UNSUPPORTED_SHAPE, 22, "a dimension is outside the range ifa supports")
 IFA_STATUS_ROW(INVALID_QUEUE, 23, "the command queue is NULL or belongs to another context or device")
+IFA_STATUS_ROW(INVALID_BLOCK_TABLE, 24, "block_table is too short for a length or names a block outside the pool")

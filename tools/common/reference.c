@@ -9,46 +9,93 @@ static int64_t at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t 
     return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
 }
 
-int ifa_reference_ifa(const ifa_host_tensor *q, const ifa_host_tensor *k, const ifa_host_tensor *v, const char *layout,
-                      int64_t N, int64_t Nkv, double scale, const int64_t *lens, int64_t nlens, double *out,
-                      double *lse, double *score_bound) {
-    if (Nkv == 0) Nkv = N;
-    const int bnsd = strcmp(layout, "BNSD") == 0;
-    const int64_t B = q->shape[0];
-    const int64_t D = ifa_host_tensor_numel(q) / (B * N);
-    const int64_t S = bnsd ? k->shape[2] : k->shape[1];
-    if (N % Nkv || ifa_host_tensor_numel(k) != B * S * Nkv * D || ifa_host_tensor_numel(v) != B * S * Nkv * D) return -1;
+/* Where logical position p of batch b, KV head kh, dim d lives in the key/value tensor. */
+static int64_t kv_at(const ifa_case *c, int bnsd, int64_t S, int64_t Nkv, int64_t D, int64_t row0, int64_t b,
+                     int64_t p, int64_t kh, int64_t d) {
+    if (!c->block_table) return at(bnsd, S, Nkv, D, b, row0 + p, kh, d);
+    const int64_t bs = c->block_size, blk = c->block_table[b * c->block_table_cols + p / bs];
+    return at(bnsd, bs, Nkv, D, blk, p % bs, kh, d);
+}
+
+int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score_bound) {
+    const int64_t N = c->num_heads, Nkv = c->num_key_value_heads ? c->num_key_value_heads : N;
+    const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
+    const ifa_host_tensor *q = &c->query, *k = &c->key, *v = &c->value;
+    const int64_t B = q->shape[0], S1 = ifa_case_seq_q(c);
+    if (N < 1 || N % Nkv || S1 < 1) return -1;
+    const int64_t D = ifa_host_tensor_numel(q) / (B * N * S1);
+    const int64_t S = c->block_table ? c->block_table_cols * c->block_size : bnsd ? k->shape[2] : k->shape[1];
+    if (!c->block_table && ifa_host_tensor_numel(k) != B * S * Nkv * D) return -1;
+    if (ifa_host_tensor_numel(v) != ifa_host_tensor_numel(k)) return -1;
+    const ifa_host_tensor *mask = c->atten_mask.data ? &c->atten_mask : NULL;
+    const ifa_host_tensor *pse = c->pse_shift.data ? &c->pse_shift : NULL;
+    const int per_token_mask = mask && mask->ndim == 4 && mask->shape[2] == S1 && S1 > 1;
+    const int causal = S1 > 1 && !per_token_mask;
+    const int64_t mask_len = mask ? mask->shape[mask->ndim - 1] : 0;
+    const int64_t mask_bstride = mask ? ifa_host_tensor_numel(mask) / mask->shape[0] : 0;
+    const int64_t pse_len = pse ? pse->shape[3] : 0;
     const int64_t G = N / Nkv;
     double *s = malloc((size_t)(S ? S : 1) * sizeof *s);
-    if (!s) return -1;
+    char *vis = malloc((size_t)(S ? S : 1));
+    if (!s || !vis) {
+        free(s);
+        free(vis);
+        return -1;
+    }
     for (int64_t b = 0; b < B; ++b) {
-        const int64_t len = lens == NULL ? S : nlens == 1 ? lens[0] : lens[b];
-        for (int64_t h = 0; h < N; ++h) {
-            const int64_t kh = h / G;
-            double m = -INFINITY, bound = 0;
-            for (int64_t j = 0; j < len; ++j) {
-                double dot = 0, mag = 0;
-                for (int64_t d = 0; d < D; ++d) {
-                    double x = ifa_host_get(q, at(bnsd, 1, N, D, b, 0, h, d)) * ifa_host_get(k, at(bnsd, S, Nkv, D, b, j, kh, d));
-                    dot += x;
-                    mag += fabs(x);
+        const int64_t raw = c->lengths == NULL ? S : c->lengths_count == 1 ? c->lengths[0] : c->lengths[b];
+        /* Ascend's kv padding: the batch's rows are [S - pad - len, S - pad); none if that starts before 0 */
+        const int64_t len = c->has_kv_padding && S - c->kv_padding_size - raw < 0 ? 0 : raw;
+        const int64_t row0 = c->has_kv_padding ? S - c->kv_padding_size - len : 0;
+        for (int64_t t = 0; t < S1; ++t) {
+            const int64_t end = causal ? len - (S1 - 1 - t) : len;
+            const int64_t begin = c->window > 0 && end - c->window > 0 ? end - c->window : 0;
+            for (int64_t h = 0; h < N; ++h) {
+                const int64_t kh = h / G;
+                double m = -INFINITY, bound = 0;
+                for (int64_t j = 0; j < len; ++j) {
+                    vis[j] = j >= begin && j < end;
+                    if (vis[j] && mask)
+                        vis[j] = ifa_host_get(mask, b * mask_bstride + (per_token_mask ? t * mask_len : 0) + j) == 0;
+                    if (!vis[j]) continue;
+                    double dot = 0, mag = 0;
+                    for (int64_t d = 0; d < D; ++d) {
+                        double x = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d)) *
+                                   ifa_host_get(k, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d));
+                        dot += x;
+                        mag += fabs(x);
+                    }
+                    s[j] = dot * c->scale_value;
+                    mag *= fabs(c->scale_value);
+                    if (pse) {
+                        const int64_t pb = pse->shape[0] == 1 ? 0 : b;
+                        const double bias = ifa_host_get(pse, ((pb * N + h) * S1 + t) * pse_len + j);
+                        s[j] += bias;
+                        mag += fabs(bias);
+                    }
+                    if (c->softcap > 0) {
+                        s[j] = c->softcap * tanh(s[j] / c->softcap);
+                        mag += c->softcap;
+                    }
+                    if (s[j] > m) m = s[j];
+                    if (mag > bound) bound = mag;
                 }
-                s[j] = dot * scale;
-                if (s[j] > m) m = s[j];
-                if (mag * fabs(scale) > bound) bound = mag * fabs(scale);
+                double l = 0;
+                for (int64_t j = 0; j < len; ++j)
+                    if (vis[j]) l += exp(s[j] - m);
+                for (int64_t d = 0; d < D; ++d) {
+                    double acc = 0;
+                    for (int64_t j = 0; j < len; ++j)
+                        if (vis[j]) acc += exp(s[j] - m) * ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d));
+                    out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0;
+                }
+                const int64_t row = (b * N + h) * S1 + t;
+                if (lse) lse[row] = l > 0 ? m + log(l) : -INFINITY;
+                if (score_bound) score_bound[row] = bound;
             }
-            double l = 0;
-            for (int64_t j = 0; j < len; ++j) l += exp(s[j] - m);
-            double *o = out + (b * N + h) * D;
-            for (int64_t d = 0; d < D; ++d) {
-                double acc = 0;
-                for (int64_t j = 0; j < len; ++j) acc += exp(s[j] - m) * ifa_host_get(v, at(bnsd, S, Nkv, D, b, j, kh, d));
-                o[d] = len > 0 ? acc / l : 0.0;
-            }
-            if (lse) lse[b * N + h] = len > 0 ? m + log(l) : -INFINITY;
-            if (score_bound) score_bound[b * N + h] = bound;
         }
     }
     free(s);
+    free(vis);
     return 0;
 }

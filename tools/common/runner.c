@@ -16,8 +16,17 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->query);
     ifa_host_tensor_free(&c->key);
     ifa_host_tensor_free(&c->value);
+    ifa_host_tensor_free(&c->atten_mask);
+    ifa_host_tensor_free(&c->pse_shift);
     free(c->lengths);
+    free(c->block_table);
     c->lengths = NULL;
+    c->block_table = NULL;
+}
+
+int64_t ifa_case_seq_q(const ifa_case *c) {
+    return strcmp(c->input_layout, "BNSD") == 0 ? (c->query.ndim > 2 ? c->query.shape[2] : 1)
+                                                : (c->query.ndim > 1 ? c->query.shape[1] : 1);
 }
 
 void ifa_case_result_free(ifa_case_result *r) {
@@ -33,6 +42,29 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
     t->dtype = h->dtype;
     t->ndim = h->ndim;
     memcpy(t->shape, h->shape, sizeof t->shape);
+}
+
+void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
+                       ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
+    enum { Q, K, V, O, L, M, P };
+    const cl_mem none[7] = {NULL};
+    if (!bufs) bufs = none;
+    describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
+    describe(&t->value, &c->value, bufs[V]), describe(&t->attention_out, out, bufs[O]);
+    if (lse) describe(&t->softmax_lse, lse, bufs[L]);
+    if (c->atten_mask.data) describe(&t->atten_mask, &c->atten_mask, bufs[M]);
+    if (c->pse_shift.data) describe(&t->pse_shift, &c->pse_shift, bufs[P]);
+    ifa_incre_flash_attention_args_init(a);
+    a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
+    a->softmax_lse = lse ? &t->softmax_lse : NULL;
+    a->actual_seq_lengths = c->lengths, a->actual_seq_lengths_count = c->lengths_count;
+    a->num_heads = c->num_heads, a->num_key_value_heads = c->num_key_value_heads;
+    a->scale_value = c->scale_value, a->input_layout = c->input_layout;
+    a->atten_mask = c->atten_mask.data ? &t->atten_mask : NULL;
+    a->pse_shift = c->pse_shift.data ? &t->pse_shift : NULL;
+    a->softcap = c->softcap, a->window = c->window;
+    a->kv_padding_size = c->has_kv_padding ? &c->kv_padding_size : NULL;
+    a->block_table = c->block_table, a->block_table_cols = c->block_table_cols, a->block_size = c->block_size;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -53,28 +85,23 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     if (ifa_host_tensor_alloc(&r->out, c->query.dtype, c->query.ndim, c->query.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
     poison(&r->out);
     if (c->softmax_lse_flag) {
-        int64_t shape[3] = {c->query.shape[0], c->num_heads, 1};
+        int64_t shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
         if (ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, 3, shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
         poison(&r->lse);
     }
     cl_int err = CL_SUCCESS;
-    cl_mem bq = make_buffer(cl, &c->query, 1, &err), bk = make_buffer(cl, &c->key, 1, &err);
-    cl_mem bv = make_buffer(cl, &c->value, 1, &err), bo = make_buffer(cl, &r->out, 1, &err);
-    cl_mem bl = c->softmax_lse_flag ? make_buffer(cl, &r->lse, 1, &err) : NULL;
-    cl_mem ws = NULL;
+    const ifa_host_tensor *mask = c->atten_mask.data ? &c->atten_mask : NULL;
+    const ifa_host_tensor *pse = c->pse_shift.data ? &c->pse_shift : NULL;
+    const ifa_host_tensor *hosts[7] = {&c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL,
+                                       mask, pse};
+    cl_mem bufs[7] = {NULL};
     ifa_status st = IFA_STATUS_OK;
-    if (!bq || !bk || !bv || !bo || (c->softmax_lse_flag && !bl)) st = IFA_STATUS_OUT_OF_MEMORY;
-
-    ifa_tensor tq, tk, tv, to, tl;
-    describe(&tq, &c->query, bq), describe(&tk, &c->key, bk), describe(&tv, &c->value, bv);
-    describe(&to, &r->out, bo);
-    if (bl) describe(&tl, &r->lse, bl);
+    for (int i = 0; i < 7; ++i)
+        if (hosts[i] && !(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) st = IFA_STATUS_OUT_OF_MEMORY;
+    cl_mem ws = NULL;
+    ifa_case_tensors tensors;
     ifa_incre_flash_attention_args a;
-    ifa_incre_flash_attention_args_init(&a);
-    a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = bl ? &tl : NULL;
-    a.actual_seq_lengths = c->lengths, a.actual_seq_lengths_count = c->lengths_count;
-    a.num_heads = c->num_heads, a.num_key_value_heads = c->num_key_value_heads;
-    a.scale_value = c->scale_value, a.input_layout = c->input_layout;
+    ifa_case_describe(c, &r->out, c->softmax_lse_flag ? &r->lse : NULL, bufs, &tensors, &a);
 
     size_t ws_bytes = 0;
     cl_event poisoned = NULL; /* the run must wait for it: the queue may be out of order */
@@ -97,8 +124,9 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
                                            &ev);
     if (poisoned) clReleaseEvent(poisoned);
     if (st == IFA_STATUS_OK) {
-        err = clEnqueueReadBuffer(queue, bo, CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
-        if (err == CL_SUCCESS && bl) err = clEnqueueReadBuffer(queue, bl, CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
+        err = clEnqueueReadBuffer(queue, bufs[3], CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
+        if (err == CL_SUCCESS && bufs[4])
+            err = clEnqueueReadBuffer(queue, bufs[4], CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
         if (err != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
         cl_ulong t0 = 0, t1 = 0;
         if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
@@ -106,22 +134,20 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
             r->device_ms = (double)(t1 - t0) * 1e-6;
         clReleaseEvent(ev);
     }
-    cl_mem all[] = {bq, bk, bv, bo, bl, ws};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-        if (all[i]) clReleaseMemObject(all[i]);
+    for (int i = 0; i < 7; ++i)
+        if (bufs[i]) clReleaseMemObject(bufs[i]);
+    if (ws) clReleaseMemObject(ws);
     return st;
 }
 
 int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_check *chk) {
     memset(chk, 0, sizeof *chk);
-    const int64_t B = c->query.shape[0], N = c->num_heads;
+    const int64_t rows = c->query.shape[0] * c->num_heads * ifa_case_seq_q(c);
     const int64_t n = ifa_host_tensor_numel(&c->query);
-    double *ref = malloc((size_t)n * sizeof *ref), *lse = malloc((size_t)(B * N) * sizeof *lse);
-    double *bound = malloc((size_t)(B * N) * sizeof *bound);
+    double *ref = malloc((size_t)n * sizeof *ref), *lse = malloc((size_t)rows * sizeof *lse);
+    double *bound = malloc((size_t)rows * sizeof *bound);
     int rc = -1;
-    if (ref && lse && bound &&
-        ifa_reference_ifa(&c->query, &c->key, &c->value, c->input_layout, N, c->num_key_value_heads, c->scale_value,
-                          c->lengths, c->lengths_count, ref, lse, bound) == 0) {
+    if (ref && lse && bound && ifa_reference_ifa(c, ref, lse, bound) == 0) {
         double num = 0, den = 0;
         for (int64_t i = 0; i < n; ++i) {
             double o = ifa_host_get(&r->out, i);
@@ -136,9 +162,9 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
         }
         chk->rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
         chk->tolerance = ifa_case_tolerance(c->query.dtype);
-        const int64_t D = n / (B * N);
+        const int64_t D = n / rows;
         chk->lse_max_excess = -INFINITY;
-        for (int64_t i = 0; c->softmax_lse_flag && i < B * N; ++i) {
+        for (int64_t i = 0; c->softmax_lse_flag && i < rows; ++i) {
             double got = ifa_host_get(&r->lse, i);
             if (isinf(lse[i]) || isinf(got) || isnan(got)) {
                 if (!(isinf(lse[i]) && got == lse[i])) chk->lse_bad++;

@@ -14,11 +14,25 @@ typedef struct ifa_case {
     double scale_value;
     char input_layout[8];
     int softmax_lse_flag;
+    ifa_host_tensor atten_mask; /* data NULL: absent */
+    ifa_host_tensor pse_shift;  /* data NULL: absent */
+    double softcap;
+    int64_t window;
+    int has_kv_padding;
+    int64_t kv_padding_size;
+    int32_t *block_table;       /* malloc'd (B x block_table_cols), NULL: contiguous key/value */
+    int64_t block_table_cols;
+    int64_t block_size;
 } ifa_case;
+
+/* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
+typedef struct ifa_case_tensors {
+    ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift;
+} ifa_case_tensors;
 
 typedef struct ifa_case_result {
     ifa_host_tensor out; /* query's shape and dtype */
-    ifa_host_tensor lse; /* (B, N, 1) float32 when softmax_lse_flag */
+    ifa_host_tensor lse; /* (B, N, S1) float32 when softmax_lse_flag */
     ifa_plan plan;
     double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
 } ifa_case_result;
@@ -35,6 +49,15 @@ typedef struct ifa_case_check {
 
 /* Initialises a case with Ascend's defaults (scale 1, BSH, no lengths, no LSE). */
 void ifa_case_init(ifa_case *c);
+/* Query tokens per batch (S1) from the query's shape and the layout. */
+int64_t ifa_case_seq_q(const ifa_case *c);
+
+/* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
+ * fields, may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
+ * describe the outputs (lse may be NULL when the case has no LSE). */
+void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
+                       ifa_case_tensors *t, ifa_incre_flash_attention_args *args);
+
 /* Frees what a case owns. */
 void ifa_case_free(ifa_case *c);
 void ifa_case_result_free(ifa_case_result *r);

@@ -1,0 +1,430 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
+/* Masks, position bias, soft-cap, sliding window, kv padding, paged KV and multi-token queries, each
+ * against the float64 reference on fresh random inputs, outputs and workspace poisoned with NaN, with and
+ * without each split-KV mode and in every layout. Key/value rows a case must not read hold NaN (padding,
+ * rows past a length or before a window, unused pool slots), so any such read fails the check. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rng.h"
+#include "common/runner.h"
+#include "test_util.h"
+#include "tiling/planner.h"
+
+enum mask_form { NO_MASK, MASK_BS, MASK_B1S, MASK_B11S, MASK_PER_TOKEN };
+enum mask_fill { MASK_RANDOM, MASK_BATCH0_ALL, MASK_HIDE_HEAD };
+
+typedef struct fspec {
+    const char *layout;
+    ifa_dtype q, kv;
+    int64_t b, n, nkv, d, s, sq;
+    const int64_t *lens;
+    int64_t nlens;
+    int mask;             /* enum mask_form */
+    int mask_fill;        /* enum mask_fill */
+    ifa_dtype mask_dtype; /* bool, int8 or uint8 */
+    int64_t hide;         /* MASK_HIDE_HEAD: positions [0, hide) are masked in every batch */
+    int pse;              /* ifa_pse_kind */
+    double softcap;
+    int64_t window;
+    int pad;
+    int64_t pad_size;
+    int64_t block_size; /* > 0: paged */
+    int share_blocks;   /* paged: batch 1's first block is batch 0's */
+    int split;          /* ifa_split_mode to force; 0: the device's own plan */
+    uint64_t seed;
+} fspec;
+
+static int is_bnsd(const char *layout) { return strcmp(layout, "BNSD") == 0; }
+
+/* (B, S, H), (B, S, N, D) or (B, N, S, D) for rows S of N heads. */
+static void shape4(const char *layout, int64_t b, int64_t s, int64_t n, int64_t d, int32_t *nd, int64_t *sh) {
+    if (strcmp(layout, "BSH") == 0) *nd = 3, sh[0] = b, sh[1] = s, sh[2] = n * d;
+    else if (strcmp(layout, "BSND") == 0) *nd = 4, sh[0] = b, sh[1] = s, sh[2] = n, sh[3] = d;
+    else *nd = 4, sh[0] = b, sh[1] = n, sh[2] = s, sh[3] = d;
+}
+
+static int64_t at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d) {
+    return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
+}
+
+static int64_t len_of(const fspec *p, int64_t b) { return p->nlens == 0 ? p->s : p->lens[p->nlens == 1 ? 0 : b]; }
+
+/* The logical rows [lo, len) batch b's blocks read (after kv padding), as the op defines them. */
+static void read_range(const fspec *p, int64_t b, int64_t *lo, int64_t *len) {
+    int64_t l = len_of(p, b);
+    if (p->pad && p->s - p->pad_size - l < 0) l = 0;
+    const int per_token = p->mask == MASK_PER_TOKEN && p->sq > 1;
+    *lo = ifa__kv_lo(l, p->window, p->sq > 1 && !per_token ? p->sq - 1 : 0);
+    *len = l;
+}
+
+static void set_nan_row(ifa_host_tensor *t, int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s) {
+    for (int64_t h = 0; h < N; ++h)
+        for (int64_t d = 0; d < D; ++d) ifa_host_set(t, at(bnsd, S, N, D, b, s, h, d), NAN);
+}
+
+/* Copies row (b, s) of a (B, S, ...) tensor to row (blk, r) of a (num_blocks, bs, ...) pool. */
+static void copy_row(ifa_host_tensor *pool, const ifa_host_tensor *src, int bnsd, int64_t S, int64_t bs, int64_t N,
+                     int64_t D, int64_t b, int64_t s, int64_t blk, int64_t r) {
+    for (int64_t h = 0; h < N; ++h)
+        for (int64_t d = 0; d < D; ++d)
+            ifa_host_set(pool, at(bnsd, bs, N, D, blk, r, h, d), ifa_host_get(src, at(bnsd, S, N, D, b, s, h, d)));
+}
+
+/* Turns c's contiguous key/value into a NaN-filled pool of shuffled blocks holding only the rows the case
+ * reads, with a block table whose unused entries are wild ids (reading one would fail validation or the
+ * check). share: batch 1's first block is batch 0's first block (prefix sharing). */
+static int make_paged(const fspec *p, ifa_case *c) {
+    const int bnsd = is_bnsd(p->layout);
+    const int64_t bs = p->block_size, cols = (p->s + bs - 1) / bs;
+    int64_t used = 0;
+    for (int64_t b = 0; b < p->b; ++b) used += (len_of(p, b) + bs - 1) / bs;
+    const int64_t nblocks = used + 3;
+    int64_t *perm = malloc((size_t)nblocks * sizeof *perm);
+    int32_t *table = malloc((size_t)(p->b * cols) * sizeof *table);
+    if (!perm || !table) return -1;
+    ifa_rng rng;
+    ifa_rng_seed(&rng, p->seed * 7 + 5);
+    for (int64_t i = 0; i < nblocks; ++i) perm[i] = i;
+    for (int64_t i = nblocks - 1; i > 0; --i) {
+        int64_t j = (int64_t)(ifa_rng_next(&rng) % (uint64_t)(i + 1)), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    int64_t next = 0;
+    for (int64_t b = 0; b < p->b; ++b)
+        for (int64_t i = 0; i < cols; ++i)
+            table[b * cols + i] = i * bs < len_of(p, b) ? (int32_t)perm[next++] : (int32_t)(1 << 30) + (int32_t)i;
+    if (p->share_blocks && p->b > 1 && len_of(p, 0) > 0 && len_of(p, 1) > 0) table[cols] = table[0];
+    ifa_host_tensor pk, pv;
+    int32_t nd;
+    int64_t sh[IFA_MAX_DIMS];
+    shape4(p->layout, nblocks, bs, p->nkv, p->d, &nd, sh);
+    if (ifa_host_tensor_alloc(&pk, p->kv, nd, sh) != 0 || ifa_host_tensor_alloc(&pv, p->kv, nd, sh) != 0) return -1;
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&pk); ++i) ifa_host_set(&pk, i, NAN), ifa_host_set(&pv, i, NAN);
+    for (int64_t b = 0; b < p->b; ++b) {
+        int64_t lo, len;
+        read_range(p, b, &lo, &len);
+        for (int64_t s = lo; s < len; ++s) {
+            if (p->share_blocks && b == 1 && s < bs && table[cols] == table[0]) continue; /* batch 0 wrote it */
+            const int64_t blk = table[b * cols + s / bs];
+            copy_row(&pk, &c->key, bnsd, p->s, bs, p->nkv, p->d, b, s, blk, s % bs);
+            copy_row(&pv, &c->value, bnsd, p->s, bs, p->nkv, p->d, b, s, blk, s % bs);
+        }
+    }
+    ifa_host_tensor_free(&c->key);
+    ifa_host_tensor_free(&c->value);
+    c->key = pk, c->value = pv;
+    c->block_table = table, c->block_table_cols = cols, c->block_size = bs;
+    free(perm);
+    return 0;
+}
+
+static int build(const fspec *p, ifa_case *c) {
+    ifa_case_init(c);
+    const int bnsd = is_bnsd(p->layout);
+    int32_t nd;
+    int64_t sh[IFA_MAX_DIMS];
+    shape4(p->layout, p->b, p->sq, p->n, p->d, &nd, sh);
+    if (ifa_host_tensor_alloc(&c->query, p->q, nd, sh) != 0) return -1;
+    shape4(p->layout, p->b, p->s, p->nkv, p->d, &nd, sh);
+    if (ifa_host_tensor_alloc(&c->key, p->kv, nd, sh) != 0 || ifa_host_tensor_alloc(&c->value, p->kv, nd, sh) != 0)
+        return -1;
+    ifa_host_fill_random(&c->query, p->seed * 11 + 1, -1, 1);
+    ifa_host_fill_random(&c->key, p->seed * 11 + 2, -1, 1);
+    ifa_host_fill_random(&c->value, p->seed * 11 + 3, -1, 1);
+    if (p->nlens) {
+        if (!(c->lengths = malloc((size_t)p->nlens * sizeof *c->lengths))) return -1;
+        memcpy(c->lengths, p->lens, (size_t)p->nlens * sizeof *c->lengths);
+        c->lengths_count = p->nlens;
+    }
+    c->num_heads = p->n, c->num_key_value_heads = p->nkv, c->scale_value = 1.0 / sqrt((double)p->d);
+    strcpy(c->input_layout, p->layout);
+    c->softmax_lse_flag = 1;
+    c->softcap = p->softcap, c->window = p->window;
+    c->has_kv_padding = p->pad, c->kv_padding_size = p->pad_size;
+
+    int64_t max_len = 1;
+    for (int64_t b = 0; b < p->b; ++b) max_len = len_of(p, b) > max_len ? len_of(p, b) : max_len;
+    if (p->mask != NO_MASK) {
+        const int64_t ml = max_len + 3; /* longer than needed: the op reads the first len positions of a row */
+        int64_t ms[4] = {p->b, 1, 1, 1};
+        int mnd = p->mask == MASK_BS ? 2 : p->mask == MASK_B1S ? 3 : 4;
+        ms[mnd - 1] = ml;
+        if (p->mask == MASK_PER_TOKEN) ms[2] = p->sq;
+        if (ifa_host_tensor_alloc(&c->atten_mask, p->mask_dtype, mnd, ms) != 0) return -1;
+        const int64_t rows = ifa_host_tensor_numel(&c->atten_mask) / ml;
+        ifa_rng rng;
+        ifa_rng_seed(&rng, p->seed * 11 + 4);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < ml; ++j) {
+                const int64_t b = r / (rows / p->b);
+                int set = p->mask_fill == MASK_RANDOM    ? ifa_rng_next(&rng) % 4 == 0
+                          : p->mask_fill == MASK_HIDE_HEAD ? j < p->hide
+                                                           : b == 0;
+                /* any non-zero byte excludes: use values other than 1 where the dtype allows */
+                double on = p->mask_dtype == IFA_DTYPE_BOOL ? 1 : p->mask_dtype == IFA_DTYPE_INT8 ? -3 : 200;
+                ifa_host_set(&c->atten_mask, r * ml + j, set ? on : 0);
+            }
+    }
+    if (p->pse) {
+        int64_t ps[4] = {p->pse == IFA_PSE_BROADCAST ? 1 : p->b, p->n, p->sq, max_len + 1};
+        if (ifa_host_tensor_alloc(&c->pse_shift, p->q, 4, ps) != 0) return -1;
+        ifa_host_fill_random(&c->pse_shift, p->seed * 11 + 5, -2, 2);
+    }
+    if (p->block_size > 0) return make_paged(p, c);
+    /* contiguous: NaN in every row the case must not read */
+    for (int64_t b = 0; b < p->b; ++b) {
+        int64_t lo, len;
+        read_range(p, b, &lo, &len);
+        const int64_t row0 = p->pad ? p->s - p->pad_size - len : 0;
+        for (int64_t s = 0; s < p->s; ++s)
+            if (s < row0 + lo || s >= row0 + len) {
+                set_nan_row(&c->key, bnsd, p->s, p->nkv, p->d, b, s);
+                set_nan_row(&c->value, bnsd, p->s, p->nkv, p->d, b, s);
+            }
+    }
+    return 0;
+}
+
+/* Replans as if the device had 64 compute units and short splits, to force a split mode on PoCL. */
+static int force_split(ifa_plan *plan, void *user) {
+    const int want = *(const int *)user;
+    ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, 0, 2 * 1024 * 1024};
+    setenv("IFA_TUNING",
+           want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
+           : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"
+                                             : "split_min_tokens=16,chunk_rows=16,balance_milli=1000000",
+           1);
+    ifa_problem p = plan->problem;
+    ifa_status st = ifa__plan_make(&p, &facts, plan);
+    unsetenv("IFA_TUNING");
+    return st == IFA_STATUS_OK && plan->split_kv == want ? 0 : -1;
+}
+
+static void describe_spec(const fspec *p, char *buf, size_t n) {
+    snprintf(buf, n,
+             "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
+             "pad=%d/%lld block_size=%lld share=%d split=%d seed=%llu",
+             p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
+             (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
+             p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
+             p->share_blocks, p->split, (unsigned long long)p->seed);
+}
+
+/* Runs p and checks it against the reference; returns the result for further comparison if keep. */
+static void check(const fspec *p, ifa_case_result *keep) {
+    char what[512];
+    describe_spec(p, what, sizeof what);
+    ifa_case c;
+    ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
+    ifa_case_result r;
+    int want = p->split;
+    ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split ? force_split : NULL, &want, &r);
+    ck_assert_msg(st == IFA_STATUS_OK, "%s: run failed: %s (%s)", what, ifa_status_name(st), ifa_last_error());
+    if (p->split) ck_assert_int_eq(r.plan.split_kv, p->split);
+    ck_assert_int_eq(r.plan.problem.paged, p->block_size > 0);
+    ifa_case_check k;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+    ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld", what, k.rel_l2,
+                  k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad);
+    if (keep)
+        *keep = r;
+    else
+        ifa_case_result_free(&r);
+    ifa_case_free(&c);
+}
+
+static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
+static const int splits[] = {IFA_SPLIT_NONE, IFA_SPLIT_PARTIAL_ROWMAX, IFA_SPLIT_GLOBAL_ROWMAX, IFA_SPLIT_BALANCED};
+
+/* S1 = 1, 2, 7, 16 with GQA in every layout; a batch shorter than S1 leaves its first query rows empty. */
+START_TEST(multi_token_queries) {
+    static const int64_t sqs[] = {1, 2, 7, 16}, lens[] = {150, 3, 97};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 8, .nkv = 2,
+               .d = 64, .s = 150, .sq = sqs[_i / 3], .lens = lens, .nlens = 3, .seed = 100 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Every split mode with multi-token queries (the partials and the combine are per query token). */
+START_TEST(multi_token_split) {
+    static const int64_t lens[] = {300, 20, 0, 171};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_BFLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 12,
+               .nkv = 4, .d = 40, .s = 300, .sq = 7, .lens = lens, .nlens = 4, .split = splits[1 + _i % 3],
+               .seed = 200 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Each mask form with each mask dtype, S1 = 1 and 3 (the broadcast forms keep the causal rule). */
+START_TEST(mask_forms) {
+    static const ifa_dtype mdt[] = {IFA_DTYPE_BOOL, IFA_DTYPE_INT8, IFA_DTYPE_UINT8};
+    static const int64_t lens[] = {130, 77};
+    const int form = 1 + _i % 4;
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 2, .n = 4, .nkv = 2,
+               .d = 32, .s = 130, .sq = _i < 4 ? 1 : 3, .lens = lens, .nlens = 2, .mask = form,
+               .mask_dtype = mdt[_i % 3], .seed = 300 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* A batch whose every position is masked gives zeros and LSE -inf (the check requires both), alone and
+ * with split-KV, where every split of that batch sees nothing. */
+START_TEST(fully_masked_rows) {
+    static const int64_t lens[] = {200, 120};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32, .kv = IFA_DTYPE_FLOAT32, .b = 2, .n = 4, .nkv = 1,
+               .d = 16, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 2, .mask = _i % 2 ? MASK_PER_TOKEN : MASK_BS,
+               .mask_fill = MASK_BATCH0_ALL, .mask_dtype = IFA_DTYPE_BOOL, .split = splits[_i % 4],
+               .seed = 400 + (uint64_t)_i};
+    ifa_case_result r;
+    check(&p, &r);
+    for (int64_t i = 0; i < 4 * p.sq; ++i) ck_assert_msg(ifa_host_get(&r.lse, i) == -INFINITY, "lse row %lld", (long long)i);
+    ifa_case_result_free(&r);
+}
+END_TEST
+
+/* A mask that hides the first 40 positions of every batch: with 16-row splits, whole splits see nothing. */
+START_TEST(mask_hides_whole_splits) {
+    static const int64_t lens[] = {200, 41, 40};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_BFLOAT16, .b = 3, .n = 6, .nkv = 2,
+               .d = 24, .s = 200, .sq = 2, .lens = lens, .nlens = 3, .mask = MASK_B11S, .mask_fill = MASK_HIDE_HEAD,
+               .hide = 40, .mask_dtype = IFA_DTYPE_UINT8, .split = splits[_i % 4], .seed = 500 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* pse_shift per batch and broadcast over batch, S1 = 1 and 4, in each query dtype. */
+START_TEST(position_bias) {
+    static const ifa_dtype qdt[] = {IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16};
+    static const int64_t lens[] = {90, 0, 64};
+    fspec p = {.layout = layouts[_i % 3], .q = qdt[_i % 3], .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 8, .nkv = 4, .d = 32,
+               .s = 90, .sq = _i < 3 ? 1 : 4, .lens = lens, .nlens = 3,
+               .pse = _i % 2 ? IFA_PSE_BROADCAST : IFA_PSE_PER_BATCH, .seed = 600 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Soft-cap alone, with bias and with a mask, without and with each split mode. */
+START_TEST(softcap) {
+    static const int64_t lens[] = {180, 33};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 2, .n = 4, .nkv = 2,
+               .d = 64, .s = 180, .sq = 1 + _i % 3, .lens = lens, .nlens = 2, .softcap = _i % 2 ? 0.5 : 30.0,
+               .pse = _i >= 4 ? IFA_PSE_PER_BATCH : 0, .mask = _i >= 6 ? MASK_BS : 0, .mask_dtype = IFA_DTYPE_BOOL,
+               .split = splits[_i % 4], .seed = 700 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Sliding windows shorter and longer than the lengths, with S1 > 1 (each query row has its own window),
+ * without and with splits; rows before the window hold NaN, so the op must not read them. */
+START_TEST(sliding_window) {
+    static const int64_t lens[] = {250, 40, 0, 129};
+    static const struct {
+        int64_t window, sq;
+        int split;
+    } cases[] = {{1, 1, IFA_SPLIT_NONE},        {17, 5, IFA_SPLIT_NONE},           {64, 1, IFA_SPLIT_PARTIAL_ROWMAX},
+                 {1000, 5, IFA_SPLIT_PARTIAL_ROWMAX}, {64, 5, IFA_SPLIT_GLOBAL_ROWMAX}, {40, 1, IFA_SPLIT_GLOBAL_ROWMAX},
+                 {100, 1, IFA_SPLIT_BALANCED},  {17, 5, IFA_SPLIT_BALANCED}};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 32, .s = 250, .sq = cases[_i].sq, .lens = lens, .nlens = 4, .window = cases[_i].window,
+               .split = cases[_i].split, .seed = 800 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Ascend's kv padding: rows [S - pad - len, S - pad) with NaN everywhere else, including a batch whose
+ * window would start before row 0 (zeros, LSE -inf), uniform and per-batch lengths, with splits. */
+START_TEST(kv_padding) {
+    static const int64_t lens[] = {100, 150, 7, 0}, one[] = {90};
+    static const struct {
+        int uniform;
+        int64_t pad, sq;
+        int split;
+    } cases[] = {{0, 60, 1, IFA_SPLIT_NONE},   {0, 60, 3, IFA_SPLIT_PARTIAL_ROWMAX}, {0, 0, 1, IFA_SPLIT_GLOBAL_ROWMAX},
+                 {0, 60, 3, IFA_SPLIT_BALANCED}, {1, 60, 1, IFA_SPLIT_PARTIAL_ROWMAX}, {1, 150, 3, IFA_SPLIT_NONE},
+                 {1, 110, 2, IFA_SPLIT_GLOBAL_ROWMAX}, {1, 200, 1, IFA_SPLIT_NONE}};
+    const int u = cases[_i].uniform;
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 4, .nkv = 2,
+               .d = 32, .s = 200, .sq = cases[_i].sq, .lens = u ? one : lens, .nlens = u ? 1 : 4, .pad = 1,
+               .pad_size = cases[_i].pad, .split = cases[_i].split, .seed = 900 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Paged KV: block sizes 1, 3, 16, 128 and 512, shuffled ids, a shared block, NaN in unused pool slots and
+ * wild ids in unused table entries, every layout. */
+START_TEST(paged_block_sizes) {
+    static const int64_t sizes[] = {1, 3, 16, 128, 512}, lens[] = {700, 1, 0, 513};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 32, .s = 700, .sq = 1, .lens = lens, .nlens = 4, .block_size = sizes[_i % 5],
+               .share_blocks = 1, .seed = 1000 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Paged KV with each split mode, multi-token queries and the BSND pool as (blocks, block_size, N_kv·D). */
+START_TEST(paged_split) {
+    static const int64_t lens[] = {333, 17, 200};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_BFLOAT16, .kv = IFA_DTYPE_BFLOAT16, .b = 3, .n = 4, .nkv = 2,
+               .d = 48, .s = 333, .sq = 1 + _i % 3, .lens = lens, .nlens = 3, .block_size = _i % 2 ? 16 : 5,
+               .split = splits[1 + _i % 3], .seed = 1100 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+/* Paged and contiguous runs of the same logical KV give the same output. */
+START_TEST(paged_equals_contiguous) {
+    static const int64_t lens[] = {260, 99};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 2, .n = 8, .nkv = 8,
+               .d = 64, .s = 260, .sq = 2, .lens = lens, .nlens = 2, .seed = 1200 + (uint64_t)_i};
+    ifa_case_result a, b;
+    check(&p, &a);
+    p.block_size = 32;
+    check(&p, &b);
+    const int64_t n = ifa_host_tensor_numel(&a.out);
+    for (int64_t i = 0; i < n; ++i)
+        ck_assert_msg(ifa_host_get(&a.out, i) == ifa_host_get(&b.out, i), "element %lld: %g vs %g", (long long)i,
+                      ifa_host_get(&a.out, i), ifa_host_get(&b.out, i));
+    ifa_case_result_free(&a);
+    ifa_case_result_free(&b);
+}
+END_TEST
+
+/* Everything at once (S1 = 3, mask, bias, soft-cap, window, GQA) in every layout, contiguous and paged,
+ * under every split mode. */
+START_TEST(all_features_every_layout_and_split) {
+    static const int64_t lens[] = {400, 5, 0, 211};
+    const int paged = _i >= 12;
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 32, .s = 400, .sq = 3, .lens = lens, .nlens = 4, .mask = MASK_B1S, .mask_dtype = IFA_DTYPE_INT8,
+               .pse = IFA_PSE_BROADCAST, .softcap = 5.0, .window = 150, .block_size = paged ? 7 : 0,
+               .split = splits[(_i / 3) % 4], .seed = 1300 + (uint64_t)_i};
+    check(&p, NULL);
+}
+END_TEST
+
+Suite *features_suite(void) {
+    Suite *s = suite_create("features");
+    TCase *t = tcase_create("features");
+    tcase_set_timeout(t, 600);
+    tcase_add_loop_test(t, multi_token_queries, 0, 12);
+    tcase_add_loop_test(t, multi_token_split, 0, 3);
+    tcase_add_loop_test(t, mask_forms, 0, 8);
+    tcase_add_loop_test(t, fully_masked_rows, 0, 4);
+    tcase_add_loop_test(t, mask_hides_whole_splits, 0, 4);
+    tcase_add_loop_test(t, position_bias, 0, 6);
+    tcase_add_loop_test(t, softcap, 0, 8);
+    tcase_add_loop_test(t, sliding_window, 0, 8);
+    tcase_add_loop_test(t, kv_padding, 0, 8);
+    tcase_add_loop_test(t, paged_block_sizes, 0, 5);
+    tcase_add_loop_test(t, paged_split, 0, 3);
+    tcase_add_loop_test(t, paged_equals_contiguous, 0, 3);
+    tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) { return test_run_suite(features_suite()); }
