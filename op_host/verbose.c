@@ -7,10 +7,13 @@
 
 #include "op_host/ifa_check.h"
 
+/* A generated tensor of t's shape and dtype; masks get 0/1 values (uniform in [0, 2) truncated). */
 static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed) {
     fprintf(f, "\"%s\": {\"shape\": [", name);
     for (int i = 0; i < t->ndim; ++i) fprintf(f, i ? ", %lld" : "%lld", (long long)t->shape[i]);
-    fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d}}", ifa_dtype_name(t->dtype), seed);
+    const int mask = t->dtype == IFA_DTYPE_BOOL || t->dtype == IFA_DTYPE_INT8 || t->dtype == IFA_DTYPE_UINT8;
+    fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed,
+            mask ? ", \"low\": 0, \"high\": 2" : "");
 }
 
 void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *a) {
@@ -23,12 +26,13 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     fprintf(stderr,
             "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu work_group_size=%d chunk_rows=%d "
             "heads_per_group=%d workspace=%lld case={\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": %lld, "
-            "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s}, "
-            "\"inputs\": {",
+            "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s, "
+            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld}, \"inputs\": {",
             plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key,
             (int)plan->work_group_size, (int)plan->chunk_rows, (int)plan->heads_per_group,
             (long long)plan->workspace_bytes, (long long)p->num_heads, (long long)p->num_kv_heads, (double)scale,
-            ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false");
+            ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false", a->softcap, (long long)a->window,
+            (long long)a->block_size);
     tensor_json(stderr, "query", a->query, 1);
     fputs(", ", stderr);
     tensor_json(stderr, "key", a->key, 2);
@@ -38,6 +42,19 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
         fputs(", \"actual_seq_lengths\": [", stderr);
         for (int64_t i = 0; i < a->actual_seq_lengths_count; ++i)
             fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->actual_seq_lengths[i]);
+        fputc(']', stderr);
+    }
+    if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);
+    if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
+    if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
+    if (a->block_table) {
+        fputs(", \"block_table\": [", stderr);
+        for (int64_t b = 0; b < p->batch; ++b) {
+            fputs(b ? ", [" : "[", stderr);
+            for (int64_t i = 0; i < p->table_cols; ++i)
+                fprintf(stderr, i ? ", %d" : "%d", (int)a->block_table[b * p->table_cols + i]);
+            fputc(']', stderr);
+        }
         fputc(']', stderr);
     }
     fputs("}}\n", stderr);

@@ -278,6 +278,58 @@ START_TEST(tuning_env_override) {
 }
 END_TEST
 
+/* S1 query tokens multiply the rows a work-group holds: the planner fits heads x tokens in local memory and
+ * sizes the split partials per token. */
+START_TEST(multi_token_rows_fit_and_size_partials) {
+    ifa_problem p = problem(1, 32, 4, 128, 32768);
+    p.seq_q = 16, p.causal = 1;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, plan.chunk_rows));
+    ck_assert_int_gt(plan.head_groups, 1); /* 8 heads x 16 tokens x 128 dims do not fit 48 KiB together */
+    ck_assert_int_ne(plan.split_kv, 0);
+    ck_assert_int_ge(plan.ws_part_m_offset - plan.ws_part_acc_offset, 4 * 32 * 16 * plan.max_splits * 128);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan.problem.seq_q = 17;
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
+/* Paged KV: the key marks it, the block table has its workspace region, and equal splits start on block
+ * boundaries when the block size is a multiple of the chunk. */
+START_TEST(paged_plan) {
+    ifa_problem p = problem(2, 32, 8, 128, 65536);
+    p.paged = 1, p.block_size = 512, p.table_cols = 128, p.pool_blocks = 300;
+    p.lengths_mode = IFA_LENGTHS_UNIFORM, p.uniform_length = p.max_length = 50000, p.total_length = 100000;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.tiling_key / 100000000 % 10, 1);
+    ck_assert_int_eq(plan.ws_table_bytes, 4 * 2 * 128);
+    ck_assert_int_eq(plan.ws_table_offset % IFA_WORKSPACE_ALIGN, 0);
+    ck_assert_int_ne(plan.split_kv, 0);
+    ck_assert_int_eq(plan.split_tokens % 512, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan.workspace_bytes = plan.ws_table_offset; /* no room for the table */
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+    /* a block size that is not a multiple of the chunk leaves the splits on chunk boundaries */
+    p.block_size = 100, p.table_cols = 655;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_tokens % plan.chunk_rows, 0);
+}
+END_TEST
+
+/* The rows a block reads: a sliding window shortens every batch to window (+ S1 - 1 for causal tokens). */
+START_TEST(window_bounds_the_rows_read) {
+    ck_assert_int_eq(ifa__kv_lo(1000, 0, 0), 0);
+    ck_assert_int_eq(ifa__kv_span(1000, 100, 0), 100);
+    ck_assert_int_eq(ifa__kv_span(1000, 100, 3), 103); /* the earliest of 4 causal tokens ends 3 rows earlier */
+    ck_assert_int_eq(ifa__kv_span(50, 100, 3), 50);
+    ck_assert_int_eq(ifa__kv_span(2, 1, 7), 2);         /* rows end before 0: nothing to skip */
+    ck_assert_int_eq(ifa__kv_span(0, 5, 0), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tiling");
     TCase *t = tcase_create("planner");
@@ -292,6 +344,9 @@ int main(void) {
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);
     tcase_add_test(t, balanced_walk_covers_every_row_once);
+    tcase_add_test(t, multi_token_rows_fit_and_size_partials);
+    tcase_add_test(t, paged_plan);
+    tcase_add_test(t, window_bounds_the_rows_read);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

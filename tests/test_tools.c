@@ -142,6 +142,47 @@ START_TEST(case_with_npy_inputs_runs) {
 }
 END_TEST
 
+/* Every input and attribute of the op in a case: a paged pool with its block table in an int32 .npy, a
+ * per-token mask, a bias, soft-cap and window, S1 = 3; parsed into the fields, run and checked. */
+START_TEST(case_with_every_input_runs) {
+    ifa_host_tensor table;
+    int64_t ts[2] = {2, 3};
+    ck_assert_int_eq(ifa_host_tensor_alloc(&table, IFA_DTYPE_INT32, 2, ts), 0);
+    static const int32_t ids[6] = {4, 0, 2, 3, -1, -1};
+    memcpy(table.data, ids, sizeof ids);
+    ck_assert_int_eq(ifa_npy_write(path_in("table.npy"), &table), 0);
+    ifa_host_tensor_free(&table);
+    const char *json =
+        "{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 4, \"num_key_value_heads\": 2, "
+        "\"input_layout\": \"BSND\", \"softcap\": 2.5, \"window\": 9, \"block_size\": 8, \"softmax_lse_flag\": true}, "
+        "\"inputs\": {\"query\": {\"shape\": [2, 3, 4, 16], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [5, 8, 2, 16], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": {\"shape\": [5, 8, 2, 16], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}, "
+        "\"atten_mask\": {\"shape\": [2, 1, 3, 24], \"dtype\": \"int8\", \"random\": {\"seed\": 4, \"low\": 0, \"high\": 1.5}}, "
+        "\"pse_shift\": {\"shape\": [2, 4, 3, 24], \"dtype\": \"float16\", \"random\": {\"seed\": 5}}, "
+        "\"block_table\": \"table.npy\", \"actual_seq_lengths\": [20, 5]}}";
+    ifa_case c;
+    char err[256];
+    ck_assert_msg(ifa_case_parse(json, dir, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.block_table_cols, 3);
+    ck_assert_int_eq(c.block_table[3], 3);
+    ck_assert_int_eq(c.block_size, 8);
+    ck_assert_int_eq(c.window, 9);
+    ck_assert(c.softcap == 2.5);
+    ck_assert_int_eq(c.atten_mask.ndim, 4);
+    ck_assert_int_eq(ifa_case_seq_q(&c), 3);
+    ifa_case_result r;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_int_eq(r.plan.problem.paged, 1);
+    ck_assert_int_eq(r.plan.problem.mask_kind, IFA_MASK_PER_TOKEN);
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "rel_l2 %.3g lse_bad %lld", chk.rel_l2, (long long)chk.lse_bad);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+}
+END_TEST
+
 START_TEST(case_rejects_bad_fields) {
     static const struct {
         const char *json, *needle;
@@ -159,6 +200,12 @@ START_TEST(case_rejects_bad_fields) {
          "\"dtype\": \"float16\"}}}", "random"},
         {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"query\": {\"file\": \"q.npy\", "
          "\"dtype\": \"float16\"}}}", "may only be \"bfloat16\""},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2, \"window\": 0.5}, \"inputs\": {}}",
+         "attrs.window must be an integer"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"block_table\": [[1, 2], [3]]}}",
+         "inputs.query is missing"}, /* tensors load first */
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"kv_padding_size\": \"4\"}}",
+         "inputs.kv_padding_size must be an integer"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         ifa_case c;
@@ -176,6 +223,7 @@ int main(void) {
     tcase_add_test(t, npy_rejects_malformed);
     tcase_add_test(t, half_conversions);
     tcase_add_test(t, case_with_npy_inputs_runs);
+    tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);
     suite_add_tcase(s, t);
     return test_run_suite(s);

@@ -231,6 +231,14 @@ START_TEST(mask_bias_window_padding_rules) {
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "softcap");
     setup(&f), f.a.softcap = 1e-40;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "too small to divide by");
+    setup(&f), f.a.window = 4; /* the planner counts only the rows a window leaves */
+    {
+        ifa_plan plan;
+        size_t ws;
+        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.problem.max_length, 4);
+        ck_assert_int_eq(plan.problem.total_length, 8);
+    }
     setup(&f), f.a.window = -1;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "window = -1 is negative");
     setup(&f), f.pad = 33, f.a.kv_padding_size = &f.pad;

@@ -60,12 +60,52 @@ static int load_tensor(const cJSON *j, const char *name, const char *base, ifa_h
     return 0;
 }
 
-static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err, size_t err_size) {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(attrs, name);
+/* Reads the integer obj.name (obj is attrs or inputs, named `where` in messages); absent leaves *out. */
+static int get_int_in(const cJSON *obj, const char *where, const char *name, int64_t *out, char *err, size_t err_size) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, name);
     if (!j) return 0;
     if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) || fabs(j->valuedouble) > 9e15)
-        FAIL("attrs.%s must be an integer", name);
+        FAIL("%s.%s must be an integer", where, name);
     *out = (int64_t)j->valuedouble;
+    return 0;
+}
+
+static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err, size_t err_size) {
+    return get_int_in(attrs, "attrs", name, out, err, err_size);
+}
+
+/* block_table: an array of equally long arrays of int32 ids, or an int32 (B, cols) tensor (.npy). */
+static int load_block_table(const cJSON *j, const char *base, ifa_case *c, char *err, size_t err_size) {
+    if (!cJSON_IsArray(j)) {
+        ifa_host_tensor t;
+        if (load_tensor(j, "block_table", base, &t, err, err_size)) return -1;
+        if (t.dtype != IFA_DTYPE_INT32 || t.ndim != 2) {
+            ifa_host_tensor_free(&t);
+            FAIL("inputs.block_table must be an int32 tensor of rank 2 (B, max_blocks_per_seq)");
+        }
+        c->block_table = t.data; /* the tensor's storage becomes the case's */
+        c->block_table_cols = t.shape[1];
+        return 0;
+    }
+    const int rows = cJSON_GetArraySize(j);
+    const cJSON *first = cJSON_GetArrayItem(j, 0);
+    const int cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : 0;
+    if (rows < 1 || cols < 1 || (int64_t)rows * cols > (1 << 26))
+        FAIL("inputs.block_table must be a non-empty array of non-empty arrays of block ids");
+    if (!(c->block_table = malloc((size_t)rows * (size_t)cols * sizeof *c->block_table)))
+        FAIL("inputs.block_table: cannot allocate");
+    c->block_table_cols = cols;
+    for (int r = 0; r < rows; ++r) {
+        const cJSON *row = cJSON_GetArrayItem(j, r);
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols)
+            FAIL("inputs.block_table[%d] must be an array of %d block ids, like row 0", r, cols);
+        for (int k = 0; k < cols; ++k) {
+            const cJSON *v = cJSON_GetArrayItem(row, k);
+            if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 2147483647.0)
+                FAIL("inputs.block_table[%d][%d] must be an int32", r, k);
+            c->block_table[(size_t)r * cols + k] = (int32_t)v->valuedouble;
+        }
+    }
     return 0;
 }
 
@@ -77,9 +117,10 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(root, "op");
     const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(root, "attrs");
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
-    static const char *const known_attrs[] = {"num_heads", "scale_value", "input_layout", "num_key_value_heads",
-                                              "softmax_lse_flag"};
-    static const char *const known_inputs[] = {"query", "key", "value", "actual_seq_lengths"};
+    static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
+                                              "softmax_lse_flag", "softcap",     "window",       "block_size"};
+    static const char *const known_inputs[] = {"query",     "key",       "value",           "actual_seq_lengths",
+                                               "atten_mask", "pse_shift", "kv_padding_size", "block_table"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -106,8 +147,21 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         }
     }
     if (get_int(attrs, "num_heads", &c->num_heads, err, err_size) ||
-        get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size))
+        get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size) ||
+        get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size))
         goto done;
+    const cJSON *softcap = cJSON_GetObjectItemCaseSensitive(attrs, "softcap");
+    if (softcap) {
+        if (!cJSON_IsNumber(softcap)) {
+            snprintf(err, err_size, "attrs.softcap must be a number");
+            goto done;
+        }
+        c->softcap = softcap->valuedouble;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(inputs, "kv_padding_size")) {
+        if (get_int_in(inputs, "inputs", "kv_padding_size", &c->kv_padding_size, err, err_size)) goto done;
+        c->has_kv_padding = 1;
+    }
     if (!cJSON_GetObjectItemCaseSensitive(attrs, "num_heads")) {
         snprintf(err, err_size, "attrs.num_heads is required");
         goto done;
@@ -140,6 +194,13 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size) ||
         load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "value"), "value", base, &c->value, err, err_size))
         goto done;
+    const cJSON *mask = cJSON_GetObjectItemCaseSensitive(inputs, "atten_mask");
+    const cJSON *pse = cJSON_GetObjectItemCaseSensitive(inputs, "pse_shift");
+    if ((mask && load_tensor(mask, "atten_mask", base, &c->atten_mask, err, err_size)) ||
+        (pse && load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)))
+        goto done;
+    const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
+    if (table && load_block_table(table, base, c, err, err_size)) goto done;
     const cJSON *lens = cJSON_GetObjectItemCaseSensitive(inputs, "actual_seq_lengths");
     if (lens) {
         int n = cJSON_GetArraySize(lens);
