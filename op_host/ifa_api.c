@@ -145,6 +145,16 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
                                          const ifa_incre_flash_attention_args *args, cl_mem workspace,
                                          size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event) {
+    return ifa_incre_flash_attention_run_profiled(ctx, plan, args, workspace, workspace_offset, queue,
+                                                  num_events_in_wait_list, event_wait_list, NULL, event);
+}
+
+ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_plan *plan,
+                                                  const ifa_incre_flash_attention_args *args, cl_mem workspace,
+                                                  size_t workspace_offset, cl_command_queue queue,
+                                                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                  cl_event *first_kernel, cl_event *event) {
+    if (first_kernel) *first_kernel = NULL;
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
     if (num_events_in_wait_list > 0 && !event_wait_list)
         return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
@@ -182,7 +192,7 @@ ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
     }
     cl_event done = NULL;
     ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
-                                           num_events_in_wait_list, event_wait_list, &done);
+                                           num_events_in_wait_list, event_wait_list, first_kernel, &done);
     for (cl_uint i = 0; i < nup; ++i) clReleaseEvent(uploaded[i]);
     if (st != IFA_STATUS_OK) return st;
     if (event)

@@ -65,7 +65,7 @@ static ifa_status check_kernel(const ifa_context *ctx, const ifa__cached_kernel 
 
 ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
-                                  const cl_event *wait, cl_event *event) {
+                                  const cl_event *wait, cl_event *first, cl_event *event) {
     const ifa_problem *p = &plan->problem;
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
@@ -152,9 +152,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
                               (size_t)p->batch, (size_t)plan->max_splits};
-    if (plan->split_kv == IFA_SPLIT_NONE)
-        return enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
-                       wait, event);
+    if (plan->split_kv == IFA_SPLIT_NONE) {
+        IFA__TRY(enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
+                         wait, event));
+        if (first) clRetainEvent(*first = *event);
+        return IFA_STATUS_OK;
+    }
     const size_t unit_global[1] = {(size_t)plan->work_group_size * (size_t)plan->units};
 
     cl_event max_done = NULL, split_done = NULL;
@@ -168,6 +171,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     ifa_status sst = enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
                              balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
+    if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = max_done ? max_done : split_done);
     if (max_done) clReleaseEvent(max_done);
     if (sst != IFA_STATUS_OK) return sst;
     char coptions[256];
@@ -199,5 +203,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                      event);
     }
     clReleaseEvent(split_done);
+    if (st != IFA_STATUS_OK && first) {
+        clReleaseEvent(*first);
+        *first = NULL;
+    }
     return st;
 }

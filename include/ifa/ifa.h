@@ -159,6 +159,16 @@ IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_pla
                                                  cl_command_queue queue, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* run, also returning in *first_kernel (if not NULL; the caller releases it) the event of the op's first
+ * kernel, so that device time can be measured from the first kernel's start to the last one's end (the
+ * per-run uploads of lengths and tables before it are excluded). ifa-bench uses it. */
+IFA_API ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_plan *plan,
+                                                          const ifa_incre_flash_attention_args *args,
+                                                          cl_mem workspace, size_t workspace_offset,
+                                                          cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                                          const cl_event *event_wait_list, cl_event *first_kernel,
+                                                          cl_event *event);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,388 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
+/* ifa-bench: device time of IncreFlashAttention per shape, against the device's own read bandwidth and a
+ * peer's published times. docs/performance.md explains the method and holds the results.
+ *
+ * For each shape: random inputs, a correctness check against the float64 reference (unless --no-check),
+ * warm-up runs, then the median over --runs of device time from OpenCL profiling events, first kernel start
+ * to last kernel end. When K and V are smaller than twice the last-level cache, the runs rotate over copies
+ * of them (placed one after another) so that each run reads data the previous runs did not touch. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bench_shapes.h"
+#include "common/reference.h"
+#include "common/runner.h"
+#include "op_host/context.h"
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
+            "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
+            "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check]\n"
+            "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
+    return 2;
+}
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Event time span in µs, from start of a to end of b. */
+static double span_us(cl_event a, cl_event b) {
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)
+        return NAN;
+    return (double)(t1 - t0) * 1e-3;
+}
+
+/* The bytes a run should not find in cache: the larger of the device's reported global-memory cache and,
+ * on a CPU, the host's last-level cache. */
+static int64_t last_level_cache(const ifa_context *ctx) {
+    cl_ulong cl = 0;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cl, &cl, NULL);
+    int64_t llc = (int64_t)cl;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (ctx->facts.vendor == IFA_VENDOR_CPU) {
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (l3 > llc) llc = l3;
+    }
+#endif
+    return llc;
+}
+
+/* Read bandwidth (GB/s) of a streaming kernel over `bytes`: on a CPU each work-item sums one contiguous
+ * range (what a core streams best), on a GPU consecutive work-items read consecutive float4s. */
+static const char *const stream_src =
+    "__kernel void stream_read(__global const float4 *x, ulong n4, __global float *out) {\n"
+    "    float4 s = 0.0f;\n"
+    "#if CONTIG\n"
+    "    const ulong per = (n4 + get_global_size(0) - 1) / get_global_size(0), i0 = get_global_id(0) * per;\n"
+    "    for (ulong i = i0; i < min(n4, i0 + per); ++i) s += x[i];\n"
+    "#else\n"
+    "    for (ulong i = get_global_id(0); i < n4; i += get_global_size(0)) s += x[i];\n"
+    "#endif\n"
+    "    out[get_global_id(0)] = s.x + s.y + s.z + s.w;\n"
+    "}\n";
+
+static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes) {
+    const int contig = ctx->facts.vendor == IFA_VENDOR_CPU;
+    const size_t items = contig ? (size_t)ctx->facts.compute_units * 4 : (size_t)ctx->facts.compute_units * 2048;
+    cl_int err;
+    const char *src = stream_src;
+    cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, NULL, &err);
+    if (!prog) return NAN;
+    const char *opts = contig ? "-D CONTIG=1" : "-D CONTIG=0";
+    double gbps = NAN;
+    cl_mem x = NULL, out = NULL;
+    cl_kernel k = NULL;
+    if (clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS) goto done;
+    k = clCreateKernel(prog, "stream_read", &err);
+    x = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
+    out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, items * sizeof(float), NULL, &err);
+    if (!k || !x || !out) goto done;
+    const float one = 1.0f;
+    clEnqueueFillBuffer(q, x, &one, sizeof one, 0, (size_t)bytes, 0, NULL, NULL);
+    cl_ulong n4 = (cl_ulong)bytes / 16;
+    clSetKernelArg(k, 0, sizeof x, &x);
+    clSetKernelArg(k, 1, sizeof n4, &n4);
+    clSetKernelArg(k, 2, sizeof out, &out);
+    double t[7];
+    for (int i = 0; i < 8; ++i) {
+        cl_event ev;
+        if (clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
+        clWaitForEvents(1, &ev);
+        if (i > 0) t[i - 1] = span_us(ev, ev);
+        clReleaseEvent(ev);
+    }
+    gbps = (double)bytes / median(t, 7) * 1e-3;
+done:
+    if (k) clReleaseKernel(k);
+    if (x) clReleaseMemObject(x);
+    if (out) clReleaseMemObject(out);
+    clReleaseProgram(prog);
+    return gbps;
+}
+
+typedef struct options {
+    const char *layout;
+    ifa_dtype q, kv;
+    int warmup, runs, rotate, check;
+} options;
+
+typedef struct row_result {
+    double us, host_us, plan_us, gbps;
+    int64_t kv_bytes;
+    int copies;
+    int pass; /* 1 pass, 0 fail, -1 not checked */
+    ifa_plan plan;
+} row_result;
+
+/* Benchmarks one shape. Returns 0, or -1 with a message on stderr. */
+static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
+                       int64_t llc, row_result *res) {
+    memset(res, 0, sizeof *res);
+    ifa_case c;
+    ifa_case_init(&c);
+    int bnsd = strcmp(o->layout, "BNSD") == 0, bsh = strcmp(o->layout, "BSH") == 0;
+    int64_t qs[4] = {sh->b, bnsd ? sh->n : 1, bnsd ? 1 : sh->n, sh->d};
+    int64_t ks[4] = {sh->b, bnsd ? sh->nkv : sh->s, bnsd ? sh->s : sh->nkv, sh->d};
+    int64_t qs3[3] = {sh->b, 1, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
+    if (ifa_host_tensor_alloc(&c.query, o->q, bsh ? 3 : 4, bsh ? qs3 : qs) || ifa_host_tensor_alloc(&c.key, o->kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
+        ifa_host_tensor_alloc(&c.value, o->kv, bsh ? 3 : 4, bsh ? ks3 : ks)) {
+        fprintf(stderr, "ifa-bench: out of host memory\n");
+        ifa_case_free(&c);
+        return -1;
+    }
+    ifa_host_fill_random(&c.query, 1, -1, 1);
+    ifa_host_fill_random(&c.key, 2, -1, 1);
+    ifa_host_fill_random(&c.value, 3, -1, 1);
+    c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
+    snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
+    res->kv_bytes = (int64_t)(c.key.bytes + c.value.bytes);
+
+    int rc = -1;
+    if (o->check) {
+        ifa_case_result r;
+        ifa_status st = ifa_case_run(ctx, queue, &c, NULL, NULL, &r);
+        ifa_case_check chk;
+        if (st != IFA_STATUS_OK) {
+            fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+            ifa_case_free(&c);
+            return -1;
+        }
+        res->pass = ifa_case_check_result(&c, &r, &chk) == 0 && chk.pass;
+        ifa_case_result_free(&r);
+    } else {
+        res->pass = -1;
+    }
+
+    /* copies of K and V, so that consecutive runs read memory the cache has not kept */
+    int copies = o->rotate > 0 ? o->rotate : 1;
+    if (o->rotate <= 0 && res->kv_bytes < 2 * llc) copies = (int)((2 * llc + res->kv_bytes - 1) / res->kv_bytes) + 1;
+    while (copies > 1 && (int64_t)copies * res->kv_bytes > ((int64_t)1 << 30)) --copies; /* stay within 1 GiB */
+    res->copies = copies;
+
+    cl_int err;
+    cl_context cl = ctx->cl_ctx;
+    const size_t kb = c.key.bytes;
+    cl_mem bq = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.query.bytes, c.query.data, &err);
+    cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
+    cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
+    cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
+    cl_mem ws = NULL;
+    double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
+    double plan_t[101];
+    if (!bq || !bo || !bk || !bv || !t || !h) {
+        fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
+        goto done;
+    }
+    for (int i = 0; i < copies; ++i) {
+        clEnqueueWriteBuffer(queue, bk, CL_FALSE, kb * (size_t)i, kb, c.key.data, 0, NULL, NULL);
+        clEnqueueWriteBuffer(queue, bv, CL_FALSE, kb * (size_t)i, kb, c.value.data, 0, NULL, NULL);
+    }
+    clFinish(queue);
+    ifa_tensor tq = {bq, 0, o->q, c.query.ndim, {0}}, to = {bo, 0, o->q, c.query.ndim, {0}};
+    ifa_tensor tk = {bk, 0, o->kv, c.key.ndim, {0}}, tv = {bv, 0, o->kv, c.key.ndim, {0}};
+    memcpy(tq.shape, c.query.shape, sizeof tq.shape), memcpy(to.shape, c.query.shape, sizeof to.shape);
+    memcpy(tk.shape, c.key.shape, sizeof tk.shape), memcpy(tv.shape, c.key.shape, sizeof tv.shape);
+    ifa_incre_flash_attention_args a;
+    ifa_incre_flash_attention_args_init(&a);
+    a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
+    a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
+    size_t ws_bytes = 0;
+    for (int i = 0; i < 101; ++i) {
+        const double t0 = now_us();
+        ifa_status st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &res->plan, &ws_bytes);
+        plan_t[i] = now_us() - t0;
+        if (st != IFA_STATUS_OK) {
+            fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+            goto done;
+        }
+    }
+    res->plan_us = median(plan_t, 101);
+    if (ws_bytes && !(ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err))) goto done;
+    for (int i = -o->warmup; i < o->runs; ++i) {
+        const int copy = (i + o->warmup) % copies;
+        tk.offset = tv.offset = kb * (size_t)copy;
+        cl_event first = NULL, last = NULL;
+        const double t0 = now_us();
+        ifa_status st = ifa_incre_flash_attention_run_profiled(ctx, &res->plan, &a, ws, 0, queue, 0, NULL, &first, &last);
+        const double host = now_us() - t0;
+        if (st != IFA_STATUS_OK) {
+            fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+            goto done;
+        }
+        clWaitForEvents(1, &last);
+        if (i >= 0) t[i] = span_us(first, last), h[i] = host;
+        clReleaseEvent(first);
+        clReleaseEvent(last);
+    }
+    res->us = median(t, o->runs);
+    res->host_us = median(h, o->runs);
+    res->gbps = (double)res->kv_bytes / res->us * 1e-3;
+    rc = 0;
+done:
+    free(t);
+    free(h);
+    cl_mem all[] = {bq, bo, bk, bv, ws};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+        if (all[i]) clReleaseMemObject(all[i]);
+    ifa_case_free(&c);
+    return rc;
+}
+
+static const char *split_name(int s) {
+    static const char *const names[] = {"none", "partial", "global", "balanced"};
+    return s >= 0 && s < 4 ? names[s] : "?";
+}
+
+int main(int argc, char **argv) {
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1};
+    const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
+    ifa_bench_shape *shapes = NULL;
+    int nshapes = 0, kv_set = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--no-check") == 0) {
+            o.check = 0;
+            continue;
+        }
+        if (!val) return usage();
+        ++i;
+        if (strcmp(arg, "--shapes") == 0) shapes_file = val;
+        else if (strcmp(arg, "--peers") == 0) peers_file = val;
+        else if (strcmp(arg, "--csv") == 0) csv_out = val;
+        else if (strcmp(arg, "--device") == 0) device = val;
+        else if (strcmp(arg, "--layout") == 0) o.layout = val;
+        else if (strcmp(arg, "--warmup") == 0) o.warmup = atoi(val);
+        else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
+        else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
+        else if (strcmp(arg, "--dtype") == 0) {
+            if (ifa_dtype_from_name(val, &o.q) != 0) return usage();
+        } else if (strcmp(arg, "--kv-dtype") == 0) {
+            if (ifa_dtype_from_name(val, &o.kv) != 0) return usage();
+            kv_set = 1;
+        } else if (strcmp(arg, "--shape") == 0) {
+            ifa_bench_shape s = {0};
+            long long b, n, nkv, d, len;
+            if (sscanf(val, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &len) != 5) return usage();
+            s.b = b, s.n = n, s.nkv = nkv, s.d = d, s.s = len;
+            snprintf(s.kv_type, sizeof s.kv_type, "f16");
+            ifa_bench_shape *grown = realloc(shapes, sizeof *shapes * (size_t)(nshapes + 1));
+            if (!grown) return 3;
+            shapes = grown;
+            shapes[nshapes++] = s;
+        } else {
+            return usage();
+        }
+    }
+    if (!kv_set) o.kv = o.q;
+    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || strlen(o.layout) > 4) return usage();
+    char err[256];
+    if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
+        fprintf(stderr, "ifa-bench: %s\n", err);
+        return 2;
+    }
+    if (nshapes == 0) return usage();
+    ifa_bench_shape *peers = NULL;
+    int npeers = 0;
+    if (peers_file && ifa_bench_shapes_load(peers_file, &peers, &npeers, err, sizeof err) != 0) {
+        fprintf(stderr, "ifa-bench: %s\n", err);
+        return 2;
+    }
+
+    ifa_context *ctx;
+    if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+        return 3;
+    }
+    cl_int cerr;
+    cl_command_queue queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &cerr);
+    if (!queue) {
+        fprintf(stderr, "ifa-bench: clCreateCommandQueue failed (%d)\n", (int)cerr);
+        ifa_context_destroy(ctx);
+        return 3;
+    }
+    const int64_t llc = last_level_cache(ctx);
+    int64_t bw_bytes = 4 * llc > ((int64_t)256 << 20) ? 4 * llc : ((int64_t)256 << 20);
+    if (bw_bytes > ((int64_t)1 << 30)) bw_bytes = (int64_t)1 << 30;
+    const double bw = measure_bandwidth(ctx, queue, bw_bytes);
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    printf("# ifa-bench %s, device: %s, %d compute units, last-level cache %lld MiB\n", date, ctx->device_name,
+           (int)ctx->facts.compute_units, (long long)(llc >> 20));
+    printf("# streaming read bandwidth over %lld MiB: %.1f GB/s; layout %s, q %s, kv %s; median of %d runs after %d "
+           "warm-ups; device time = first kernel start to last kernel end\n",
+           (long long)(bw_bytes >> 20), bw, o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
+    FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
+    if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
+    const char *header = "B,N,N_kv,D,S_kv,kv_MB,us,GBps,pct_bw,copies,host_run_us,plan_us,template,tiling_key,"
+                         "split_kv,splits,units,check,peer_us,speedup";
+    printf("%s\n", header);
+    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s,bw_GBps\n", ctx->device_name, bw, date, header);
+    int failures = 0;
+    double log_ratio = 0;
+    int nratio = 0;
+    for (int i = 0; i < nshapes; ++i) {
+        const ifa_bench_shape *sh = &shapes[i];
+        fprintf(stderr, "\r[%d/%d] B=%lld N=%lld N_kv=%lld D=%lld S=%lld %s   ", i + 1, nshapes, (long long)sh->b,
+                (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
+        if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
+            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,skipped: %s KV needs antiquant (issue #5),,\n", (long long)sh->b,
+                   (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
+            continue;
+        }
+        row_result r;
+        if (bench_shape(ctx, queue, sh, &o, llc, &r) != 0) {
+            ++failures;
+            continue;
+        }
+        const ifa_bench_shape *peer = ifa_bench_shapes_find(peers, npeers, sh);
+        char peer_us[32] = "", ratio[32] = "";
+        if (peer) {
+            snprintf(peer_us, sizeof peer_us, "%.2f", peer->us);
+            snprintf(ratio, sizeof ratio, "%.3f", peer->us / r.us);
+            log_ratio += log(peer->us / r.us);
+            ++nratio;
+        }
+        char line[512];
+        snprintf(line, sizeof line,
+                 "%lld,%lld,%lld,%lld,%lld,%.1f,%.2f,%.1f,%.1f,%d,%.1f,%.2f,%s,%llu,%s,%d,%d,%s,%s,%s",
+                 (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
+                 (double)r.kv_bytes / 1e6, r.us, r.gbps, 100.0 * r.gbps / bw, r.copies, r.host_us, r.plan_us,
+                 r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
+                 (unsigned long long)r.plan.tiling_key, split_name(r.plan.split_kv), (int)r.plan.max_splits,
+                 (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us, ratio);
+        printf("%s\n", line);
+        fflush(stdout);
+        if (csv) fprintf(csv, "%s,%.1f\n", line, bw);
+        if (r.pass == 0) ++failures;
+    }
+    fprintf(stderr, "\n");
+    if (nratio) printf("# geometric-mean speedup over the peer: %.3f (%d rows)\n", exp(log_ratio / nratio), nratio);
+    if (csv) fclose(csv);
+    clReleaseCommandQueue(queue);
+    ifa_context_destroy(ctx);
+    free(shapes);
+    free(peers);
+    return failures ? 1 : 0;
+}
