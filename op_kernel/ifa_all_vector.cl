@@ -37,7 +37,14 @@
  * table[b][p / block_size] (kv_bstride is then the pool's block stride). Each chunk row's element offset is
  * computed once, in the score phase, and kept in local memory for the P.V phase.
  *
+ * Vector shape (VW > 1, the CPU shape). The same phases run with vectors of VW floats along D: a KV row's
+ * dot products with all R query rows in VW-wide FMAs, the softmax of a chunk VW rows at a time, and the
+ * P.V update in register blocks of R x XB vectors, each V vector loaded once for all R rows. With WG = 1
+ * (one work-item per work-group, what PoCL runs best) every loop is a plain vector loop; with VW = 1 and
+ * XB = 1 the phases are the work-group kernel above (one work-item per KV row, then per column d).
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
+ * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
  * PAGED 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
@@ -51,8 +58,62 @@
 #ifndef BALANCED
 #define BALANCED 0
 #endif
+#ifndef VW
+#define VW 1
+#endif
+#ifndef XB
+#define XB 1
+#endif
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
 #define R (GT * SQ)
+#define DV (HEAD_DIM / VW)
+
+/* fv: VW floats. IFA_LV/IFA_SV load and store one from float memory (local or private), IFA_VLOAD loads
+ * one from a KV or query tensor of dtype code c at element index i. */
+#if VW == 1
+typedef float fv;
+#define IFA_LV(ptr) (*(ptr))
+#define IFA_SV(x, ptr) (*(ptr) = (x))
+#define IFA_VLOAD(c, p, i) IFA_LOAD(c, p, i)
+inline float ifa_hsum(float a) { return a; }
+inline float ifa_hmax(float a) { return a; }
+#define IFA_UNROLL_X
+#else
+#define IFA_CAT_(a, b) a##b
+#define IFA_CAT(a, b) IFA_CAT_(a, b)
+typedef IFA_CAT(float, VW) fv;
+typedef IFA_CAT(uint, VW) uv;
+#define IFA_LV(ptr) IFA_CAT(vload, VW)(0, ptr)
+#define IFA_SV(x, ptr) IFA_CAT(vstore, VW)(x, 0, ptr)
+#define IFA_VLOAD_0(p, i) IFA_CAT(vload, VW)(0, (p) + (i))
+#define IFA_VLOAD_1(p, i) IFA_CAT(vload_half, VW)(0, (p) + (i))
+#define IFA_VLOAD_2(p, i) IFA_CAT(as_float, VW)(IFA_CAT(convert_uint, VW)(IFA_CAT(vload, VW)(0, (p) + (i))) << 16)
+#define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
+#define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
+#define IFA_UNROLL_X _Pragma("unroll")
+/* horizontal sum and max, halving the vector */
+#if VW == 16
+inline float8 ifa_hs16(float16 a) { return a.lo + a.hi; }
+inline float8 ifa_hm16(float16 a) { return fmax(a.lo, a.hi); }
+#endif
+#if VW >= 8
+inline float ifa_hs8(float8 a) { const float4 b = a.lo + a.hi; const float2 c = b.lo + b.hi; return c.x + c.y; }
+inline float ifa_hm8(float8 a) { const float4 b = fmax(a.lo, a.hi); const float2 c = fmax(b.lo, b.hi); return fmax(c.x, c.y); }
+#if VW == 16
+inline float ifa_hsum(fv a) { return ifa_hs8(ifa_hs16(a)); }
+inline float ifa_hmax(fv a) { return ifa_hm8(ifa_hm16(a)); }
+#else
+inline float ifa_hsum(fv a) { return ifa_hs8(a); }
+inline float ifa_hmax(fv a) { return ifa_hm8(a); }
+#endif
+#elif VW == 4
+inline float ifa_hsum(fv a) { const float2 c = a.lo + a.hi; return c.x + c.y; }
+inline float ifa_hmax(fv a) { const float2 c = fmax(a.lo, a.hi); return fmax(c.x, c.y); }
+#elif VW == 2
+inline float ifa_hsum(fv a) { return a.x + a.y; }
+inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
+#endif
+#endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
 
 /* Balanced units: block k = (batch, KV head, head group) costs len_b + c0 (c0 > 0, so an empty batch still
@@ -163,69 +224,72 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const ulong kvh_off = (ulong)kvh * kv_hstride;
     for (int c = first; c < len; c += CHUNK) {
         const int rows = min(CHUNK, len - c);
+        /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
+        const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
 
-        for (int j = lid; j < rows; j += WG) {
+        for (int j = lid; j < rows_pad; j += WG) {
             const int p = c + j;
+            if (j < rows) {
 #if PAGED
-            const int pb = table[table_off + b * (ulong)table_cols + (ulong)(p / block_size)];
-            const ulong ro = (ulong)pb * kv_bstride + (ulong)(p % block_size) * kv_rstride + kvh_off;
+                const int pb = table[table_off + b * (ulong)table_cols + (ulong)(p / block_size)];
+                const ulong ro = (ulong)pb * kv_bstride + (ulong)(p % block_size) * kv_rstride + kvh_off;
 #else
-            const ulong ro = b * kv_bstride + (ulong)(row0 + p) * kv_rstride + kvh_off;
+                const ulong ro = b * kv_bstride + (ulong)(row0 + p) * kv_rstride + kvh_off;
 #endif
-            roff[j] = ro;
-            float dot[R];
-            for (int r = 0; r < R; ++r) dot[r] = 0.0f;
-            for (int d = 0; d < HEAD_DIM; ++d) {
-                const float kk = IFA_LOAD(KV_T, k, k_off + ro + d);
-                for (int r = 0; r < R; ++r) dot[r] = fma(qs[r * HEAD_DIM + d], kk, dot[r]);
-            }
-            for (int r = 0; r < R; ++r) {
-                const int g = r / SQ, t = r - g * SQ;
-                float s = dot[r] * scale;
+                roff[j] = ro;
+                fv dot[R];
+                _Pragma("unroll") for (int r = 0; r < R; ++r) dot[r] = 0.0f;
+                IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
+                    const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + (ulong)x * VW);
+                    _Pragma("unroll") for (int r = 0; r < R; ++r) dot[r] = fma(IFA_LV(qs + r * HEAD_DIM + x * VW), kk, dot[r]);
+                }
+                for (int r = 0; r < R; ++r) {
+                    const int g = r / SQ, t = r - g * SQ;
+                    float s = ifa_hsum(dot[r]) * scale;
 #if HAS_PSE
-                if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
-                                                        (ulong)t * pse_tstride + (ulong)p);
+                    if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
+                                                            (ulong)t * pse_tstride + (ulong)p);
 #endif
 #if SOFTCAP
-                s = softcap * tanh(s / softcap);
+                    s = softcap * tanh(s / softcap);
 #endif
-                const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
-                int visible = p < end && (window <= 0 || p >= end - window);
+                    const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                    int visible = p < end && (window <= 0 || p >= end - window);
 #if HAS_MASK
-                visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
+                    visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
 #endif
-                sc[r * CHUNK + j] = visible ? s : -INFINITY;
+                    sc[r * CHUNK + j] = visible ? s : -INFINITY;
+                }
+            } else {
+                for (int r = 0; r < R; ++r) sc[r * CHUNK + j] = -INFINITY;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
         for (int r = lid; r < rn; r += WG) {
-            float mx = -INFINITY;
-            for (int j = 0; j < rows; ++j) mx = fmax(mx, sc[r * CHUNK + j]);
+            __local float *sr = sc + r * CHUNK;
+            fv mv = -INFINITY;
+            for (int j = 0; j < rows_pad; j += VW) mv = fmax(mv, IFA_LV(sr + j));
+            const float mx = ifa_hmax(mv);
 #if MAX_PASS
             m_s[r] = fmax(m_s[r], mx);
-#elif IFA_GLOBAL_MAX
-            const float m = m_s[r];
-            float sum = 0.0f;
-            for (int j = 0; j < rows; ++j) {
-                const float pr = m == -INFINITY ? 0.0f : exp(sc[r * CHUNK + j] - m);
-                sc[r * CHUNK + j] = pr;
-                sum += pr;
-            }
-            l_s[r] += sum;
-            a_s[r] = 1.0f;
 #else
-            const float m_old = m_s[r];
-            const float m_new = fmax(m_old, mx);
-            /* -inf - -inf is NaN: a row that has seen nothing rescales by 0, and an all -inf chunk adds 0. */
+#if IFA_GLOBAL_MAX
+            const float m_new = m_s[r], alpha = 1.0f;
+#else
+            const float m_old = m_s[r], m_new = fmax(m_old, mx);
+            /* -inf - -inf is NaN: a row that has seen nothing rescales by 0 */
             const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
-            float sum = 0.0f;
-            for (int j = 0; j < rows; ++j) {
-                const float pr = m_new == -INFINITY ? 0.0f : exp(sc[r * CHUNK + j] - m_new);
-                sc[r * CHUNK + j] = pr;
+#endif
+            /* a row whose max is still -inf has only -inf scores: exp(-inf - 0) = 0 */
+            const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+            fv sum = 0.0f;
+            for (int j = 0; j < rows_pad; j += VW) {
+                const fv pr = exp(IFA_LV(sr + j) - m_use);
+                IFA_SV(pr, sr + j);
                 sum += pr;
             }
-            l_s[r] = l_s[r] * alpha + sum;
+            l_s[r] = l_s[r] * alpha + ifa_hsum(sum);
             m_s[r] = m_new;
             a_s[r] = alpha;
 #endif
@@ -233,6 +297,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
 
+#if VW == 1
+        /* one work-item per column d. (The blocked form below computes the same; PoCL 3.1 miscompiles it
+         * with 16-item groups inside the balanced units' piece loop, so the scalar shape keeps this one.) */
         for (int d = lid; d < HEAD_DIM; d += WG) {
             float a[R];
             for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * HEAD_DIM + d] * a_s[r] : 0.0f;
@@ -242,6 +309,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
         }
+#else
+        /* register blocks of R rows x XB vectors; each V vector is loaded once for all R rows */
+        for (int x0 = lid * XB; x0 < DV; x0 += WG * XB) {
+            fv a[R][XB];
+            _Pragma("unroll") for (int r = 0; r < R; ++r) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+                a[r][xb] = r < rn && x0 + xb < DV ? IFA_LV(acc + r * HEAD_DIM + (x0 + xb) * VW) * a_s[r] : 0.0f;
+            for (int j = 0; j < rows; ++j) {
+                _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
+                    if (x0 + xb < DV) {
+                        const fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + (ulong)(x0 + xb) * VW);
+                        _Pragma("unroll") for (int r = 0; r < R; ++r) a[r][xb] = fma((fv)sc[r * CHUNK + j], vv, a[r][xb]);
+                    }
+                }
+            }
+            for (int r = 0; r < rn; ++r) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+                if (x0 + xb < DV) IFA_SV(a[r][xb], acc + r * HEAD_DIM + (x0 + xb) * VW);
+        }
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }

@@ -71,11 +71,13 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D CHUNK=%d -D GT=%d -D SQ=%d "
+             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
+             "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
              "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
-             (int)plan->chunk_rows, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal, (int)p->has_lse,
+             (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
+             (int)p->seq_q, (int)p->causal, (int)p->has_lse,
              p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
              (int)p->paged, equal_splits, balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);

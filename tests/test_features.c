@@ -193,14 +193,13 @@ static int build(const fspec *p, ifa_case *c) {
 static int force_split(ifa_plan *plan, void *user) {
     const int want = *(const int *)user;
     ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, 0, 2 * 1024 * 1024};
-    setenv("IFA_TUNING",
+    test_tuning_push(
            want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
            : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"
-                                             : "split_min_tokens=16,chunk_rows=16,balance_milli=1000000",
-           1);
+                                             : "split_min_tokens=16,chunk_rows=16,balance_milli=1000000");
     ifa_problem p = plan->problem;
     ifa_status st = ifa__plan_make(&p, &facts, plan);
-    unsetenv("IFA_TUNING");
+    test_tuning_pop();
     return st == IFA_STATUS_OK && plan->split_kv == want ? 0 : -1;
 }
 

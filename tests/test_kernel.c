@@ -100,10 +100,10 @@ typedef struct split_force {
 static int force_split(ifa_plan *plan, void *user) {
     const split_force *f = user;
     ifa_device_facts facts = {IFA_VENDOR_CPU, f->compute_units, 4096, 0, 2 * 1024 * 1024};
-    setenv("IFA_TUNING", f->tuning, 1);
+    test_tuning_push(f->tuning);
     ifa_problem p = plan->problem;
     ifa_status st = ifa__plan_make(&p, &facts, plan);
-    unsetenv("IFA_TUNING");
+    test_tuning_pop();
     return st == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
 }
 

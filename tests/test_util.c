@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_util.h"
 
 #include <stdio.h>
@@ -21,6 +22,31 @@ ifa_context *test_ctx(void) {
 cl_command_queue test_queue(void) {
     test_ctx();
     return queue;
+}
+
+static char base_tuning[512];
+static int base_saved;
+
+static void save_base(void) {
+    if (base_saved) return;
+    const char *env = getenv("IFA_TUNING");
+    snprintf(base_tuning, sizeof base_tuning, "%s", env ? env : "");
+    base_saved = 1;
+}
+
+void test_tuning_push(const char *extra) {
+    save_base();
+    char v[1024];
+    snprintf(v, sizeof v, "%s%s%s", base_tuning, base_tuning[0] ? "," : "", extra);
+    setenv("IFA_TUNING", v, 1);
+}
+
+void test_tuning_pop(void) {
+    save_base();
+    if (base_tuning[0])
+        setenv("IFA_TUNING", base_tuning, 1);
+    else
+        unsetenv("IFA_TUNING");
 }
 
 int test_run_suite(Suite *s) {

@@ -119,12 +119,17 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     ifa_tuning t = ifa__tuning_for(dev->vendor);
     int32_t wg = t.work_group_size;
     if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
-    int32_t chunk = t.chunk_rows < wg ? wg : t.chunk_rows / wg * wg;
+    /* the widest power-of-2 vector (up to the tuning row's) that divides D */
+    int32_t vw = 1;
+    while (vw * 2 <= t.vector_width && p->head_dim % (vw * 2) == 0) vw *= 2;
+    /* chunks are whole multiples of the work-group (rows per work-item) and of the vector (softmax) */
+    const int32_t step = wg > vw ? wg : vw;
+    int32_t chunk = t.chunk_rows < step ? step : t.chunk_rows / step * step;
 
     const int64_t group = p->num_heads / p->num_kv_heads;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
-    while (chunk > wg && ifa__all_vector_local_bytes(group, p->seq_q, p->head_dim, chunk) > budget) chunk -= wg;
+    while (chunk > step && ifa__all_vector_local_bytes(group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
     int64_t fit = 0;
     for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
         if (ifa__all_vector_local_bytes(g, p->seq_q, p->head_dim, chunk) <= budget) {
@@ -146,6 +151,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->heads_per_group = (int32_t)((group + groups - 1) / groups);
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
+    plan->vector_width = vw;
+    plan->pv_block = vw > 1 && t.pv_block > 0 ? t.pv_block : 1;
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
@@ -194,7 +201,10 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (key != plan->tiling_key)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan tiling_key %" PRIu64 " does not match its fields (%" PRIu64 ")",
                          plan->tiling_key, key);
-    if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size ||
+    if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size || plan->vector_width < 1 ||
+        plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
+        plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||
+        plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||

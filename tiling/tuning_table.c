@@ -9,12 +9,12 @@
 static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
     /* vendor, work_group_size, chunk_rows, local_mem_reserve, split_min_tokens, split_waves, combine_wg,
      * split_rowmax (partial rowmax until the GPU measurement of docs/tiling.md says otherwise: global
-     * rowmax reads K twice), block_cost_rows, balance_milli */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100},
-    /* PoCL runs a work-group as loops over work-items between barriers; a small group keeps the per-item
-     * private arrays in cache, and a long chunk amortises the barriers. */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 16, 256, 0, 1024, 1, 16, 1, 32, 1100},
+     * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block */
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1},
+    /* PoCL: one work-item per work-group with 16-wide vectors along D (AVX-512), 64-row chunks and P.V
+     * blocks of 4 vectors per query row; docs/performance.md has the measurements behind each number. */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4},
 };
 
 static void apply_env(ifa_tuning *t) {
@@ -27,7 +27,8 @@ static void apply_env(ifa_tuning *t) {
                 {"local_mem_reserve", &t->local_mem_reserve}, {"split_min_tokens", &t->split_min_tokens},
                 {"split_waves", &t->split_waves}, {"combine_work_group_size", &t->combine_work_group_size},
                 {"split_rowmax", &t->split_rowmax}, {"block_cost_rows", &t->block_cost_rows},
-                {"balance_milli", &t->balance_milli}};
+                {"balance_milli", &t->balance_milli}, {"vector_width", &t->vector_width},
+                {"pv_block", &t->pv_block}};
     const char *s = env;
     while (*s) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {

@@ -15,6 +15,9 @@ typedef struct ifa_tuning {
     int32_t split_rowmax;      /* flash-decoding algorithm: 1 partial rowmax, 2 global rowmax */
     int32_t block_cost_rows;   /* balanced units: a block's fixed cost in KV-row equivalents (query load, writes) */
     int32_t balance_milli;     /* balanced units when the longest block exceeds this/1000 of a unit's share */
+    int32_t vector_width;      /* the kernel's vector width along D (the largest power of 2 up to this that
+                                * divides D); 1 = the scalar work-group kernel */
+    int32_t pv_block;          /* vectors per P.V register block (with vector_width > 1) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

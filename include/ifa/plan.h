@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 4u
+#define IFA_PLAN_VERSION 5u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -100,6 +100,8 @@ typedef struct ifa_plan {
     int32_t units;             /* IFA_SPLIT_BALANCED: work-groups, each a balanced stretch of the cost line */
     int32_t block_cost_rows;   /* IFA_SPLIT_BALANCED: what a (batch, KV head, head group) block costs besides its rows */
     int32_t load_ratio_milli;  /* 1000 x (busiest work-group's cost / mean cost over compute units), estimated */
+    int32_t vector_width;      /* floats per vector along D in the fused kernel (1: scalar work-group shape) */
+    int32_t pv_block;          /* vectors per P.V register block */
     int32_t reserved0;
     int64_t total_cost;        /* IFA_SPLIT_BALANCED: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
