@@ -152,7 +152,12 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
-    plan->pv_block = vw > 1 && t.pv_block > 0 ? t.pv_block : 1;
+    /* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
+     * block when a work-group holds many query rows */
+    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
+    int32_t xb = vw > 1 && t.pv_block > 0 ? t.pv_block : 1;
+    while (xb > 1 && rows * xb > 16) xb /= 2;
+    plan->pv_block = xb;
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Draws ifa-bench results: achieved GB/s against KV bytes, the device's streaming-read bandwidth as a line,
+and the peer's GB/s on the same rows (from the peer time in the CSV). NumPy and Matplotlib from Debian
+(python3-numpy, python3-matplotlib; `scripts/deps --plot` installs them).
+
+usage: tools/plot_bench.py RESULTS.csv OUT.png [--title TEXT]
+"""
+import argparse
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def load(path):
+    device, rows = "", []
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.strip()]
+    for l in lines:
+        if l.startswith("# device:"):
+            device = l[len("# device:"):].strip()
+    body = [l for l in lines if not l.startswith("#")]
+    for r in csv.DictReader(body):
+        if r.get("us"):
+            rows.append(r)
+    return device, rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("csv")
+    ap.add_argument("png")
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+    device, rows = load(a.csv)
+    if not rows:
+        sys.exit("no measured rows in " + a.csv)
+    mb = np.array([float(r["kv_MB"]) for r in rows])
+    gbps = np.array([float(r["GBps"]) for r in rows])
+    bw = float(rows[0]["bw_GBps"])
+    peer = np.array([float(r["kv_MB"]) * 1e3 / float(r["peer_us"]) if r.get("peer_us") else np.nan for r in rows])
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.scatter(mb, gbps, label="ifa", color="tab:blue", zorder=3)
+    if np.isfinite(peer).any():
+        ax.scatter(mb, peer, label="peer", marker="x", color="tab:red", zorder=3)
+    ax.axhline(bw, color="gray", linestyle="--", label="streaming read %.0f GB/s" % bw)
+    ax.set_xscale("log")
+    ax.set_xlabel("K + V bytes (MB)")
+    ax.set_ylabel("achieved GB/s (K + V bytes / device time)")
+    ax.set_title(a.title or device)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(a.png, dpi=120)
+
+
+if __name__ == "__main__":
+    main()
