@@ -12,11 +12,14 @@ static const struct {
     [IFA_DTYPE_BFLOAT16] = {"bfloat16", "bf16", 2}, [IFA_DTYPE_INT8] = {"int8", "i8", 1},
     [IFA_DTYPE_UINT8] = {"uint8", "u8", 1},        [IFA_DTYPE_INT32] = {"int32", "i32", 4},
     [IFA_DTYPE_INT64] = {"int64", "i64", 8},       [IFA_DTYPE_BOOL] = {"bool", "bool_", 1},
+    [IFA_DTYPE_INT4] = {"int4", "i4", 1},
 };
 
 static int valid(ifa_dtype d) { return (int)d >= 0 && d < IFA_DTYPE_COUNT_; }
 
 size_t ifa_dtype_size(ifa_dtype dtype) { return valid(dtype) ? dtypes[dtype].size : 0; }
+
+size_t ifa_dtype_bits(ifa_dtype dtype) { return !valid(dtype) ? 0 : dtype == IFA_DTYPE_INT4 ? 4 : 8 * dtypes[dtype].size; }
 
 const char *ifa_dtype_name(ifa_dtype dtype) { return valid(dtype) ? dtypes[dtype].name : "invalid"; }
 
@@ -41,4 +44,10 @@ int64_t ifa_tensor_numel(const ifa_tensor *t) {
         n *= d;
     }
     return n;
+}
+
+int64_t ifa_tensor_bytes(const ifa_tensor *t) {
+    const int64_t n = ifa_tensor_numel(t);
+    if (n < 0 || n > INT64_MAX / 8) return -1;
+    return (n * (int64_t)ifa_dtype_bits(t->dtype) + 7) / 8;
 }

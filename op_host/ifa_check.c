@@ -227,6 +227,81 @@ static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len
     return IFA_STATUS_OK;
 }
 
+/* Quantised KV: the scale (and offset) form for the mode, in the dtype the mode takes. */
+static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t max_len) {
+    char s1[128];
+    const int quantised = p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_INT4;
+    const ifa_tensor *sc = a->antiquant_scale, *off = a->antiquant_offset;
+    if (!quantised) {
+        if (sc || off)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
+                             "antiquant_%s is given but key has dtype %s; antiquant applies to int8 or int4 key/value",
+                             sc ? "scale" : "offset", ifa_dtype_name((ifa_dtype)p->kv_dtype));
+        return IFA_STATUS_OK;
+    }
+    if (!sc)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key has dtype %s; quantised KV needs it%s",
+                         ifa_dtype_name((ifa_dtype)p->kv_dtype), off ? " (antiquant_offset alone is not enough)" : "");
+    if (p->kv_dtype == IFA_DTYPE_INT4 && p->head_dim % 2 != 0)
+        return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM,
+                         "int4 key/value pack two values per byte along D; D = %" PRId64 " must be even", p->head_dim);
+    if (a->antiquant_mode < 0 || a->antiquant_mode > 2)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "antiquant_mode = %" PRId64 " is not 0 (per channel or tensor), 1 (per token) or 2 (per head "
+                         "and token)", a->antiquant_mode);
+    const int64_t nkv = p->num_kv_heads, d = p->head_dim, b = p->batch;
+    if (a->antiquant_mode == 0) {
+        if (!is_float_dtype(sc->dtype))
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
+                             "antiquant_scale has dtype %s; per-channel and per-tensor scales are float32, float16 or "
+                             "bfloat16", ifa_dtype_name(sc->dtype));
+        const int64_t *sh = sc->shape;
+        if (sc->ndim == 1 && sh[0] == 2) {
+            p->antiquant = IFA_ANTIQUANT_PER_TENSOR;
+        } else if ((sc->ndim == 4 && sh[0] == 2 && sh[1] == nkv && sh[2] == 1 && sh[3] == d) ||
+                   (sc->ndim == 3 && sh[0] == 2 && sh[1] == nkv && sh[2] == d) ||
+                   (sc->ndim == 2 && sh[0] == 2 && sh[1] == nkv * d)) {
+            p->antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+        } else {
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             "antiquant_scale has shape %s; antiquant_mode 0 takes (2) per tensor or (2, N_kv, 1, D), "
+                             "(2, N_kv, D), (2, N_kv·D) per channel with N_kv = %" PRId64 ", D = %" PRId64,
+                             shape_str(sc, s1, sizeof s1), nkv, d);
+        }
+    } else {
+        if (sc->dtype != IFA_DTYPE_FLOAT32)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; per-token scales are float32",
+                             ifa_dtype_name(sc->dtype));
+        const int per_head = a->antiquant_mode == 2;
+        const int want_rank = per_head ? 4 : 3;
+        if (sc->ndim != want_rank || sc->shape[0] != 2 || sc->shape[1] != b || (per_head && sc->shape[2] != nkv))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape %s; antiquant_mode %" PRId64
+                             " takes %s with B = %" PRId64 ", N_kv = %" PRId64, shape_str(sc, s1, sizeof s1),
+                             a->antiquant_mode, per_head ? "(2, B, N_kv, S)" : "(2, B, S)", b, nkv);
+        const int64_t len = sc->shape[sc->ndim - 1];
+        if (p->paged ? len < max_len : len != p->seq_kv)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             p->paged ? "antiquant_scale's last dimension %" PRId64 " is shorter than the longest "
+                                        "length %" PRId64 " (paged: one value per logical position)"
+                                      : "antiquant_scale's last dimension %" PRId64 " must be S_kv = %" PRId64
+                                        " (one value per key row)",
+                             len, p->paged ? max_len : p->seq_kv);
+        p->antiquant = per_head ? IFA_ANTIQUANT_PER_HEAD_PER_TOKEN : IFA_ANTIQUANT_PER_TOKEN;
+        p->aq_len = len;
+    }
+    if (off) {
+        if (off->dtype != sc->dtype)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype %s; it must be the scale's %s",
+                             ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
+        if (!same_shape(off, sc))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape %s; it must be the scale's shape",
+                             shape_str(off, s1, sizeof s1));
+        p->aq_offset = 1;
+    }
+    p->aq_dtype = sc->dtype;
+    return IFA_STATUS_OK;
+}
+
 /* Paged KV attributes and the pool's shape. Sets paged, block_size, table_cols, pool_blocks and seq_kv. */
 static ifa_status check_paged(const ifa_incre_flash_attention_args *a, ifa_problem *p, ifa_layout layout) {
     char s1[128];
@@ -281,6 +356,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->softmax_lse) IFA__TRY(check_descriptor(a->softmax_lse, "softmax_lse"));
     if (a->atten_mask) IFA__TRY(check_descriptor(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(check_descriptor(a->pse_shift, "pse_shift"));
+    if (a->antiquant_scale) IFA__TRY(check_descriptor(a->antiquant_scale, "antiquant_scale"));
+    if (a->antiquant_offset) IFA__TRY(check_descriptor(a->antiquant_offset, "antiquant_offset"));
 
     if (!a->input_layout) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "input_layout is NULL");
     ifa_layout layout;
@@ -379,8 +456,9 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (!is_float_dtype(q->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype %s; it must be float32, float16 or bfloat16",
                          ifa_dtype_name(q->dtype));
-    if (!is_float_dtype(k->dtype))
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype %s; it must be float32, float16 or bfloat16",
+    if (!is_float_dtype(k->dtype) && k->dtype != IFA_DTYPE_INT8 && k->dtype != IFA_DTYPE_INT4)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
+                         "key has dtype %s; it must be float32, float16, bfloat16, or int8 or int4 with antiquant_scale",
                          ifa_dtype_name(k->dtype));
     if (a->value->dtype != k->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype %s; it must equal key's dtype %s",
@@ -425,7 +503,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (paged) IFA__TRY(check_block_table(a, p));
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
-    return IFA_STATUS_OK;
+    return check_antiquant(a, p, max_len);
 }
 
 static ifa_status check_buffer(const ifa_tensor *t, const char *name) {
@@ -433,7 +511,7 @@ static ifa_status check_buffer(const ifa_tensor *t, const char *name) {
     size_t size = 0;
     cl_int err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "%s.buffer is not a valid cl_mem", name);
-    uint64_t need = (uint64_t)ifa_tensor_numel(t) * ifa_dtype_size(t->dtype);
+    uint64_t need = (uint64_t)ifa_tensor_bytes(t);
     if (t->offset > size || need > size - t->offset)
         return ifa__fail(IFA_STATUS_BUFFER_TOO_SMALL,
                          "%s needs %" PRIu64 " bytes from offset %zu but its buffer holds %zu bytes", name, need,
@@ -449,5 +527,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->softmax_lse) IFA__TRY(check_buffer(a->softmax_lse, "softmax_lse"));
     if (a->atten_mask) IFA__TRY(check_buffer(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(check_buffer(a->pse_shift, "pse_shift"));
+    if (a->antiquant_scale) IFA__TRY(check_buffer(a->antiquant_scale, "antiquant_scale"));
+    if (a->antiquant_offset) IFA__TRY(check_buffer(a->antiquant_offset, "antiquant_offset"));
     return IFA_STATUS_OK;
 }

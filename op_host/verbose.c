@@ -7,13 +7,17 @@
 
 #include "op_host/ifa_check.h"
 
-/* A generated tensor of t's shape and dtype; masks get 0/1 values (uniform in [0, 2) truncated). */
+/* A generated tensor of t's shape and dtype, in a range that suits its role: masks 0/1 (uniform in [0, 2)
+ * truncated), quantised K/V their whole integer range, antiquant scales small and positive. */
 static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed) {
     fprintf(f, "\"%s\": {\"shape\": [", name);
     for (int i = 0; i < t->ndim; ++i) fprintf(f, i ? ", %lld" : "%lld", (long long)t->shape[i]);
-    const int mask = t->dtype == IFA_DTYPE_BOOL || t->dtype == IFA_DTYPE_INT8 || t->dtype == IFA_DTYPE_UINT8;
-    fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed,
-            mask ? ", \"low\": 0, \"high\": 2" : "");
+    const char *range = "";
+    if (strcmp(name, "atten_mask") == 0) range = ", \"low\": 0, \"high\": 2";
+    else if (t->dtype == IFA_DTYPE_INT8) range = ", \"low\": -128, \"high\": 128";
+    else if (t->dtype == IFA_DTYPE_INT4) range = ", \"low\": -8, \"high\": 8";
+    else if (strcmp(name, "antiquant_scale") == 0) range = ", \"low\": 0.002, \"high\": 0.02";
+    fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
 void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *a) {
@@ -27,12 +31,12 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
             "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu work_group_size=%d chunk_rows=%d "
             "heads_per_group=%d workspace=%lld case={\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": %lld, "
             "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s, "
-            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld}, \"inputs\": {",
+            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld}, \"inputs\": {",
             plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key,
             (int)plan->work_group_size, (int)plan->chunk_rows, (int)plan->heads_per_group,
             (long long)plan->workspace_bytes, (long long)p->num_heads, (long long)p->num_kv_heads, (double)scale,
             ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false", a->softcap, (long long)a->window,
-            (long long)a->block_size);
+            (long long)a->block_size, (long long)a->antiquant_mode);
     tensor_json(stderr, "query", a->query, 1);
     fputs(", ", stderr);
     tensor_json(stderr, "key", a->key, 2);
@@ -46,6 +50,8 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     }
     if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);
     if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
+    if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
+    if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
     if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
     if (a->block_table) {
         fputs(", \"block_table\": [", stderr);

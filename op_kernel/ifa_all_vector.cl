@@ -47,7 +47,8 @@
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
- * PAGED 0/1. Offsets and strides are in elements, so the three layouts share one binary. */
+ * PAGED 0/1; ANTIQUANT 0-4 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1. Offsets and strides are in
+ * elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
 #define ROWMAX 1
@@ -57,6 +58,15 @@
 #endif
 #ifndef BALANCED
 #define BALANCED 0
+#endif
+#ifndef ANTIQUANT
+#define ANTIQUANT 0
+#endif
+#ifndef AQ_T
+#define AQ_T 0
+#endif
+#ifndef AQ_OFF
+#define AQ_OFF 0
 #endif
 #ifndef VW
 #define VW 1
@@ -88,6 +98,37 @@ typedef IFA_CAT(uint, VW) uv;
 #define IFA_VLOAD_0(p, i) IFA_CAT(vload, VW)(0, (p) + (i))
 #define IFA_VLOAD_1(p, i) IFA_CAT(vload_half, VW)(0, (p) + (i))
 #define IFA_VLOAD_2(p, i) IFA_CAT(as_float, VW)(IFA_CAT(convert_uint, VW)(IFA_CAT(vload, VW)(0, (p) + (i))) << 16)
+#define IFA_VLOAD_3(p, i) IFA_CAT(convert_float, VW)(IFA_CAT(vload, VW)(0, (p) + (i)))
+#define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
+/* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
+#if VW == 2
+inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
+    const char b = as_char(p[i >> 1]);
+    return (fv)((float)((char)(b << 4) >> 4), (float)(b >> 4));
+}
+#else
+#if VW == 16
+#define IFA_HALF_VW 8
+#elif VW == 8
+#define IFA_HALF_VW 4
+#else
+#define IFA_HALF_VW 2
+#endif
+typedef IFA_CAT(char, IFA_HALF_VW) ifa_ch;
+typedef IFA_CAT(uchar, IFA_HALF_VW) ifa_uch;
+inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
+    const ifa_uch b = IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1));
+    const ifa_ch lo = IFA_CAT(as_char, IFA_HALF_VW)(b << (uchar)4) >> (char)4, hi = IFA_CAT(as_char, IFA_HALF_VW)(b) >> (char)4;
+#if VW == 16
+    const char16 x = shuffle2(lo, hi, (uchar16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+#elif VW == 8
+    const char8 x = shuffle2(lo, hi, (uchar8)(0, 4, 1, 5, 2, 6, 3, 7));
+#else
+    const char4 x = shuffle2(lo, hi, (uchar4)(0, 2, 1, 3));
+#endif
+    return IFA_CAT(convert_float, VW)(x);
+}
+#endif
 #define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
 #define IFA_UNROLL_X _Pragma("unroll")
@@ -123,6 +164,28 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
 typedef IFA_STORE_TYPE(O_T) o_store;
+typedef IFA_STORE_TYPE(AQ_T) aq_store;
+
+/* Antiquant: dequantised x = (x_q + offset) * scale. Channel modes (1 per channel, 2 per tensor) fold the
+ * key's scale into the query and its offset into a per-row constant, and dequantise each value vector with
+ * one FMA; token modes (3 per token, 4 per head and token) scale each row's dot product and each value
+ * row. AQ_IDX is the element index of a (d or position) entry of the key half; the value half follows at
+ * aq_vstride. */
+#if ANTIQUANT == 1
+#define AQ_IDX(pos, d) ((ulong)kvh * HEAD_DIM + (ulong)(d))
+#elif ANTIQUANT == 2
+#define AQ_IDX(pos, d) ((ulong)0)
+#elif ANTIQUANT == 3
+#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)(pos))
+#elif ANTIQUANT == 4
+#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos))
+#endif
+#define AQ_SCALE(i) IFA_LOAD(AQ_T, aqs, aqs_off + (i))
+#if AQ_OFF
+#define AQ_OFFSET(i) IFA_LOAD(AQ_T, aqo, aqo_off + (i))
+#else
+#define AQ_OFFSET(i) 0.0f
+#endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
@@ -136,7 +199,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
     __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
     float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
-    int block_size) {
+    int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
+    ulong aq_vstride, ulong aq_bstride, ulong aq_hstride) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -144,6 +208,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local float sc[R * CHUNK];
     __local float m_s[R], l_s[R], a_s[R];
     __local ulong roff[CHUNK];
+    /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
+     * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
+     * modes) */
+    __local float aq_q[R], aq_v[2 * HEAD_DIM], aq_t[2 * CHUNK];
 
 #if BALANCED
     const long unit = (long)get_group_id(0);
@@ -205,9 +273,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / SQ, t = r - g * SQ;
-        qs[i] = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d) : 0.0f;
+        float qv = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d) : 0.0f;
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+        qv *= AQ_SCALE(AQ_IDX(0, d));
+#endif
+        qs[i] = qv;
         acc[i] = 0.0f;
     }
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+    for (int d = lid; d < HEAD_DIM; d += WG) {
+        const float vs = AQ_SCALE(AQ_IDX(0, d) + aq_vstride);
+        aq_v[d] = vs;
+        aq_v[HEAD_DIM + d] = AQ_OFFSET(AQ_IDX(0, d) + aq_vstride) * vs;
+    }
+#endif
     for (int r = lid; r < R; r += WG) {
         float m0 = -INFINITY;
 #if IFA_GLOBAL_MAX
@@ -220,6 +299,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         l_s[r] = 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if ANTIQUANT
+    for (int r = lid; r < R; r += WG) {
+        float c = 0.0f;
+        for (int d = 0; d < HEAD_DIM; ++d) {
+#if ANTIQUANT <= 2
+            c = fma(qs[r * HEAD_DIM + d], AQ_OFFSET(AQ_IDX(0, d)), c);
+#else
+            c += qs[r * HEAD_DIM + d];
+#endif
+        }
+        aq_q[r] = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     const ulong kvh_off = (ulong)kvh * kv_hstride;
     for (int c = first; c < len; c += CHUNK) {
@@ -237,6 +330,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const ulong ro = b * kv_bstride + (ulong)(row0 + p) * kv_rstride + kvh_off;
 #endif
                 roff[j] = ro;
+#if ANTIQUANT >= 3
+                const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
+                const float ks = AQ_SCALE(ai), ko = AQ_OFFSET(ai);
+                const float vs = AQ_SCALE(ai + aq_vstride);
+                aq_t[j] = vs;
+                aq_t[CHUNK + j] = AQ_OFFSET(ai + aq_vstride) * vs;
+#endif
                 fv dot[R];
                 _Pragma("unroll") for (int r = 0; r < R; ++r) dot[r] = 0.0f;
                 IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
@@ -245,7 +345,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 }
                 for (int r = 0; r < R; ++r) {
                     const int g = r / SQ, t = r - g * SQ;
+#if ANTIQUANT == 0
                     float s = ifa_hsum(dot[r]) * scale;
+#elif ANTIQUANT <= 2
+                    float s = (ifa_hsum(dot[r]) + aq_q[r]) * scale;
+#else
+                    float s = fma(ko, aq_q[r], ifa_hsum(dot[r])) * ks * scale;
+#endif
 #if HAS_PSE
                     if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
                                                             (ulong)t * pse_tstride + (ulong)p);
@@ -304,7 +410,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             float a[R];
             for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * HEAD_DIM + d] * a_s[r] : 0.0f;
             for (int j = 0; j < rows; ++j) {
-                const float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
+                float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+                vv = fma(vv, aq_v[d], aq_v[HEAD_DIM + d]);
+#elif ANTIQUANT
+                vv = fma(vv, aq_t[j], aq_t[CHUNK + j]);
+#endif
                 for (int r = 0; r < R; ++r) a[r] = fma(sc[r * CHUNK + j], vv, a[r]);
             }
             for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
@@ -318,7 +429,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int j = 0; j < rows; ++j) {
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DV) {
-                        const fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + (ulong)(x0 + xb) * VW);
+                        fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + (ulong)(x0 + xb) * VW);
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+                        vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + HEAD_DIM + (x0 + xb) * VW));
+#elif ANTIQUANT
+                        vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
+#endif
                         _Pragma("unroll") for (int r = 0; r < R; ++r) a[r][xb] = fma((fv)sc[r * CHUNK + j], vv, a[r][xb]);
                     }
                 }

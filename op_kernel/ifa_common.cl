@@ -1,18 +1,28 @@
 /* Storage types and conversions shared by ifa kernels. All arithmetic is fp32; fp16 is only stored
  * (vload_half/vstore_half need no cl_khr_fp16) and bf16 is the upper half of an fp32 word.
- * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16. */
+ * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16, 3 int8, 8 int4 (two signed nibbles per
+ * byte, low nibble first; element index i lives in byte i / 2). Quantised codes are load-only. */
 
 #define IFA_F32 0
 #define IFA_F16 1
 #define IFA_BF16 2
+#define IFA_I8 3
+#define IFA_I4 8
 
 #define IFA_STORE_TYPE_0 float
 #define IFA_STORE_TYPE_1 half
 #define IFA_STORE_TYPE_2 ushort
+#define IFA_STORE_TYPE_3 char
+#define IFA_STORE_TYPE_8 uchar
 #define IFA_STORE_TYPE_(c) IFA_STORE_TYPE_##c
 #define IFA_STORE_TYPE(c) IFA_STORE_TYPE_(c)
 
 inline float ifa_bf16_to_f32(ushort x) { return as_float((uint)x << 16); }
+
+inline float ifa_i4_to_f32(__global const uchar *p, ulong i) {
+    const char byte = as_char(p[i >> 1]);
+    return (float)((i & 1) ? byte >> 4 : (char)(byte << 4) >> 4);
+}
 
 /* Round to nearest even, keeping NaN a (quiet) NaN. */
 inline ushort ifa_f32_to_bf16(float f) {
@@ -25,6 +35,8 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_LOAD_0(p, i) ((p)[i])
 #define IFA_LOAD_1(p, i) vload_half((i), (p))
 #define IFA_LOAD_2(p, i) ifa_bf16_to_f32((p)[i])
+#define IFA_LOAD_3(p, i) ((float)(p)[i])
+#define IFA_LOAD_8(p, i) ifa_i4_to_f32((p), (i))
 #define IFA_LOAD_(c, p, i) IFA_LOAD_##c(p, i)
 #define IFA_LOAD(c, p, i) IFA_LOAD_(c, p, i)
 

@@ -27,6 +27,9 @@ static strides layout_strides(const ifa_problem *p) {
     return s;
 }
 
+/* A tensor's byte offset in elements (int4: two per byte). */
+static cl_ulong elem_offset(const ifa_tensor *t) { return (cl_ulong)t->offset * 8 / ifa_dtype_bits(t->dtype); }
+
 typedef struct karg {
     size_t size;
     const void *value;
@@ -69,17 +72,18 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const ifa_problem *p = &plan->problem;
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
-    char options[512];
+    char options[768];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
-             "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
+             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
              (int)p->seq_q, (int)p->causal, (int)p->has_lse,
              p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
-             (int)p->paged, equal_splits, balanced, global_max ? 2 : 1);
+             (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, equal_splits,
+             balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
@@ -106,8 +110,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_ulong prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     const cl_long total_cost = plan->total_cost;
     const cl_int units = plan->units, c0 = plan->block_cost_rows, batch = (cl_int)p->batch;
-    const cl_ulong q_off = q->offset / ifa_dtype_size(q->dtype), k_off = kt->offset / ifa_dtype_size(kt->dtype);
-    const cl_ulong v_off = v->offset / ifa_dtype_size(v->dtype), o_off = o->offset / ifa_dtype_size(o->dtype);
+    const cl_ulong q_off = elem_offset(q), k_off = elem_offset(kt), v_off = elem_offset(v), o_off = elem_offset(o);
     const cl_ulong lse_off = args->softmax_lse ? lse->offset / 4 : 0;
     const cl_ulong lens_off =
         plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? ws_word + (cl_ulong)plan->ws_lengths_offset / 4 : 0;
@@ -122,7 +125,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     /* absent optional inputs are passed as the query's buffer: the kernel is built without reading them */
     const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
     const cl_mem mask_buf = mask ? mask->buffer : q->buffer, pse_buf = pse ? pse->buffer : q->buffer;
-    const cl_ulong mask_off = mask ? mask->offset : 0, pse_off = pse ? pse->offset / ifa_dtype_size(pse->dtype) : 0;
+    const cl_ulong mask_off = mask ? mask->offset : 0, pse_off = pse ? elem_offset(pse) : 0;
     const cl_ulong mask_tstride = p->mask_kind == IFA_MASK_PER_TOKEN ? (cl_ulong)p->mask_len : 0;
     const cl_ulong mask_bstride = mask ? (cl_ulong)(ifa_tensor_numel(mask) / mask->shape[0]) : 0;
     const cl_ulong pse_tstride = (cl_ulong)p->pse_len, pse_hstride = (cl_ulong)(p->seq_q * p->pse_len);
@@ -130,6 +133,17 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_mem table = p->paged ? workspace : q->buffer;
     const cl_ulong table_off = p->paged ? ws_word + (cl_ulong)plan->ws_table_offset / 4 : 0;
     const cl_int table_cols = (cl_int)p->table_cols, block_size = (cl_int)p->block_size;
+    /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
+    const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
+    const cl_mem aqs_buf = aqs ? aqs->buffer : q->buffer, aqo_buf = aqo ? aqo->buffer : aqs_buf;
+    const cl_ulong aqs_off = aqs ? elem_offset(aqs) : 0, aqo_off = aqo ? elem_offset(aqo) : 0;
+    const cl_ulong aq_len = (cl_ulong)p->aq_len, nkv_u = (cl_ulong)p->num_kv_heads, b_u = (cl_ulong)p->batch;
+    cl_ulong aq_vstride = 0, aq_bstride = 0, aq_hstride = 0;
+    if (p->antiquant == IFA_ANTIQUANT_PER_CHANNEL) aq_vstride = nkv_u * (cl_ulong)p->head_dim;
+    if (p->antiquant == IFA_ANTIQUANT_PER_TENSOR) aq_vstride = 1;
+    if (p->antiquant == IFA_ANTIQUANT_PER_TOKEN) aq_bstride = aq_len, aq_vstride = b_u * aq_len;
+    if (p->antiquant == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN)
+        aq_hstride = aq_len, aq_bstride = nkv_u * aq_len, aq_vstride = b_u * nkv_u * aq_len;
 
     const karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
@@ -150,6 +164,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof pse_hstride, &pse_hstride}, {sizeof pse_tstride, &pse_tstride}, {sizeof softcap, &softcap},
         {sizeof window, &window},        {sizeof kv_end, &kv_end},      {sizeof(cl_mem), &table},
         {sizeof table_off, &table_off},  {sizeof table_cols, &table_cols}, {sizeof block_size, &block_size},
+        {sizeof(cl_mem), &aqs_buf},      {sizeof aqs_off, &aqs_off},    {sizeof(cl_mem), &aqo_buf},
+        {sizeof aqo_off, &aqo_off},      {sizeof aq_vstride, &aq_vstride}, {sizeof aq_bstride, &aq_bstride},
+        {sizeof aq_hstride, &aq_hstride},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),

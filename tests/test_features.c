@@ -34,6 +34,9 @@ typedef struct fspec {
     int64_t block_size; /* > 0: paged */
     int share_blocks;   /* paged: batch 1's first block is batch 0's */
     int split;          /* ifa_split_mode to force; 0: the device's own plan */
+    int aq;             /* ifa_antiquant (kv must be int8 or int4) */
+    int aq_offset;      /* 1: with antiquant_offset */
+    ifa_dtype aq_dtype; /* channel modes: the scale's dtype (token modes are float32) */
     uint64_t seed;
 } fspec;
 
@@ -122,6 +125,40 @@ static int make_paged(const fspec *p, ifa_case *c) {
     return 0;
 }
 
+/* Scales near 1/range (so dequantised values are about +-1) and offsets in [-3, 3), in the mode's form.
+ * Token modes: the scales of rows the case must not read are NaN (integers cannot hold NaN themselves). */
+static int build_antiquant(const fspec *p, ifa_case *c) {
+    const double range = p->kv == IFA_DTYPE_INT8 ? 128 : 8;
+    int64_t sh[4] = {2, 0, 0, 0};
+    int nd = 1;
+    ifa_dtype dt = IFA_DTYPE_FLOAT32;
+    if (p->aq == IFA_ANTIQUANT_PER_CHANNEL) nd = 3, sh[1] = p->nkv, sh[2] = p->d, dt = p->aq_dtype;
+    if (p->aq == IFA_ANTIQUANT_PER_TENSOR) dt = p->aq_dtype;
+    if (p->aq == IFA_ANTIQUANT_PER_TOKEN) nd = 3, sh[1] = p->b, sh[2] = p->s;
+    if (p->aq == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN) nd = 4, sh[1] = p->b, sh[2] = p->nkv, sh[3] = p->s;
+    c->antiquant_mode = p->aq >= IFA_ANTIQUANT_PER_TOKEN ? p->aq - 2 : 0;
+    if (ifa_host_tensor_alloc(&c->antiquant_scale, dt, nd, sh) != 0) return -1;
+    ifa_host_fill_random(&c->antiquant_scale, p->seed * 11 + 6, 0.5 / range, 1.5 / range);
+    if (p->aq_offset) {
+        if (ifa_host_tensor_alloc(&c->antiquant_offset, dt, nd, sh) != 0) return -1;
+        ifa_host_fill_random(&c->antiquant_offset, p->seed * 11 + 7, -3, 3);
+    }
+    if (p->aq >= IFA_ANTIQUANT_PER_TOKEN && p->block_size == 0) {
+        const int64_t heads = p->aq == IFA_ANTIQUANT_PER_TOKEN ? 1 : p->nkv;
+        for (int64_t b = 0; b < p->b; ++b) {
+            int64_t lo, len;
+            read_range(p, b, &lo, &len);
+            const int64_t row0 = p->pad ? p->s - p->pad_size - len : 0;
+            for (int64_t half = 0; half < 2; ++half)
+                for (int64_t h = 0; h < heads; ++h)
+                    for (int64_t s = 0; s < p->s; ++s)
+                        if (s < row0 + lo || s >= row0 + len)
+                            ifa_host_set(&c->antiquant_scale, ((half * p->b + b) * heads + h) * p->s + s, NAN);
+        }
+    }
+    return 0;
+}
+
 static int build(const fspec *p, ifa_case *c) {
     ifa_case_init(c);
     const int bnsd = is_bnsd(p->layout);
@@ -133,8 +170,10 @@ static int build(const fspec *p, ifa_case *c) {
     if (ifa_host_tensor_alloc(&c->key, p->kv, nd, sh) != 0 || ifa_host_tensor_alloc(&c->value, p->kv, nd, sh) != 0)
         return -1;
     ifa_host_fill_random(&c->query, p->seed * 11 + 1, -1, 1);
-    ifa_host_fill_random(&c->key, p->seed * 11 + 2, -1, 1);
-    ifa_host_fill_random(&c->value, p->seed * 11 + 3, -1, 1);
+    const double kv_range = p->kv == IFA_DTYPE_INT8 ? 128 : p->kv == IFA_DTYPE_INT4 ? 8 : 1;
+    ifa_host_fill_random(&c->key, p->seed * 11 + 2, -kv_range, kv_range);
+    ifa_host_fill_random(&c->value, p->seed * 11 + 3, -kv_range, kv_range);
+    if (p->aq && build_antiquant(p, c) != 0) return -1;
     if (p->nlens) {
         if (!(c->lengths = malloc((size_t)p->nlens * sizeof *c->lengths))) return -1;
         memcpy(c->lengths, p->lens, (size_t)p->nlens * sizeof *c->lengths);
@@ -175,8 +214,8 @@ static int build(const fspec *p, ifa_case *c) {
         ifa_host_fill_random(&c->pse_shift, p->seed * 11 + 5, -2, 2);
     }
     if (p->block_size > 0) return make_paged(p, c);
-    /* contiguous: NaN in every row the case must not read */
-    for (int64_t b = 0; b < p->b; ++b) {
+    /* contiguous: NaN in every row the case must not read (float KV; quantised KV poisons token scales) */
+    for (int64_t b = 0; b < p->b && !p->aq; ++b) {
         int64_t lo, len;
         read_range(p, b, &lo, &len);
         const int64_t row0 = p->pad ? p->s - p->pad_size - len : 0;
@@ -206,11 +245,11 @@ static int force_split(ifa_plan *plan, void *user) {
 static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
-             "pad=%d/%lld block_size=%lld share=%d split=%d seed=%llu",
+             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
-             p->share_blocks, p->split, (unsigned long long)p->seed);
+             p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), (unsigned long long)p->seed);
 }
 
 /* Runs p and checks it against the reference; returns the result for further comparison if keep. */
@@ -405,6 +444,69 @@ START_TEST(all_features_every_layout_and_split) {
 }
 END_TEST
 
+/* Every antiquant mode with int8 and int4 KV, with and without offsets, across layouts, GQA and uneven
+ * lengths; the later cases add each split mode, paged KV and masks. */
+START_TEST(antiquant_modes) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    static const ifa_dtype sdt[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_BFLOAT16};
+    const int mode = 1 + _i % 4, int4 = (_i / 4) % 2, variant = _i / 8; /* variant 0..3 */
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 2 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = int4 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300, .sq = 1,
+               .lens = lens, .nlens = 4, .aq = mode, .aq_offset = _i % 2, .aq_dtype = sdt[_i % 3],
+               .seed = 1400 + (uint64_t)_i};
+    if (variant == 1) p.split = splits[1 + _i % 3];
+    if (variant == 2) p.block_size = 16, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+    if (variant == 3) p.mask = MASK_BS, p.mask_dtype = IFA_DTYPE_BOOL, p.sq = 2, p.window = 100;
+    check(&p, NULL);
+}
+END_TEST
+
+/* int8 KV and float32 KV holding the same dequantised values give the same output to fp32 rounding. */
+START_TEST(antiquant_equals_dequantised_float) {
+    static const int64_t lens[] = {250, 97};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32, .kv = _i < 3 ? IFA_DTYPE_INT8 : IFA_DTYPE_INT4, .b = 2,
+               .n = 8, .nkv = 2, .d = 32, .s = 250, .sq = 1, .lens = lens, .nlens = 2, .aq = 1 + _i % 4, .aq_offset = 1,
+               .aq_dtype = IFA_DTYPE_FLOAT32, .seed = 1500 + (uint64_t)_i};
+    ifa_case cq, cf;
+    ck_assert_int_eq(build(&p, &cq), 0);
+    ck_assert_int_eq(build(&p, &cf), 0);
+    /* cf: the dequantised values stored as float32, no antiquant */
+    ifa_host_tensor kf, vf;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&kf, IFA_DTYPE_FLOAT32, cq.key.ndim, cq.key.shape), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&vf, IFA_DTYPE_FLOAT32, cq.key.ndim, cq.key.shape), 0);
+    const int bnsd = is_bnsd(p.layout);
+    for (int64_t b = 0; b < p.b; ++b)
+        for (int64_t s = 0; s < p.s; ++s)
+            for (int64_t h = 0; h < p.nkv; ++h)
+                for (int64_t d = 0; d < p.d; ++d) {
+                    const int64_t i = at(bnsd, p.s, p.nkv, p.d, b, s, h, d);
+                    const ifa_host_tensor *sc = &cq.antiquant_scale, *of = &cq.antiquant_offset;
+                    for (int half = 0; half < 2; ++half) {
+                        int64_t j = p.aq == IFA_ANTIQUANT_PER_CHANNEL ? (half * p.nkv + h) * p.d + d
+                                    : p.aq == IFA_ANTIQUANT_PER_TENSOR ? half
+                                    : p.aq == IFA_ANTIQUANT_PER_TOKEN  ? (half * p.b + b) * p.s + s
+                                                                       : ((half * p.b + b) * p.nkv + h) * p.s + s;
+                        const double x = ifa_host_get(half ? &cq.value : &cq.key, i);
+                        ifa_host_set(half ? &vf : &kf, i, (x + ifa_host_get(of, j)) * ifa_host_get(sc, j));
+                    }
+                }
+    ifa_host_tensor_free(&cf.key), ifa_host_tensor_free(&cf.value);
+    ifa_host_tensor_free(&cf.antiquant_scale), ifa_host_tensor_free(&cf.antiquant_offset);
+    cf.key = kf, cf.value = vf;
+    ifa_case_result rq, rf;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cq, NULL, NULL, &rq) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cf, NULL, NULL, &rf) == IFA_STATUS_OK, "%s", ifa_last_error());
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rq.out); ++i) {
+        const double a = ifa_host_get(&rq.out, i), b = ifa_host_get(&rf.out, i);
+        num += (a - b) * (a - b), den += b * b;
+    }
+    ck_assert_msg(sqrt(num / den) < 2e-6, "mode %d: int vs dequantised float rel_l2 %.3g", p.aq, sqrt(num / den));
+    ifa_case_result_free(&rq), ifa_case_result_free(&rf);
+    ifa_case_free(&cq), ifa_case_free(&cf);
+}
+END_TEST
+
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
     TCase *t = tcase_create("features");
@@ -422,6 +524,8 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, paged_split, 0, 3);
     tcase_add_loop_test(t, paged_equals_contiguous, 0, 3);
     tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
+    tcase_add_loop_test(t, antiquant_modes, 0, 32);
+    tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
     suite_add_tcase(s, t);
     return s;
 }

@@ -40,6 +40,11 @@ START_TEST(npy_round_trip_every_dtype) {
         ck_assert_int_eq(ifa_host_tensor_alloc(&t, (ifa_dtype)d, 3, shape), 0);
         ifa_host_fill_random(&t, 7, 0, 2);
         const char *p = path_in("rt.npy");
+        if (d == IFA_DTYPE_INT4) { /* NumPy has no int4: the writer refuses it */
+            ck_assert_int_eq(ifa_npy_write(p, &t), -1);
+            ifa_host_tensor_free(&t);
+            continue;
+        }
         ck_assert_int_eq(ifa_npy_write(p, &t), 0);
         char err[256];
         ck_assert_msg(ifa_npy_read(p, d == IFA_DTYPE_BFLOAT16, &back, err, sizeof err) == 0, "%s", err);

@@ -8,7 +8,7 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo;
     int64_t lens[2];
     int64_t pad;
     int32_t table[2 * 4];
@@ -319,6 +319,59 @@ START_TEST(paged_rules) {
 }
 END_TEST
 
+/* int8 KV with a per-channel (2, N_kv, D) float16 scale and offset. */
+static void setup_antiquant(fixture *f) {
+    setup(f);
+    f->k.dtype = f->v.dtype = IFA_DTYPE_INT8;
+    tensor(&f->aqs, IFA_DTYPE_FLOAT16, 3, 2, 2, 16, 0);
+    f->aqo = f->aqs;
+    f->a.antiquant_scale = &f->aqs, f->a.antiquant_offset = &f->aqo;
+}
+
+START_TEST(antiquant_rules) {
+    fixture f;
+    setup_antiquant(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_antiquant(&f), f.a.antiquant_scale = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key has dtype int8; quantised KV needs it "
+                                         "(antiquant_offset alone is not enough)");
+    setup_antiquant(&f), f.a.antiquant_offset = NULL; /* offsets are optional */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup(&f), f.a.antiquant_scale = &f.aqs;
+    tensor(&f.aqs, IFA_DTYPE_FLOAT16, 1, 2, 0, 0, 0);
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale is given but key has dtype float16");
+    setup_antiquant(&f), f.aqs.shape[2] = 15, f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 2, 15); antiquant_mode 0 takes (2) per tensor");
+    setup_antiquant(&f), f.aqs.dtype = f.aqo.dtype = IFA_DTYPE_INT8;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype int8; per-channel and per-tensor scales are");
+    setup_antiquant(&f), f.aqo.dtype = IFA_DTYPE_FLOAT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype float32; it must be the scale's float16");
+    setup_antiquant(&f), f.aqo.shape[1] = 1;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape (2, 1, 16); it must be the scale's shape");
+    setup_antiquant(&f), f.a.antiquant_mode = 3;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_mode = 3 is not 0 (per channel or tensor), 1 (per token)");
+    setup_antiquant(&f), f.a.antiquant_mode = 1; /* per token needs float32 (2, B, S_kv) */
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype float16; per-token scales are float32");
+    setup_antiquant(&f), f.a.antiquant_mode = 1;
+    tensor(&f.aqs, IFA_DTYPE_FLOAT32, 3, 2, 2, 31, 0), f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale's last dimension 31 must be S_kv = 32");
+    tensor(&f.aqs, IFA_DTYPE_FLOAT32, 3, 2, 2, 32, 0), f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.antiquant_mode = 2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_mode 2 takes (2, B, N_kv, S)");
+    tensor(&f.aqs, IFA_DTYPE_FLOAT32, 4, 2, 2, 2, 32), f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_OK, NULL);
+    /* int4 packs two values per byte along D: D must be even */
+    setup_antiquant(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT4;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.q.shape[2] = f.o.shape[2] = 8 * 15, f.k.shape[2] = f.v.shape[2] = 2 * 15;
+    tensor(&f.aqs, IFA_DTYPE_FLOAT16, 3, 2, 2, 15, 0), f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "int4 key/value pack two values per byte along D; D = 15 must be even");
+    setup(&f), f.k.dtype = IFA_DTYPE_INT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype int32");
+}
+END_TEST
+
 START_TEST(attributes_and_lengths) {
     fixture f;
     setup(&f), f.a.scale_value = NAN;
@@ -500,6 +553,7 @@ int main(void) {
     tcase_add_test(t, mask_bias_window_padding_rules);
     tcase_add_test(t, multi_token_rules);
     tcase_add_test(t, paged_rules);
+    tcase_add_test(t, antiquant_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -9,9 +9,10 @@
 #include "tiling/tuning_table.h"
 
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows) {
-    /* per query row (head x token): query (fp32), output accumulator, one chunk of scores/probabilities, and
-     * max/sum/rescale; per chunk row: its KV element offset (8 bytes) */
-    return 4 * heads_per_group * seq_q * (2 * head_dim + chunk_rows + 3) + 8 * chunk_rows;
+    /* per query row (head x token): query (fp32), output accumulator, one chunk of scores/probabilities,
+     * max/sum/rescale and the antiquant constant; per chunk row: its KV element offset (8 bytes) and the
+     * value's token scale and offset; per d: the value's channel scale and offset */
+    return 4 * heads_per_group * seq_q * (2 * head_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * head_dim;
 }
 
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
@@ -43,7 +44,7 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_LENGTHS] = plan->problem.lengths_mode;
     v[IFA_KEY_SPLIT_KV] = plan->split_kv;
     v[IFA_KEY_PAGED] = plan->problem.paged;
-    v[IFA_KEY_ANTIQUANT] = 0;
+    v[IFA_KEY_ANTIQUANT] = plan->problem.antiquant;
     v[IFA_KEY_MODE] = 1;
     return ifa__key_encode(v, key);
 }

@@ -36,11 +36,14 @@ typedef enum ifa_dtype {
     IFA_DTYPE_INT32 = 5,
     IFA_DTYPE_INT64 = 6,
     IFA_DTYPE_BOOL = 7,
+    IFA_DTYPE_INT4 = 8, /* signed 4-bit, two per byte along the last dimension, low nibble first */
     IFA_DTYPE_COUNT_
 } ifa_dtype;
 
-/* Bytes per element of a dtype; 0 for a value outside the enum. */
+/* Bytes per element of a dtype (1 for int4: the byte holding it); 0 for a value outside the enum. */
 IFA_API size_t ifa_dtype_size(ifa_dtype dtype);
+/* Bits per element: 8 x ifa_dtype_size, 4 for int4; 0 for a value outside the enum. */
+IFA_API size_t ifa_dtype_bits(ifa_dtype dtype);
 /* NumPy-style name ("float16", "bfloat16", ...); "invalid" for a value outside the enum. */
 IFA_API const char *ifa_dtype_name(ifa_dtype dtype);
 /* Parses a name from ifa_dtype_name (also "fp32", "fp16", "bf16"); returns 0 and sets *out, or -1. */
@@ -62,6 +65,8 @@ typedef struct ifa_tensor {
 /* Number of elements of t (product of its shape); -1 if ndim is out of range, a dim is negative, or the
  * product overflows int64. */
 IFA_API int64_t ifa_tensor_numel(const ifa_tensor *t);
+/* Bytes of t's elements (int4: numel / 2 rounded up); -1 as ifa_tensor_numel. */
+IFA_API int64_t ifa_tensor_bytes(const ifa_tensor *t);
 
 /* ---- context ---------------------------------------------------------------------------------- */
 
@@ -111,7 +116,12 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   Paged KV: block_table (host, int32, B x block_table_cols, row-major) and block_size (1 to 512); key and
  *   value are pools (num_blocks, block_size, H_kv) for BSH/BSND, (num_blocks, block_size, N_kv, D) for
  *   BSND, (num_blocks, N_kv, block_size, D) for BNSD; position p of batch b is row p % block_size of block
- *   block_table[b][p / block_size]. Only the entries a batch's length uses are read (and validated). */
+ *   block_table[b][p / block_size]. Only the entries a batch's length uses are read (and validated).
+ *   Antiquant (key/value int8 or int4): antiquant_scale and optional antiquant_offset, the leading 2 being
+ *   key then value; mode 0: (2) per tensor or (2, N_kv, 1, D), (2, N_kv, D), (2, H_kv) per channel, in a
+ *   float dtype; mode 1: float32 (2, B, S) per token; mode 2: float32 (2, B, N_kv, S) per head and token;
+ *   S is S_kv for contiguous KV (indexed by key row) and covers the longest length for paged KV (indexed
+ *   by logical position). */
 typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *query;
     const ifa_tensor *key;
@@ -134,6 +144,10 @@ typedef struct ifa_incre_flash_attention_args {
     const int32_t *block_table;     /* NULL = contiguous key/value */
     int64_t block_table_cols;
     int64_t block_size;
+    /* quantised KV: int8/int4 key and value, dequantised as (x + offset) * scale while they are loaded */
+    const ifa_tensor *antiquant_scale;
+    const ifa_tensor *antiquant_offset; /* optional, absent = 0 */
+    int64_t antiquant_mode;             /* 0 per-channel (per-tensor for shape (2)), 1 per-token, 2 per-head-per-token */
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

@@ -46,6 +46,15 @@ typedef enum ifa_pse_kind {
     IFA_PSE_BROADCAST = 2  /* (1, N, S1, S): the same bias for every batch */
 } ifa_pse_kind;
 
+/* Antiquant modes (the key's antiquant digit). */
+typedef enum ifa_antiquant {
+    IFA_ANTIQUANT_NONE = 0,
+    IFA_ANTIQUANT_PER_CHANNEL = 1,       /* scale/offset per (KV head, d) */
+    IFA_ANTIQUANT_PER_TENSOR = 2,        /* one scale/offset for key, one for value */
+    IFA_ANTIQUANT_PER_TOKEN = 3,         /* per (batch, position) */
+    IFA_ANTIQUANT_PER_HEAD_PER_TOKEN = 4 /* per (batch, KV head, position) */
+} ifa_antiquant;
+
 /* The call a plan was made for, reduced to integers. run recomputes it from its arguments and refuses a
  * plan whose problem differs (PLAN_MISMATCH). */
 typedef struct ifa_problem {
@@ -81,6 +90,11 @@ typedef struct ifa_problem {
     int64_t block_size;     /* paged: rows per block */
     int64_t table_cols;     /* paged: block_table's second dimension (blocks per sequence) */
     int64_t pool_blocks;    /* paged: blocks in the key/value pool */
+    int32_t antiquant;      /* ifa_antiquant */
+    int32_t aq_dtype;       /* ifa_dtype of antiquant_scale (and offset) */
+    int32_t aq_offset;      /* 1 if antiquant_offset is given */
+    int32_t reserved2;
+    int64_t aq_len;         /* per-token modes: the scale's last dimension (positions) */
 } ifa_problem;
 
 typedef struct ifa_plan {

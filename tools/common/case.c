@@ -118,9 +118,11 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(root, "attrs");
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
     static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
-                                              "softmax_lse_flag", "softcap",     "window",       "block_size"};
-    static const char *const known_inputs[] = {"query",     "key",       "value",           "actual_seq_lengths",
-                                               "atten_mask", "pse_shift", "kv_padding_size", "block_table"};
+                                              "softmax_lse_flag", "softcap",     "window",       "block_size",
+                                              "antiquant_mode"};
+    static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
+                                               "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
+                                               "antiquant_scale", "antiquant_offset"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -148,7 +150,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     }
     if (get_int(attrs, "num_heads", &c->num_heads, err, err_size) ||
         get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size) ||
-        get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size))
+        get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size) ||
+        get_int(attrs, "antiquant_mode", &c->antiquant_mode, err, err_size))
         goto done;
     const cJSON *softcap = cJSON_GetObjectItemCaseSensitive(attrs, "softcap");
     if (softcap) {
@@ -196,8 +199,12 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         goto done;
     const cJSON *mask = cJSON_GetObjectItemCaseSensitive(inputs, "atten_mask");
     const cJSON *pse = cJSON_GetObjectItemCaseSensitive(inputs, "pse_shift");
+    const cJSON *aqs = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_scale");
+    const cJSON *aqo = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_offset");
     if ((mask && load_tensor(mask, "atten_mask", base, &c->atten_mask, err, err_size)) ||
-        (pse && load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)))
+        (pse && load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)) ||
+        (aqs && load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
+        (aqo && load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
         goto done;
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
     if (table && load_block_table(table, base, c, err, err_size)) goto done;

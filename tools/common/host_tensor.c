@@ -18,7 +18,7 @@ int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, con
         t->shape[i] = shape[i];
         n *= shape[i];
     }
-    t->bytes = (size_t)n * ifa_dtype_size(dtype);
+    t->bytes = (size_t)((n * (int64_t)ifa_dtype_bits(dtype) + 7) / 8);
     t->data = calloc(t->bytes ? t->bytes : 1, 1);
     return t->data ? 0 : -1;
 }
@@ -46,6 +46,10 @@ double ifa_host_get(const ifa_host_tensor *t, int64_t i) {
     case IFA_DTYPE_BOOL: return p[i];
     case IFA_DTYPE_INT32: return ((const int32_t *)p)[i];
     case IFA_DTYPE_INT64: return (double)((const int64_t *)p)[i];
+    case IFA_DTYPE_INT4: {
+        const int8_t byte = (int8_t)p[i / 2];
+        return (i & 1) ? byte >> 4 : (int8_t)(byte * 16) >> 4;
+    }
     default: return NAN;
     }
 }
@@ -61,6 +65,11 @@ void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
     case IFA_DTYPE_BOOL: p[i] = (unsigned char)v; break;
     case IFA_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
     case IFA_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case IFA_DTYPE_INT4: {
+        const unsigned nib = (unsigned)((int)v & 0xf);
+        p[i / 2] = (unsigned char)((i & 1) ? (p[i / 2] & 0x0fu) | nib << 4 : (p[i / 2] & 0xf0u) | nib);
+        break;
+    }
     default: break;
     }
 }

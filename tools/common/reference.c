@@ -17,6 +17,22 @@ static int64_t kv_at(const ifa_case *c, int bnsd, int64_t S, int64_t Nkv, int64_
     return at(bnsd, bs, Nkv, D, blk, p % bs, kh, d);
 }
 
+/* Antiquant: the dequantised value of stored element x of the key (half 0) or value (half 1) at batch b,
+ * KV head kh, dim d, key row / logical position pos: (x + offset) * scale, indexed as the op defines. */
+static double dequant(const ifa_case *c, int half, double x, int64_t B, int64_t Nkv, int64_t D, int64_t b, int64_t kh,
+                      int64_t d, int64_t pos) {
+    const ifa_host_tensor *s = &c->antiquant_scale, *o = &c->antiquant_offset;
+    if (!s->data) return x;
+    int64_t i;
+    if (c->antiquant_mode == 0)
+        i = s->ndim == 1 ? half : (half * Nkv + kh) * D + d;
+    else if (c->antiquant_mode == 1)
+        i = (half * B + b) * s->shape[2] + pos;
+    else
+        i = ((half * B + b) * Nkv + kh) * s->shape[3] + pos;
+    return (x + (o->data ? ifa_host_get(o, i) : 0.0)) * ifa_host_get(s, i);
+}
+
 int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score_bound) {
     const int64_t N = c->num_heads, Nkv = c->num_key_value_heads ? c->num_key_value_heads : N;
     const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
@@ -60,8 +76,10 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                     if (!vis[j]) continue;
                     double dot = 0, mag = 0;
                     for (int64_t d = 0; d < D; ++d) {
+                        const int64_t pos = c->block_table ? j : row0 + j;
                         double x = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d)) *
-                                   ifa_host_get(k, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d));
+                                   dequant(c, 0, ifa_host_get(k, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)), B, Nkv,
+                                           D, b, kh, d, pos);
                         dot += x;
                         mag += fabs(x);
                     }
@@ -86,7 +104,9 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 for (int64_t d = 0; d < D; ++d) {
                     double acc = 0;
                     for (int64_t j = 0; j < len; ++j)
-                        if (vis[j]) acc += exp(s[j] - m) * ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d));
+                        if (vis[j])
+                            acc += exp(s[j] - m) * dequant(c, 1, ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)),
+                                                           B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
                     out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0;
                 }
                 const int64_t row = (b * N + h) * S1 + t;

@@ -18,6 +18,8 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->value);
     ifa_host_tensor_free(&c->atten_mask);
     ifa_host_tensor_free(&c->pse_shift);
+    ifa_host_tensor_free(&c->antiquant_scale);
+    ifa_host_tensor_free(&c->antiquant_offset);
     free(c->lengths);
     free(c->block_table);
     c->lengths = NULL;
@@ -46,14 +48,16 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P };
-    const cl_mem none[7] = {NULL};
+    enum { Q, K, V, O, L, M, P, AS, AO };
+    const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
     describe(&t->value, &c->value, bufs[V]), describe(&t->attention_out, out, bufs[O]);
     if (lse) describe(&t->softmax_lse, lse, bufs[L]);
     if (c->atten_mask.data) describe(&t->atten_mask, &c->atten_mask, bufs[M]);
     if (c->pse_shift.data) describe(&t->pse_shift, &c->pse_shift, bufs[P]);
+    if (c->antiquant_scale.data) describe(&t->antiquant_scale, &c->antiquant_scale, bufs[AS]);
+    if (c->antiquant_offset.data) describe(&t->antiquant_offset, &c->antiquant_offset, bufs[AO]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -65,6 +69,9 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->softcap = c->softcap, a->window = c->window;
     a->kv_padding_size = c->has_kv_padding ? &c->kv_padding_size : NULL;
     a->block_table = c->block_table, a->block_table_cols = c->block_table_cols, a->block_size = c->block_size;
+    a->antiquant_scale = c->antiquant_scale.data ? &t->antiquant_scale : NULL;
+    a->antiquant_offset = c->antiquant_offset.data ? &t->antiquant_offset : NULL;
+    a->antiquant_mode = c->antiquant_mode;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -92,11 +99,12 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     cl_int err = CL_SUCCESS;
     const ifa_host_tensor *mask = c->atten_mask.data ? &c->atten_mask : NULL;
     const ifa_host_tensor *pse = c->pse_shift.data ? &c->pse_shift : NULL;
-    const ifa_host_tensor *hosts[7] = {&c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL,
-                                       mask, pse};
-    cl_mem bufs[7] = {NULL};
+    const ifa_host_tensor *hosts[IFA_CASE_TENSORS] = {
+        &c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL, mask, pse,
+        c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL};
+    cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
-    for (int i = 0; i < 7; ++i)
+    for (int i = 0; i < IFA_CASE_TENSORS; ++i)
         if (hosts[i] && !(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) st = IFA_STATUS_OUT_OF_MEMORY;
     cl_mem ws = NULL;
     ifa_case_tensors tensors;
@@ -134,7 +142,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
             r->device_ms = (double)(t1 - t0) * 1e-6;
         clReleaseEvent(ev);
     }
-    for (int i = 0; i < 7; ++i)
+    for (int i = 0; i < IFA_CASE_TENSORS; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);
     if (ws) clReleaseMemObject(ws);
     return st;

@@ -23,11 +23,14 @@ typedef struct ifa_case {
     int32_t *block_table;       /* malloc'd (B x block_table_cols), NULL: contiguous key/value */
     int64_t block_table_cols;
     int64_t block_size;
+    ifa_host_tensor antiquant_scale;  /* data NULL: absent */
+    ifa_host_tensor antiquant_offset; /* data NULL: absent */
+    int64_t antiquant_mode;
 } ifa_case;
 
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
 typedef struct ifa_case_tensors {
-    ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift;
+    ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
@@ -52,8 +55,10 @@ void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
 
+#define IFA_CASE_TENSORS 9
+
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
- * fields, may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
+ * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
  * describe the outputs (lse may be NULL when the case has no LSE). */
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *args);
