@@ -140,23 +140,33 @@ typedef struct row_result {
 
 /* Benchmarks one shape. Returns 0, or -1 with a message on stderr. */
 static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
-                       int64_t llc, row_result *res) {
+                       ifa_dtype kv, int64_t llc, row_result *res) {
     memset(res, 0, sizeof *res);
+    const int quantised = kv == IFA_DTYPE_INT8 || kv == IFA_DTYPE_INT4;
     ifa_case c;
     ifa_case_init(&c);
     int bnsd = strcmp(o->layout, "BNSD") == 0, bsh = strcmp(o->layout, "BSH") == 0;
     int64_t qs[4] = {sh->b, bnsd ? sh->n : 1, bnsd ? 1 : sh->n, sh->d};
     int64_t ks[4] = {sh->b, bnsd ? sh->nkv : sh->s, bnsd ? sh->s : sh->nkv, sh->d};
     int64_t qs3[3] = {sh->b, 1, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
-    if (ifa_host_tensor_alloc(&c.query, o->q, bsh ? 3 : 4, bsh ? qs3 : qs) || ifa_host_tensor_alloc(&c.key, o->kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
-        ifa_host_tensor_alloc(&c.value, o->kv, bsh ? 3 : 4, bsh ? ks3 : ks)) {
+    int64_t aqs[3] = {2, sh->nkv, sh->d}; /* quantised KV: per-channel float16 scale and offset */
+    if (ifa_host_tensor_alloc(&c.query, o->q, bsh ? 3 : 4, bsh ? qs3 : qs) ||
+        ifa_host_tensor_alloc(&c.key, kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
+        ifa_host_tensor_alloc(&c.value, kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
+        (quantised && (ifa_host_tensor_alloc(&c.antiquant_scale, IFA_DTYPE_FLOAT16, 3, aqs) ||
+                       ifa_host_tensor_alloc(&c.antiquant_offset, IFA_DTYPE_FLOAT16, 3, aqs)))) {
         fprintf(stderr, "ifa-bench: out of host memory\n");
         ifa_case_free(&c);
         return -1;
     }
     ifa_host_fill_random(&c.query, 1, -1, 1);
-    ifa_host_fill_random(&c.key, 2, -1, 1);
-    ifa_host_fill_random(&c.value, 3, -1, 1);
+    const double range = kv == IFA_DTYPE_INT8 ? 128 : kv == IFA_DTYPE_INT4 ? 8 : 1;
+    ifa_host_fill_random(&c.key, 2, -range, range);
+    ifa_host_fill_random(&c.value, 3, -range, range);
+    if (quantised) {
+        ifa_host_fill_random(&c.antiquant_scale, 4, 0.5 / range, 1.5 / range);
+        ifa_host_fill_random(&c.antiquant_offset, 5, -1, 1);
+    }
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     res->kv_bytes = (int64_t)(c.key.bytes + c.value.bytes);
@@ -190,10 +200,16 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem ws = NULL;
+    cl_mem ws = NULL, bs = NULL, bof = NULL;
+    if (quantised) {
+        bs = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_scale.bytes, c.antiquant_scale.data,
+                            &err);
+        bof = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_offset.bytes,
+                             c.antiquant_offset.data, &err);
+    }
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
-    if (!bq || !bo || !bk || !bv || !t || !h) {
+    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof))) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
     }
@@ -203,13 +219,16 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     clFinish(queue);
     ifa_tensor tq = {bq, 0, o->q, c.query.ndim, {0}}, to = {bo, 0, o->q, c.query.ndim, {0}};
-    ifa_tensor tk = {bk, 0, o->kv, c.key.ndim, {0}}, tv = {bv, 0, o->kv, c.key.ndim, {0}};
+    ifa_tensor tk = {bk, 0, kv, c.key.ndim, {0}}, tv = {bv, 0, kv, c.key.ndim, {0}};
+    ifa_tensor ts = {bs, 0, IFA_DTYPE_FLOAT16, 3, {2, sh->nkv, sh->d}}, tof = ts;
+    tof.buffer = bof;
     memcpy(tq.shape, c.query.shape, sizeof tq.shape), memcpy(to.shape, c.query.shape, sizeof to.shape);
     memcpy(tk.shape, c.key.shape, sizeof tk.shape), memcpy(tv.shape, c.key.shape, sizeof tv.shape);
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
+    if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
     size_t ws_bytes = 0;
     for (int i = 0; i < 101; ++i) {
         const double t0 = now_us();
@@ -246,7 +265,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
-    cl_mem all[] = {bq, bo, bk, bv, ws};
+    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     ifa_case_free(&c);
@@ -339,8 +358,8 @@ int main(int argc, char **argv) {
            (long long)(bw_bytes >> 20), bw, o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
     FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
-    const char *header = "B,N,N_kv,D,S_kv,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,template,tiling_key,"
-                         "vector_width,split_kv,splits,units,check,peer_us,speedup";
+    const char *header = "B,N,N_kv,D,S_kv,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,template,"
+                         "tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup";
     printf("%s\n", header);
     if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s,bw_GBps\n", ctx->device_name, bw, date, header);
     int failures = 0;
@@ -350,13 +369,18 @@ int main(int argc, char **argv) {
         const ifa_bench_shape *sh = &shapes[i];
         fprintf(stderr, "\r[%d/%d] B=%lld N=%lld N_kv=%lld D=%lld S=%lld %s   ", i + 1, nshapes, (long long)sh->b,
                 (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
-        if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
-            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,skipped: %s KV needs antiquant (issue #5),,\n", (long long)sh->b,
+        /* the file's KV type: f16 runs --kv-dtype; ggml's q8_0 / q4_0 (blocks of 32 with a scale) run as int8 /
+         * int4 with per-channel float16 scale and offset, about the same bytes per value */
+        ifa_dtype kv = o.kv;
+        if (strcmp(sh->kv_type, "q8_0") == 0) kv = IFA_DTYPE_INT8;
+        else if (strcmp(sh->kv_type, "q4_0") == 0) kv = IFA_DTYPE_INT4;
+        else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
+            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,skipped: KV type %s,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
             continue;
         }
         row_result r;
-        if (bench_shape(ctx, queue, sh, &o, llc, &r) != 0) {
+        if (bench_shape(ctx, queue, sh, &o, kv, llc, &r) != 0) {
             ++failures;
             continue;
         }
@@ -370,9 +394,9 @@ int main(int argc, char **argv) {
         }
         char line[512];
         snprintf(line, sizeof line,
-                 "%lld,%lld,%lld,%lld,%lld,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s",
+                 "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
-                 (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies, r.host_us,
+                 ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies, r.host_us,
                  r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
                  (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv), (int)r.plan.max_splits,
                  (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us, ratio);
