@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "op_host/cl_status.h"
+#include "op_host/tensor_check.h"
 #include "tiling/planner.h"
 
 static const char *const layout_names[IFA_LAYOUT_COUNT_] = {"BSH", "BSND", "BNSD"};
@@ -23,35 +24,6 @@ int ifa__layout_from_name(const char *name, ifa_layout *out) {
 
 const char *ifa__layout_name(ifa_layout layout) {
     return (int)layout >= 0 && layout < IFA_LAYOUT_COUNT_ ? layout_names[layout] : "invalid";
-}
-
-/* "(2, 1, 128)" into buf. */
-static const char *shape_str(const ifa_tensor *t, char *buf, size_t n) {
-    size_t k = 0;
-    buf[k++] = '(';
-    for (int i = 0; i < t->ndim && k + 24 < n; ++i)
-        k += (size_t)snprintf(buf + k, n - k, i ? ", %" PRId64 : "%" PRId64, t->shape[i]);
-    snprintf(buf + k, n - k, ")");
-    return buf;
-}
-
-static ifa_status check_descriptor(const ifa_tensor *t, const char *name) {
-    if (t->ndim < 1 || t->ndim > IFA_MAX_DIMS)
-        return ifa__fail(IFA_STATUS_INVALID_TENSOR, "%s has ndim %d; it must be in [1, %d]", name, (int)t->ndim,
-                         IFA_MAX_DIMS);
-    for (int i = 0; i < t->ndim; ++i)
-        if (t->shape[i] < 1)
-            return ifa__fail(IFA_STATUS_INVALID_TENSOR, "%s has dimension %d = %" PRId64 "; every dimension must be >= 1",
-                             name, i, t->shape[i]);
-    if (ifa_tensor_numel(t) < 0 || (uint64_t)ifa_tensor_numel(t) > (uint64_t)INT64_MAX / 8)
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "%s has more elements than fit in 64-bit byte counts", name);
-    if (ifa_dtype_size(t->dtype) == 0)
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype value %d, which is not an ifa_dtype", name,
-                         (int)t->dtype);
-    if (t->offset % ifa_dtype_size(t->dtype) != 0)
-        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "%s has byte offset %zu, not a multiple of its element size %zu", name,
-                         t->offset, ifa_dtype_size(t->dtype));
-    return IFA_STATUS_OK;
 }
 
 static ifa_status check_rank(const ifa_tensor *t, const char *name, ifa_layout layout, const char *form) {
@@ -188,7 +160,7 @@ static ifa_status check_mask(const ifa_tensor *m, ifa_problem *p, int64_t max_le
         const int per_token_dim = m->ndim == 4 && i == 2;
         if (m->shape[i] != 1 && !(per_token_dim && m->shape[i] == p->seq_q))
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
-                             "atten_mask has shape %s; its dimension %d must be 1%s", shape_str(m, s1, sizeof s1), i,
+                             "atten_mask has shape %s; its dimension %d must be 1%s", ifa__shape_str(m, s1, sizeof s1), i,
                              per_token_dim ? " or S1" : "");
     }
     if (m->shape[0] < p->batch)
@@ -217,7 +189,7 @@ static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len
     if ((t->shape[0] != p->batch && t->shape[0] != 1) || t->shape[1] != p->num_heads || t->shape[2] != p->seq_q)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
                          "pse_shift has shape %s; it must be (B or 1, N, S1, S) = (%" PRId64 " or 1, %" PRId64 ", %" PRId64
-                         ", S)", shape_str(t, s1, sizeof s1), p->batch, p->num_heads, p->seq_q);
+                         ", S)", ifa__shape_str(t, s1, sizeof s1), p->batch, p->num_heads, p->seq_q);
     if (t->shape[3] < max_len)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
                          "pse_shift's last dimension %" PRId64 " is shorter than the longest visible length %" PRId64,
@@ -266,7 +238,7 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
                              "antiquant_scale has shape %s; antiquant_mode 0 takes (2) per tensor or (2, N_kv, 1, D), "
                              "(2, N_kv, D), (2, N_kv·D) per channel with N_kv = %" PRId64 ", D = %" PRId64,
-                             shape_str(sc, s1, sizeof s1), nkv, d);
+                             ifa__shape_str(sc, s1, sizeof s1), nkv, d);
         }
     } else {
         if (sc->dtype != IFA_DTYPE_FLOAT32)
@@ -276,7 +248,7 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
         const int want_rank = per_head ? 4 : 3;
         if (sc->ndim != want_rank || sc->shape[0] != 2 || sc->shape[1] != b || (per_head && sc->shape[2] != nkv))
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape %s; antiquant_mode %" PRId64
-                             " takes %s with B = %" PRId64 ", N_kv = %" PRId64, shape_str(sc, s1, sizeof s1),
+                             " takes %s with B = %" PRId64 ", N_kv = %" PRId64, ifa__shape_str(sc, s1, sizeof s1),
                              a->antiquant_mode, per_head ? "(2, B, N_kv, S)" : "(2, B, S)", b, nkv);
         const int64_t len = sc->shape[sc->ndim - 1];
         if (p->paged ? len < max_len : len != p->seq_kv)
@@ -295,7 +267,7 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
                              ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
         if (!same_shape(off, sc))
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape %s; it must be the scale's shape",
-                             shape_str(off, s1, sizeof s1));
+                             ifa__shape_str(off, s1, sizeof s1));
         p->aq_offset = 1;
     }
     p->aq_dtype = sc->dtype;
@@ -331,7 +303,7 @@ static ifa_status check_paged(const ifa_incre_flash_attention_args *a, ifa_probl
     if (!ok)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
                          "key has shape %s; a paged %s pool with block_size = %" PRId64 ", N_kv = %" PRId64 ", D = %" PRId64
-                         " must be %s", shape_str(k, s1, sizeof s1), ifa__layout_name(layout), bs, nkv, d, form);
+                         " must be %s", ifa__shape_str(k, s1, sizeof s1), ifa__layout_name(layout), bs, nkv, d, form);
     p->paged = 1;
     p->block_size = bs;
     p->table_cols = a->block_table_cols;
@@ -351,13 +323,13 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     } required[] = {{a->query, "query"}, {a->key, "key"}, {a->value, "value"}, {a->attention_out, "attention_out"}};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
         if (!required[i].t) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL", required[i].name);
-        IFA__TRY(check_descriptor(required[i].t, required[i].name));
+        IFA__TRY(ifa__check_descriptor(required[i].t, required[i].name));
     }
-    if (a->softmax_lse) IFA__TRY(check_descriptor(a->softmax_lse, "softmax_lse"));
-    if (a->atten_mask) IFA__TRY(check_descriptor(a->atten_mask, "atten_mask"));
-    if (a->pse_shift) IFA__TRY(check_descriptor(a->pse_shift, "pse_shift"));
-    if (a->antiquant_scale) IFA__TRY(check_descriptor(a->antiquant_scale, "antiquant_scale"));
-    if (a->antiquant_offset) IFA__TRY(check_descriptor(a->antiquant_offset, "antiquant_offset"));
+    if (a->softmax_lse) IFA__TRY(ifa__check_descriptor(a->softmax_lse, "softmax_lse"));
+    if (a->atten_mask) IFA__TRY(ifa__check_descriptor(a->atten_mask, "atten_mask"));
+    if (a->pse_shift) IFA__TRY(ifa__check_descriptor(a->pse_shift, "pse_shift"));
+    if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
+    if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
 
     if (!a->input_layout) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "input_layout is NULL");
     ifa_layout layout;
@@ -408,11 +380,11 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     }
     if (qheads != n)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "query %s has %" PRId64 " heads but num_heads = %" PRId64,
-                         shape_str(q, s1, sizeof s1), qheads, n);
+                         ifa__shape_str(q, s1, sizeof s1), qheads, n);
     if (sq > IFA_MAX_SEQ_Q)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE,
                          "query %s has %" PRId64 " tokens per batch (S1); IncreFlashAttention takes 1 to %d",
-                         shape_str(q, s1, sizeof s1), sq, IFA_MAX_SEQ_Q);
+                         ifa__shape_str(q, s1, sizeof s1), sq, IFA_MAX_SEQ_Q);
     p->seq_q = sq;
     if (p->head_dim > IFA_MAX_HEAD_DIM)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "head dimension D = %" PRId64 " exceeds %d", p->head_dim,
@@ -431,22 +403,22 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
         if (!same_shape(k, &want))
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key has shape %s; with B = %" PRId64 ", N_kv = %" PRId64
                              ", D = %" PRId64 " and layout %s it must be %s",
-                             shape_str(k, s1, sizeof s1), p->batch, nkv, p->head_dim, ifa__layout_name(layout),
-                             shape_str(&want, s2, sizeof s2));
+                             ifa__shape_str(k, s1, sizeof s1), p->batch, nkv, p->head_dim, ifa__layout_name(layout),
+                             ifa__shape_str(&want, s2, sizeof s2));
     }
     if (!same_shape(a->value, k))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value has shape %s; it must equal key's shape %s",
-                         shape_str(a->value, s1, sizeof s1), shape_str(k, s2, sizeof s2));
+                         ifa__shape_str(a->value, s1, sizeof s1), ifa__shape_str(k, s2, sizeof s2));
     if (!same_shape(a->attention_out, q))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "attention_out has shape %s; it must equal query's shape %s",
-                         shape_str(a->attention_out, s1, sizeof s1), shape_str(q, s2, sizeof s2));
+                         ifa__shape_str(a->attention_out, s1, sizeof s1), ifa__shape_str(q, s2, sizeof s2));
     if (a->softmax_lse) {
         const ifa_tensor *l = a->softmax_lse;
         if (l->ndim != 3)
             return ifa__fail(IFA_STATUS_INVALID_RANK, "softmax_lse has rank %d; it must be rank 3 (B, N, S1)", (int)l->ndim);
         if (l->shape[0] != p->batch || l->shape[1] != n || l->shape[2] != sq)
             return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape %s; it must be (B, N, S1) = (%" PRId64
-                             ", %" PRId64 ", %" PRId64 ")", shape_str(l, s1, sizeof s1), p->batch, n, sq);
+                             ", %" PRId64 ", %" PRId64 ")", ifa__shape_str(l, s1, sizeof s1), p->batch, n, sq);
         if (l->dtype != IFA_DTYPE_FLOAT32)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "softmax_lse has dtype %s; it must be float32",
                              ifa_dtype_name(l->dtype));
@@ -506,28 +478,15 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     return check_antiquant(a, p, max_len);
 }
 
-static ifa_status check_buffer(const ifa_tensor *t, const char *name) {
-    if (!t->buffer) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s.buffer is NULL; run needs a cl_mem for it", name);
-    size_t size = 0;
-    cl_int err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "%s.buffer is not a valid cl_mem", name);
-    uint64_t need = (uint64_t)ifa_tensor_bytes(t);
-    if (t->offset > size || need > size - t->offset)
-        return ifa__fail(IFA_STATUS_BUFFER_TOO_SMALL,
-                         "%s needs %" PRIu64 " bytes from offset %zu but its buffer holds %zu bytes", name, need,
-                         t->offset, size);
-    return IFA_STATUS_OK;
-}
-
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
-    IFA__TRY(check_buffer(a->query, "query"));
-    IFA__TRY(check_buffer(a->key, "key"));
-    IFA__TRY(check_buffer(a->value, "value"));
-    IFA__TRY(check_buffer(a->attention_out, "attention_out"));
-    if (a->softmax_lse) IFA__TRY(check_buffer(a->softmax_lse, "softmax_lse"));
-    if (a->atten_mask) IFA__TRY(check_buffer(a->atten_mask, "atten_mask"));
-    if (a->pse_shift) IFA__TRY(check_buffer(a->pse_shift, "pse_shift"));
-    if (a->antiquant_scale) IFA__TRY(check_buffer(a->antiquant_scale, "antiquant_scale"));
-    if (a->antiquant_offset) IFA__TRY(check_buffer(a->antiquant_offset, "antiquant_offset"));
+    IFA__TRY(ifa__check_buffer(a->query, "query"));
+    IFA__TRY(ifa__check_buffer(a->key, "key"));
+    IFA__TRY(ifa__check_buffer(a->value, "value"));
+    IFA__TRY(ifa__check_buffer(a->attention_out, "attention_out"));
+    if (a->softmax_lse) IFA__TRY(ifa__check_buffer(a->softmax_lse, "softmax_lse"));
+    if (a->atten_mask) IFA__TRY(ifa__check_buffer(a->atten_mask, "atten_mask"));
+    if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
+    if (a->antiquant_scale) IFA__TRY(ifa__check_buffer(a->antiquant_scale, "antiquant_scale"));
+    if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
     return IFA_STATUS_OK;
 }

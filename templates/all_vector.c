@@ -6,6 +6,7 @@
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
+#include "op_host/launch.h"
 
 typedef struct strides {
     cl_ulong q_batch, q_head, q_tok;
@@ -30,42 +31,6 @@ static strides layout_strides(const ifa_problem *p) {
 /* A tensor's byte offset in elements (int4: two per byte). */
 static cl_ulong elem_offset(const ifa_tensor *t) { return (cl_ulong)t->offset * 8 / ifa_dtype_bits(t->dtype); }
 
-typedef struct karg {
-    size_t size;
-    const void *value;
-} karg;
-
-/* Sets the arguments and enqueues, under the cached kernel's lock (the kernel object is shared). */
-static ifa_status enqueue(ifa__cached_kernel *k, const char *name, const karg *args, cl_uint nargs, const size_t *global,
-                          const size_t *local, cl_uint dims, cl_command_queue queue, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event) {
-    ifa_status st = IFA_STATUS_OK;
-    mtx_lock(&k->lock);
-    for (cl_uint i = 0; i < nargs && st == IFA_STATUS_OK; ++i) {
-        cl_int err = clSetKernelArg(k->kernel, i, args[i].size, args[i].value);
-        if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clSetKernelArg", "argument %u of %s", i, name);
-    }
-    if (st == IFA_STATUS_OK) {
-        cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, dims, NULL, global, local, num_wait,
-                                            num_wait ? wait : NULL, event);
-        if (err != CL_SUCCESS)
-            st = ifa__fail_cl(err, "clEnqueueNDRangeKernel", "%s with global (%zu, %zu), local %zu", name, global[0],
-                              dims > 1 ? global[1] : (size_t)1, local[0]);
-    }
-    mtx_unlock(&k->lock);
-    return st;
-}
-
-static ifa_status check_kernel(const ifa_context *ctx, const ifa__cached_kernel *k, int32_t wg) {
-    if (k->max_work_group_size < (size_t)wg)
-        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel allows %zu work-items per group; the plan needs %d",
-                         k->max_work_group_size, (int)wg);
-    if ((cl_long)k->local_mem_bytes > ctx->facts.local_mem_bytes)
-        return ifa__fail(IFA_STATUS_DEVICE_LIMIT, "the compiled kernel needs %llu bytes of local memory; the device has %lld",
-                         (unsigned long long)k->local_mem_bytes, (long long)ctx->facts.local_mem_bytes);
-    return IFA_STATUS_OK;
-}
-
 ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *first, cl_event *event) {
@@ -89,11 +54,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     ifa__cached_kernel *k, *kmax = NULL;
     snprintf(options + olen, sizeof options - olen, "0");
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
-    IFA__TRY(check_kernel(ctx, k, plan->work_group_size));
+    IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
         snprintf(options + olen, sizeof options - olen, "1");
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &kmax));
-        IFA__TRY(check_kernel(ctx, kmax, plan->work_group_size));
+        IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
 
     const strides s = layout_strides(p);
@@ -145,7 +110,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     if (p->antiquant == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN)
         aq_hstride = aq_len, aq_bstride = nkv_u * aq_len, aq_vstride = b_u * nkv_u * aq_len;
 
-    const karg kargs[] = {
+    const ifa__karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
         {sizeof s.q_head, &s.q_head},    {sizeof s.q_tok, &s.q_tok},    {sizeof(cl_mem), &kt->buffer},
         {sizeof k_off, &k_off},
@@ -172,7 +137,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
                               (size_t)p->batch, (size_t)plan->max_splits};
     if (plan->split_kv == IFA_SPLIT_NONE) {
-        IFA__TRY(enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
+        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
                          wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
@@ -182,12 +147,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     cl_event max_done = NULL, split_done = NULL;
     if (kmax) {
         /* global rowmax: every split's score max first, then the splits against the row's max */
-        IFA__TRY(enqueue(kmax, "ifa_all_vector (max pass)", kargs, sizeof kargs / sizeof kargs[0], global, local, 3,
+        IFA__TRY(ifa__enqueue(kmax, "ifa_all_vector (max pass)", kargs, sizeof kargs / sizeof kargs[0], global, local, 3,
                          queue, num_wait, wait, &max_done));
         num_wait = 1;
         wait = &max_done;
     }
-    ifa_status sst = enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
+    ifa_status sst = ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
                              balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
     if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = max_done ? max_done : split_done);
@@ -202,9 +167,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *ck;
     ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);
-    if (st == IFA_STATUS_OK) st = check_kernel(ctx, ck, plan->combine_work_group_size);
+    if (st == IFA_STATUS_OK) st = ifa__check_kernel(ctx, ck, plan->combine_work_group_size);
     if (st == IFA_STATUS_OK) {
-        const karg cargs[] = {
+        const ifa__karg cargs[] = {
             {sizeof(cl_mem), &part},      {sizeof part_acc, &part_acc}, {sizeof part_m, &part_m},
             {sizeof part_l, &part_l},     {sizeof max_splits, &max_splits}, {sizeof(cl_mem), &o->buffer},
             {sizeof o_off, &o_off},       {sizeof s.q_batch, &s.q_batch}, {sizeof s.q_head, &s.q_head},
@@ -218,7 +183,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         };
         const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
         const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
-        st = enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue, 1, &split_done,
+        st = ifa__enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue, 1, &split_done,
                      event);
     }
     clReleaseEvent(split_done);

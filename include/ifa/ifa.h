@@ -173,6 +173,35 @@ IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_pla
                                                  cl_command_queue queue, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* ---- MergeAttentionStates -------------------------------------------------------------------- */
+
+/* Merges P partial attention results of the same query rows, each over its own set of keys (e.g. a cached
+ * segment and a new-token segment, or a shared prefix and each sequence's own cache):
+ *   lse = ln Σ_i exp(lse_i),   out = Σ_i exp(lse_i − lse) · out_i          (fp32 arithmetic)
+ * which equals attention over the union of the key sets. A part whose lse_i is −inf (it saw no key)
+ * contributes nothing, whatever its output holds; a row whose parts are all −inf gives zeros and −inf.
+ *   partial_outputs: (P, rows..., D), float32, float16 or bfloat16; P in [1, 4096]
+ *   partial_lses:    (P, rows...), float32 (natural log, as IncreFlashAttention's softmax_lse)
+ *   merged_output:   (rows..., D), float32, float16 or bfloat16
+ *   merged_lse:      (rows...), float32, optional */
+typedef struct ifa_merge_attention_states_args {
+    const ifa_tensor *partial_outputs;
+    const ifa_tensor *partial_lses;
+    const ifa_tensor *merged_output;
+    const ifa_tensor *merged_lse;
+} ifa_merge_attention_states_args;
+
+/* Phase 1: validates args (buffers may be NULL) and returns the workspace run needs (always 0; the
+ * two-phase form matches every ifa op, so frameworks call them all alike). */
+IFA_API ifa_status ifa_merge_attention_states_get_workspace_size(ifa_context *ctx,
+                                                                 const ifa_merge_attention_states_args *args,
+                                                                 size_t *workspace_bytes);
+/* Phase 2: validates args and their buffers and enqueues the merge on queue after the wait list; *event
+ * (if not NULL) completes with it. */
+IFA_API ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_attention_states_args *args,
+                                                  cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list, cl_event *event);
+
 /* run, also returning in *first_kernel (if not NULL; the caller releases it) the event of the op's first
  * kernel, so that device time can be measured from the first kernel's start to the last one's end (the
  * per-run uploads of lengths and tables before it are excluded). ifa-bench uses it. */

@@ -14,7 +14,7 @@
         return -1;                            \
     } while (0)
 
-static int load_tensor(const cJSON *j, const char *name, const char *base, ifa_host_tensor *t, char *err, size_t err_size) {
+int ifa_case_load_tensor(const cJSON *j, const char *name, const char *base, ifa_host_tensor *t, char *err, size_t err_size) {
     if (!j) FAIL("inputs.%s is missing", name);
     const char *file = cJSON_IsString(j) ? j->valuestring : NULL;
     const cJSON *dt = cJSON_IsObject(j) ? cJSON_GetObjectItemCaseSensitive(j, "dtype") : NULL;
@@ -78,7 +78,7 @@ static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err
 static int load_block_table(const cJSON *j, const char *base, ifa_case *c, char *err, size_t err_size) {
     if (!cJSON_IsArray(j)) {
         ifa_host_tensor t;
-        if (load_tensor(j, "block_table", base, &t, err, err_size)) return -1;
+        if (ifa_case_load_tensor(j, "block_table", base, &t, err, err_size)) return -1;
         if (t.dtype != IFA_DTYPE_INT32 || t.ndim != 2) {
             ifa_host_tensor_free(&t);
             FAIL("inputs.block_table must be an int32 tensor of rank 2 (B, max_blocks_per_seq)");
@@ -193,18 +193,18 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         }
         c->softmax_lse_flag = cJSON_IsTrue(lse);
     }
-    if (load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "query"), "query", base, &c->query, err, err_size) ||
-        load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size) ||
-        load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "value"), "value", base, &c->value, err, err_size))
+    if (ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "query"), "query", base, &c->query, err, err_size) ||
+        ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size) ||
+        ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "value"), "value", base, &c->value, err, err_size))
         goto done;
     const cJSON *mask = cJSON_GetObjectItemCaseSensitive(inputs, "atten_mask");
     const cJSON *pse = cJSON_GetObjectItemCaseSensitive(inputs, "pse_shift");
     const cJSON *aqs = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_scale");
     const cJSON *aqo = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_offset");
-    if ((mask && load_tensor(mask, "atten_mask", base, &c->atten_mask, err, err_size)) ||
-        (pse && load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)) ||
-        (aqs && load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
-        (aqo && load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
+    if ((mask && ifa_case_load_tensor(mask, "atten_mask", base, &c->atten_mask, err, err_size)) ||
+        (pse && ifa_case_load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)) ||
+        (aqs && ifa_case_load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
+        (aqo && ifa_case_load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
         goto done;
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
     if (table && load_block_table(table, base, c, err, err_size)) goto done;
@@ -234,10 +234,12 @@ done:
     return rc;
 }
 
-int ifa_case_load(const char *path, ifa_case *c, char *err, size_t err_size) {
-    ifa_case_init(c);
+char *ifa_case_read_file(const char *path, char *base, size_t base_size, char *err, size_t err_size) {
     FILE *f = fopen(path, "rb");
-    if (!f) FAIL("%s: cannot open", path);
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open", path);
+        return NULL;
+    }
     char *text = NULL;
     long n = -1;
     if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
@@ -245,15 +247,24 @@ int ifa_case_load(const char *path, ifa_case *c, char *err, size_t err_size) {
         fread(text, 1, (size_t)n, f) != (size_t)n) {
         fclose(f);
         free(text);
-        FAIL("%s: cannot read (or larger than 16 MiB)", path);
+        snprintf(err, err_size, "%s: cannot read (or larger than 16 MiB)", path);
+        return NULL;
     }
     fclose(f);
     text[n] = '\0';
-    char base[4096];
-    snprintf(base, sizeof base, "%s", path);
+    snprintf(base, base_size, "%s", path);
     char *slash = strrchr(base, '/');
-    if (slash) *slash = '\0'; else strcpy(base, ".");
+    if (slash) *slash = '\0'; else snprintf(base, base_size, ".");
+    return text;
+}
+
+int ifa_case_load(const char *path, ifa_case *c, char *err, size_t err_size) {
+    ifa_case_init(c);
+    char base[4096];
+    char *text = ifa_case_read_file(path, base, sizeof base, err, err_size);
+    if (!text) return -1;
     int rc = ifa_case_parse(text, base, c, err, err_size);
     free(text);
     return rc;
 }
+

@@ -1,0 +1,50 @@
+/* Checks every op shares: a tensor descriptor's form and its buffer's size. */
+#include "op_host/tensor_check.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "op_host/cl_status.h"
+
+/* "(2, 1, 128)" into buf. */
+const char *ifa__shape_str(const ifa_tensor *t, char *buf, size_t n) {
+    size_t k = 0;
+    buf[k++] = '(';
+    for (int i = 0; i < t->ndim && k + 24 < n; ++i)
+        k += (size_t)snprintf(buf + k, n - k, i ? ", %" PRId64 : "%" PRId64, t->shape[i]);
+    snprintf(buf + k, n - k, ")");
+    return buf;
+}
+
+ifa_status ifa__check_descriptor(const ifa_tensor *t, const char *name) {
+    if (t->ndim < 1 || t->ndim > IFA_MAX_DIMS)
+        return ifa__fail(IFA_STATUS_INVALID_TENSOR, "%s has ndim %d; it must be in [1, %d]", name, (int)t->ndim,
+                         IFA_MAX_DIMS);
+    for (int i = 0; i < t->ndim; ++i)
+        if (t->shape[i] < 1)
+            return ifa__fail(IFA_STATUS_INVALID_TENSOR, "%s has dimension %d = %" PRId64 "; every dimension must be >= 1",
+                             name, i, t->shape[i]);
+    if (ifa_tensor_numel(t) < 0 || (uint64_t)ifa_tensor_numel(t) > (uint64_t)INT64_MAX / 8)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "%s has more elements than fit in 64-bit byte counts", name);
+    if (ifa_dtype_size(t->dtype) == 0)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype value %d, which is not an ifa_dtype", name,
+                         (int)t->dtype);
+    if (t->offset % ifa_dtype_size(t->dtype) != 0)
+        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "%s has byte offset %zu, not a multiple of its element size %zu", name,
+                         t->offset, ifa_dtype_size(t->dtype));
+    return IFA_STATUS_OK;
+}
+
+ifa_status ifa__check_buffer(const ifa_tensor *t, const char *name) {
+    if (!t->buffer) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s.buffer is NULL; run needs a cl_mem for it", name);
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "%s.buffer is not a valid cl_mem", name);
+    uint64_t need = (uint64_t)ifa_tensor_bytes(t);
+    if (t->offset > size || need > size - t->offset)
+        return ifa__fail(IFA_STATUS_BUFFER_TOO_SMALL,
+                         "%s needs %" PRIu64 " bytes from offset %zu but its buffer holds %zu bytes", name, need,
+                         t->offset, size);
+    return IFA_STATUS_OK;
+}
+
