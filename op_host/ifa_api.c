@@ -40,7 +40,7 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(max_length) FIELD(total_length) FIELD(scale_bits) FIELD(softcap_bits) FIELD(window) FIELD(causal)
     FIELD(mask_kind) FIELD(mask_batch) FIELD(mask_len) FIELD(pse_kind) FIELD(pse_len) FIELD(has_kv_padding)
     FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
-    FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len)
+    FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");

@@ -199,6 +199,39 @@ static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len
     return IFA_STATUS_OK;
 }
 
+/* int8 output: quant_scale2 per tensor (1) or per channel (N·D) / (N, D), a float dtype; the offset alike. */
+static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+    char s1[128];
+    const ifa_tensor *sc = a->quant_scale2, *off = a->quant_offset2;
+    if (!sc) {
+        if (off) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "quant_offset2 is given without quant_scale2");
+        return IFA_STATUS_OK;
+    }
+    if (!is_float_dtype(sc->dtype))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "quant_scale2 has dtype %s; it must be float32, float16 or bfloat16",
+                         ifa_dtype_name(sc->dtype));
+    const int64_t n = p->num_heads, d = p->head_dim;
+    if (sc->ndim == 1 && sc->shape[0] == 1)
+        p->quant_out = 1;
+    else if ((sc->ndim == 1 && sc->shape[0] == n * d) || (sc->ndim == 2 && sc->shape[0] == n && sc->shape[1] == d))
+        p->quant_out = 2;
+    else
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "quant_scale2 has shape %s; it must be (1) per tensor or (N·D) = (%" PRId64 ") or (N, D) = (%"
+                         PRId64 ", %" PRId64 ") per channel", ifa__shape_str(sc, s1, sizeof s1), n * d, n, d);
+    if (off) {
+        if (off->dtype != sc->dtype)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "quant_offset2 has dtype %s; it must be the scale's %s",
+                             ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
+        if (!same_shape(off, sc))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "quant_offset2 has shape %s; it must be the scale's shape",
+                             ifa__shape_str(off, s1, sizeof s1));
+        p->q2_offset = 1;
+    }
+    p->q2_dtype = sc->dtype;
+    return IFA_STATUS_OK;
+}
+
 /* Quantised KV: the scale (and offset) form for the mode, in the dtype the mode takes. */
 static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t max_len) {
     char s1[128];
@@ -330,6 +363,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->pse_shift) IFA__TRY(ifa__check_descriptor(a->pse_shift, "pse_shift"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
+    if (a->quant_scale2) IFA__TRY(ifa__check_descriptor(a->quant_scale2, "quant_scale2"));
+    if (a->quant_offset2) IFA__TRY(ifa__check_descriptor(a->quant_offset2, "quant_offset2"));
 
     if (!a->input_layout) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "input_layout is NULL");
     ifa_layout layout;
@@ -435,9 +470,10 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->value->dtype != k->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype %s; it must equal key's dtype %s",
                          ifa_dtype_name(a->value->dtype), ifa_dtype_name(k->dtype));
-    if (a->attention_out->dtype != q->dtype)
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype %s; it must equal query's dtype %s",
-                         ifa_dtype_name(a->attention_out->dtype), ifa_dtype_name(q->dtype));
+    if (a->quant_scale2 ? a->attention_out->dtype != IFA_DTYPE_INT8 : a->attention_out->dtype != q->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype %s; it must be %s",
+                         ifa_dtype_name(a->attention_out->dtype),
+                         a->quant_scale2 ? "int8 with quant_scale2" : "the query's dtype (int8 needs quant_scale2)");
     p->q_dtype = q->dtype, p->kv_dtype = k->dtype, p->out_dtype = a->attention_out->dtype;
 
     if (!isfinite(a->scale_value) || fabs(a->scale_value) > 3.0e38)
@@ -475,7 +511,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (paged) IFA__TRY(check_block_table(a, p));
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
-    return check_antiquant(a, p, max_len);
+    IFA__TRY(check_antiquant(a, p, max_len));
+    return check_quant_out(a, p);
 }
 
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
@@ -488,5 +525,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_buffer(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
+    if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));
+    if (a->quant_offset2) IFA__TRY(ifa__check_buffer(a->quant_offset2, "quant_offset2"));
     return IFA_STATUS_OK;
 }

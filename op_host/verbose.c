@@ -17,6 +17,7 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     else if (t->dtype == IFA_DTYPE_INT8) range = ", \"low\": -128, \"high\": 128";
     else if (t->dtype == IFA_DTYPE_INT4) range = ", \"low\": -8, \"high\": 8";
     else if (strcmp(name, "antiquant_scale") == 0) range = ", \"low\": 0.002, \"high\": 0.02";
+    else if (strcmp(name, "quant_scale2") == 0) range = ", \"low\": 20, \"high\": 200";
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
@@ -52,6 +53,8 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
+    if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);
+    if (a->quant_offset2) fputs(", ", stderr), tensor_json(stderr, "quant_offset2", a->quant_offset2, 9);
     if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
     if (a->block_table) {
         fputs(", \"block_table\": [", stderr);

@@ -47,7 +47,8 @@
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
- * PAGED 0/1; ANTIQUANT 0-4 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1. Offsets and strides are in
+ * PAGED 0/1; ANTIQUANT 0-4 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
+ * (int8 output, ifa_common.cl). Offsets and strides are in
  * elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
@@ -200,7 +201,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
     float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
     int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
-    ulong aq_vstride, ulong aq_bstride, ulong aq_hstride) {
+    ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
+    __global const q2_store *qo2, ulong qo2_off) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -480,7 +482,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
             const int g = r / SQ, t = r - g * SQ;
             const float l = l_s[r];
-            IFA_STORE(O_T, l > 0.0f ? acc[i] / l : 0.0f, o, obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
+            IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc[i] / l : 0.0f, h0 + g, d), o,
+                      obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
         }
 #if HAS_LSE
         for (int r = lid; r < rn; r += WG) {

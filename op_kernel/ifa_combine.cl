@@ -8,7 +8,7 @@
  * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_all_vector.cl);
  * a block that one unit holds whole was written by that unit, and the row is left alone here.
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE,
- * ROWMAX, BALANCED, GT, SQ, CAUSAL (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
+ * ROWMAX, BALANCED, GT, SQ, CAUSAL, QUANT_OUT, Q2_T, Q2_OFF (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
 #define BALANCED 0
@@ -33,7 +33,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global float *lse, ulong lse_off, int num_heads,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
     __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
-    int window) {
+    int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off) {
     const ulong row = get_group_id(0);
     const ulong bh = row / SQ, t = row - bh * SQ;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
@@ -86,7 +86,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * HEAD_DIM + d], exp(ms - m), acc);
 #endif
         }
-        IFA_STORE(O_T, l > 0.0f ? acc / l : 0.0f, o, obase + d);
+        IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc / l : 0.0f, h, d), o, obase + d);
     }
 #if HAS_LSE
     if (lid == 0 && nsplit > 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;

@@ -43,6 +43,8 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_STORE_0(x, p, i) ((p)[i] = (x))
 #define IFA_STORE_1(x, p, i) vstore_half_rte((x), (i), (p))
 #define IFA_STORE_2(x, p, i) ((p)[i] = ifa_f32_to_bf16(x))
+/* int8 output (post-quant): round half to even, saturate to [-128, 127] */
+#define IFA_STORE_3(x, p, i) ((p)[i] = convert_char_sat_rte(x))
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
 
@@ -56,3 +58,29 @@ inline long ifa_unit_start(long total, long units, long u) { return total / unit
 inline int ifa_kv_lo(int len, int window, int causal_shift) {
     return window > 0 ? clamp(len - causal_shift - window, 0, len) : 0;
 }
+
+/* Post-quant of an output element of query head h, dim d: x * scale2 + offset2, per tensor (QUANT_OUT 1) or
+ * per channel (QUANT_OUT 2, index h * HEAD_DIM + d); the int8 store rounds and saturates. The kernel must
+ * declare qs2, qs2_off, qo2, qo2_off (scale and offset of dtype code Q2_T) when QUANT_OUT is set. */
+#ifndef QUANT_OUT
+#define QUANT_OUT 0
+#endif
+#ifndef Q2_OFF
+#define Q2_OFF 0
+#endif
+#if QUANT_OUT == 1
+#define IFA_Q2_IDX(h, d) ((ulong)0)
+#else
+#define IFA_Q2_IDX(h, d) ((ulong)(h) * HEAD_DIM + (ulong)(d))
+#endif
+#if QUANT_OUT && Q2_OFF
+#define IFA_QUANT(x, h, d) fma((x), IFA_LOAD(Q2_T, qs2, qs2_off + IFA_Q2_IDX(h, d)), IFA_LOAD(Q2_T, qo2, qo2_off + IFA_Q2_IDX(h, d)))
+#elif QUANT_OUT
+#define IFA_QUANT(x, h, d) ((x) * IFA_LOAD(Q2_T, qs2, qs2_off + IFA_Q2_IDX(h, d)))
+#else
+#define IFA_QUANT(x, h, d) (x)
+#endif
+#ifndef Q2_T
+#define Q2_T 0
+#endif
+typedef IFA_STORE_TYPE(Q2_T) q2_store;

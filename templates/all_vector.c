@@ -37,18 +37,20 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const ifa_problem *p = &plan->problem;
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
-    char options[768];
+    char options[768], q2_options[64];
+    snprintf(q2_options, sizeof q2_options, "-D QUANT_OUT=%d -D Q2_T=%d -D Q2_OFF=%d", (int)p->quant_out,
+             p->quant_out ? (int)p->q2_dtype : 0, (int)p->q2_offset);
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
-             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
+             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
              (int)p->seq_q, (int)p->causal, (int)p->has_lse,
              p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
-             (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, equal_splits,
-             balanced, global_max ? 2 : 1);
+             (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, q2_options,
+             equal_splits, balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
@@ -98,6 +100,10 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_mem table = p->paged ? workspace : q->buffer;
     const cl_ulong table_off = p->paged ? ws_word + (cl_ulong)plan->ws_table_offset / 4 : 0;
     const cl_int table_cols = (cl_int)p->table_cols, block_size = (cl_int)p->block_size;
+    /* int8 output: quant_scale2 / quant_offset2 */
+    const ifa_tensor *qs2 = args->quant_scale2, *qo2 = args->quant_offset2;
+    const cl_mem qs2_buf = qs2 ? qs2->buffer : q->buffer, qo2_buf = qo2 ? qo2->buffer : qs2_buf;
+    const cl_ulong qs2_off = qs2 ? elem_offset(qs2) : 0, qo2_off = qo2 ? elem_offset(qo2) : 0;
     /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
     const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
     const cl_mem aqs_buf = aqs ? aqs->buffer : q->buffer, aqo_buf = aqo ? aqo->buffer : aqs_buf;
@@ -131,7 +137,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof table_off, &table_off},  {sizeof table_cols, &table_cols}, {sizeof block_size, &block_size},
         {sizeof(cl_mem), &aqs_buf},      {sizeof aqs_off, &aqs_off},    {sizeof(cl_mem), &aqo_buf},
         {sizeof aqo_off, &aqo_off},      {sizeof aq_vstride, &aq_vstride}, {sizeof aq_bstride, &aq_bstride},
-        {sizeof aq_hstride, &aq_hstride},
+        {sizeof aq_hstride, &aq_hstride}, {sizeof(cl_mem), &qs2_buf},  {sizeof qs2_off, &qs2_off},
+        {sizeof(cl_mem), &qo2_buf},      {sizeof qo2_off, &qo2_off},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
@@ -161,9 +168,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     char coptions[256];
     snprintf(coptions, sizeof coptions,
              "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D GT=%d "
-             "-D SQ=%d -D CAUSAL=%d",
+             "-D SQ=%d -D CAUSAL=%d %s",
              (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse,
-             global_max ? 2 : 1, balanced, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal);
+             global_max ? 2 : 1, balanced, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal, q2_options);
     static const char *const csources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *ck;
     ifa_status st = ifa__get_kernel(ctx, csources, 2, coptions, "ifa_combine", &ck);
@@ -179,7 +186,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
             {sizeof per_batch, &per_batch}, {sizeof split_tokens, &split_tokens}, {sizeof(cl_mem), &prefix},
             {sizeof prefix_off, &prefix_off}, {sizeof total_cost, &total_cost}, {sizeof units, &units},
             {sizeof c0, &c0},             {sizeof group, &group},       {sizeof head_groups, &head_groups},
-            {sizeof window, &window},
+            {sizeof window, &window},     {sizeof(cl_mem), &qs2_buf},   {sizeof qs2_off, &qs2_off},
+            {sizeof(cl_mem), &qo2_buf},   {sizeof qo2_off, &qo2_off},
         };
         const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
         const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};

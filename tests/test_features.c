@@ -37,6 +37,9 @@ typedef struct fspec {
     int aq;             /* ifa_antiquant (kv must be int8 or int4) */
     int aq_offset;      /* 1: with antiquant_offset */
     ifa_dtype aq_dtype; /* channel modes: the scale's dtype (token modes are float32) */
+    int q2;             /* int8 output: 1 per-tensor quant_scale2, 2 per-channel (N·D), 3 per-channel (N, D) */
+    int q2_offset;
+    double q2_max;      /* scales drawn in [q2_max / 4, q2_max): large ones saturate */
     uint64_t seed;
 } fspec;
 
@@ -213,6 +216,16 @@ static int build(const fspec *p, ifa_case *c) {
         if (ifa_host_tensor_alloc(&c->pse_shift, p->q, 4, ps) != 0) return -1;
         ifa_host_fill_random(&c->pse_shift, p->seed * 11 + 5, -2, 2);
     }
+    if (p->q2) {
+        int64_t qs[2] = {p->q2 == 1 ? 1 : p->q2 == 2 ? p->n * p->d : p->n, p->d};
+        const int nd = p->q2 == 3 ? 2 : 1;
+        if (ifa_host_tensor_alloc(&c->quant_scale2, IFA_DTYPE_FLOAT32, nd, qs) != 0) return -1;
+        ifa_host_fill_random(&c->quant_scale2, p->seed * 11 + 8, p->q2_max / 4, p->q2_max);
+        if (p->q2_offset) {
+            if (ifa_host_tensor_alloc(&c->quant_offset2, IFA_DTYPE_FLOAT32, nd, qs) != 0) return -1;
+            ifa_host_fill_random(&c->quant_offset2, p->seed * 11 + 9, -20, 20);
+        }
+    }
     if (p->block_size > 0) return make_paged(p, c);
     /* contiguous: NaN in every row the case must not read (float KV; quantised KV poisons token scales) */
     for (int64_t b = 0; b < p->b && !p->aq; ++b) {
@@ -252,26 +265,31 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), (unsigned long long)p->seed);
 }
 
-/* Runs p and checks it against the reference; returns the result for further comparison if keep. */
+/* Runs p and checks it against the reference; returns the result for further comparison if keep. An int8
+ * output runs twice, its elements set to -128 and then 127 before the run, so an unwritten one fails. */
 static void check(const fspec *p, ifa_case_result *keep) {
     char what[512];
     describe_spec(p, what, sizeof what);
     ifa_case c;
     ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
-    ifa_case_result r;
-    int want = p->split;
-    ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split ? force_split : NULL, &want, &r);
-    ck_assert_msg(st == IFA_STATUS_OK, "%s: run failed: %s (%s)", what, ifa_status_name(st), ifa_last_error());
-    if (p->split) ck_assert_int_eq(r.plan.split_kv, p->split);
-    ck_assert_int_eq(r.plan.problem.paged, p->block_size > 0);
-    ifa_case_check k;
-    ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
-    ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld", what, k.rel_l2,
-                  k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad);
-    if (keep)
-        *keep = r;
-    else
-        ifa_case_result_free(&r);
+    for (int pass = 0; pass < (p->q2 ? 2 : 1); ++pass) {
+        c.int8_poison = pass ? 127 : -128;
+        ifa_case_result r;
+        int want = p->split;
+        ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split ? force_split : NULL, &want, &r);
+        ck_assert_msg(st == IFA_STATUS_OK, "%s: run failed: %s (%s)", what, ifa_status_name(st), ifa_last_error());
+        if (p->split) ck_assert_int_eq(r.plan.split_kv, p->split);
+        ck_assert_int_eq(r.plan.problem.paged, p->block_size > 0);
+        ifa_case_check k;
+        ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+        ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld int8_bad=%lld", what,
+                      k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad,
+                      (long long)k.int8_bad);
+        if (keep && pass == 0)
+            *keep = r;
+        else
+            ifa_case_result_free(&r);
+    }
     ifa_case_free(&c);
 }
 
@@ -507,6 +525,19 @@ START_TEST(antiquant_equals_dequantised_float) {
 }
 END_TEST
 
+/* int8 output per tensor and per channel, with and without offsets, scales that saturate, every split
+ * mode (the combine quantises), a bf16 and an fp32 query, int8 KV. */
+START_TEST(quantised_output) {
+    static const int64_t lens[] = {260, 3, 0, 140};
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 4 == 1 ? IFA_DTYPE_BFLOAT16 : _i % 4 == 2 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_FLOAT16,
+               .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2, .d = 48, .s = 260, .sq = 1 + _i % 2, .lens = lens,
+               .nlens = 4, .q2 = 1 + _i % 3, .q2_offset = _i % 2, .q2_max = _i % 4 == 3 ? 2000.0 : 150.0,
+               .split = splits[_i % 4], .seed = 1600 + (uint64_t)_i};
+    if (_i >= 8) p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_TOKEN, p.aq_offset = 1;
+    check(&p, NULL);
+}
+END_TEST
+
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
     TCase *t = tcase_create("features");
@@ -526,6 +557,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
     tcase_add_loop_test(t, antiquant_modes, 0, 32);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
+    tcase_add_loop_test(t, quantised_output, 0, 12);
     suite_add_tcase(s, t);
     return s;
 }

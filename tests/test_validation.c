@@ -8,7 +8,7 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2;
     int64_t lens[2];
     int64_t pad;
     int32_t table[2 * 4];
@@ -372,6 +372,40 @@ START_TEST(antiquant_rules) {
 }
 END_TEST
 
+/* int8 output with a per-channel (N·D) float32 scale and offset. */
+static void setup_quant_out(fixture *f) {
+    setup(f);
+    f->o.dtype = IFA_DTYPE_INT8;
+    tensor(&f->qs2, IFA_DTYPE_FLOAT32, 1, 128, 0, 0, 0);
+    f->qo2 = f->qs2;
+    f->a.quant_scale2 = &f->qs2, f->a.quant_offset2 = &f->qo2;
+}
+
+START_TEST(quant_out_rules) {
+    fixture f;
+    setup_quant_out(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_quant_out(&f), tensor(&f.qs2, IFA_DTYPE_FLOAT32, 2, 8, 16, 0, 0), f.qo2 = f.qs2; /* (N, D) */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_quant_out(&f), tensor(&f.qs2, IFA_DTYPE_FLOAT32, 1, 1, 0, 0, 0), f.a.quant_offset2 = NULL; /* per tensor */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_quant_out(&f), f.a.quant_scale2 = NULL, f.o.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "quant_offset2 is given without quant_scale2");
+    setup_quant_out(&f), f.a.quant_offset2 = NULL, f.a.quant_scale2 = NULL;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype int8; it must be the query's dtype (int8 needs quant_scale2)");
+    setup_quant_out(&f), f.o.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "attention_out has dtype float16; it must be int8 with quant_scale2");
+    setup_quant_out(&f), f.qs2.shape[0] = 127, f.qo2 = f.qs2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "quant_scale2 has shape (127); it must be (1) per tensor or (N·D) = (128)");
+    setup_quant_out(&f), f.qs2.dtype = f.qo2.dtype = IFA_DTYPE_INT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "quant_scale2 has dtype int32");
+    setup_quant_out(&f), f.qo2.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "quant_offset2 has dtype float16; it must be the scale's float32");
+    setup_quant_out(&f), tensor(&f.qo2, IFA_DTYPE_FLOAT32, 2, 8, 16, 0, 0);
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "quant_offset2 has shape (8, 16); it must be the scale's shape");
+}
+END_TEST
+
 START_TEST(attributes_and_lengths) {
     fixture f;
     setup(&f), f.a.scale_value = NAN;
@@ -554,6 +588,7 @@ int main(void) {
     tcase_add_test(t, multi_token_rules);
     tcase_add_test(t, paged_rules);
     tcase_add_test(t, antiquant_rules);
+    tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -103,7 +103,7 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   S1 (query tokens, speculative decoding) is 1 to 16. Key positions are logical: 0 .. len_b - 1 with
  *   len_b = actual_seq_lengths[b]. Query token i sees positions < len_b - S1 + 1 + i (causal, aligned to
  *   the end) unless atten_mask is per token, and only the last `window` of those when window > 0.
- *   attention_out: the query's shape and dtype. softmax_lse (optional, fp32, (B, N, S1)): natural-log
+ *   attention_out: the query's shape and dtype, or int8 with quant_scale2. softmax_lse (optional, fp32, (B, N, S1)): natural-log
  *   sum-exp of the final scores, -inf for a row with no visible key (whose output is zeros).
  *   actual_seq_lengths: host array of 1 (applies to every batch) or B values in [0, S_kv]; NULL with
  *   count 0 means every batch sees all S_kv positions.
@@ -148,6 +148,9 @@ typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *antiquant_scale;
     const ifa_tensor *antiquant_offset; /* optional, absent = 0 */
     int64_t antiquant_mode;             /* 0 per-channel (per-tensor for shape (2)), 1 per-token, 2 per-head-per-token */
+    /* int8 output (Ascend's post-quant): attention_out = round_half_even(out * scale2 + offset2), saturated */
+    const ifa_tensor *quant_scale2;     /* (1) per tensor, or (N·D) / (N, D) per channel; float dtype */
+    const ifa_tensor *quant_offset2;    /* optional, the scale's shape and dtype */
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

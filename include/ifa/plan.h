@@ -93,7 +93,9 @@ typedef struct ifa_problem {
     int32_t antiquant;      /* ifa_antiquant */
     int32_t aq_dtype;       /* ifa_dtype of antiquant_scale (and offset) */
     int32_t aq_offset;      /* 1 if antiquant_offset is given */
-    int32_t reserved2;
+    int32_t quant_out;      /* int8 output: 0 off, 1 per-tensor quant_scale2, 2 per-channel */
+    int32_t q2_dtype;       /* ifa_dtype of quant_scale2 (and quant_offset2) */
+    int32_t q2_offset;      /* 1 if quant_offset2 is given */
     int64_t aq_len;         /* per-token modes: the scale's last dimension (positions) */
 } ifa_problem;
 

@@ -122,7 +122,7 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                                               "antiquant_mode"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
-                                               "antiquant_scale", "antiquant_offset"};
+                                               "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -205,6 +205,11 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         (pse && ifa_case_load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)) ||
         (aqs && ifa_case_load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
         (aqo && ifa_case_load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
+        goto done;
+    const cJSON *q2s = cJSON_GetObjectItemCaseSensitive(inputs, "quant_scale2");
+    const cJSON *q2o = cJSON_GetObjectItemCaseSensitive(inputs, "quant_offset2");
+    if ((q2s && ifa_case_load_tensor(q2s, "quant_scale2", base, &c->quant_scale2, err, err_size)) ||
+        (q2o && ifa_case_load_tensor(q2o, "quant_offset2", base, &c->quant_offset2, err, err_size)))
         goto done;
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
     if (table && load_block_table(table, base, c, err, err_size)) goto done;

@@ -9,6 +9,7 @@
 void ifa_case_init(ifa_case *c) {
     memset(c, 0, sizeof *c);
     c->scale_value = 1.0;
+    c->int8_poison = -128;
     strcpy(c->input_layout, "BSH");
 }
 
@@ -20,6 +21,8 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->pse_shift);
     ifa_host_tensor_free(&c->antiquant_scale);
     ifa_host_tensor_free(&c->antiquant_offset);
+    ifa_host_tensor_free(&c->quant_scale2);
+    ifa_host_tensor_free(&c->quant_offset2);
     free(c->lengths);
     free(c->block_table);
     c->lengths = NULL;
@@ -48,7 +51,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -58,6 +61,8 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->pse_shift.data) describe(&t->pse_shift, &c->pse_shift, bufs[P]);
     if (c->antiquant_scale.data) describe(&t->antiquant_scale, &c->antiquant_scale, bufs[AS]);
     if (c->antiquant_offset.data) describe(&t->antiquant_offset, &c->antiquant_offset, bufs[AO]);
+    if (c->quant_scale2.data) describe(&t->quant_scale2, &c->quant_scale2, bufs[QS]);
+    if (c->quant_offset2.data) describe(&t->quant_offset2, &c->quant_offset2, bufs[QO]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -72,6 +77,8 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->antiquant_scale = c->antiquant_scale.data ? &t->antiquant_scale : NULL;
     a->antiquant_offset = c->antiquant_offset.data ? &t->antiquant_offset : NULL;
     a->antiquant_mode = c->antiquant_mode;
+    a->quant_scale2 = c->quant_scale2.data ? &t->quant_scale2 : NULL;
+    a->quant_offset2 = c->quant_offset2.data ? &t->quant_offset2 : NULL;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -89,8 +96,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
                         int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r) {
     memset(r, 0, sizeof *r);
     cl_context cl = ifa_context_cl_context(ctx);
-    if (ifa_host_tensor_alloc(&r->out, c->query.dtype, c->query.ndim, c->query.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
+    const ifa_dtype out_dtype = c->quant_scale2.data ? IFA_DTYPE_INT8 : c->query.dtype;
+    if (ifa_host_tensor_alloc(&r->out, out_dtype, c->query.ndim, c->query.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
     poison(&r->out);
+    if (out_dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
     if (c->softmax_lse_flag) {
         int64_t shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
         if (ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, 3, shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
@@ -101,7 +110,8 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     const ifa_host_tensor *pse = c->pse_shift.data ? &c->pse_shift : NULL;
     const ifa_host_tensor *hosts[IFA_CASE_TENSORS] = {
         &c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL, mask, pse,
-        c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL};
+        c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL,
+        c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)
@@ -157,6 +167,21 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
     int rc = -1;
     if (ref && lse && bound && ifa_reference_ifa(c, ref, lse, bound) == 0) {
         double num = 0, den = 0;
+        const int int8_out = c->quant_scale2.data != NULL;
+        const int64_t D = n / rows, S1 = ifa_case_seq_q(c), N = c->num_heads;
+        const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
+        for (int64_t i = 0; int8_out && i < n; ++i) {
+            /* the reference, quantised as the op defines: x = out * scale2 + offset2, rounded half to even */
+            const int64_t d = i % D, h = bnsd ? i / D / S1 % N : i / D % N;
+            const int64_t qi = ifa_host_tensor_numel(&c->quant_scale2) == 1 ? 0 : h * D + d;
+            const double x = ref[i] * ifa_host_get(&c->quant_scale2, qi) +
+                             (c->quant_offset2.data ? ifa_host_get(&c->quant_offset2, qi) : 0.0);
+            const double want = fmin(127.0, fmax(-128.0, nearbyint(x))), got = ifa_host_get(&r->out, i);
+            /* a value within 1e-3 of a tie may round either way: the op's fp32 output is not the reference */
+            const int near_tie = fabs(fabs(x - floor(x)) - 0.5) < 1e-3;
+            if (got != want && !(near_tie && fabs(got - want) <= 1.0)) chk->int8_bad++;
+            ref[i] = want; /* the L2 figures then compare the integers */
+        }
         for (int64_t i = 0; i < n; ++i) {
             double o = ifa_host_get(&r->out, i);
             if (!isfinite(o)) {
@@ -169,8 +194,7 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
             if (fabs(e) > chk->max_abs) chk->max_abs = fabs(e);
         }
         chk->rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
-        chk->tolerance = ifa_case_tolerance(c->query.dtype);
-        const int64_t D = n / rows;
+        chk->tolerance = int8_out ? INFINITY : ifa_case_tolerance(c->query.dtype);
         chk->lse_max_excess = -INFINITY;
         for (int64_t i = 0; c->softmax_lse_flag && i < rows; ++i) {
             double got = ifa_host_get(&r->lse, i);
@@ -185,7 +209,7 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
             if (excess > chk->lse_max_excess) chk->lse_max_excess = excess;
             if (excess > 0) chk->lse_bad++;
         }
-        chk->pass = chk->nonfinite == 0 && chk->rel_l2 <= chk->tolerance && chk->lse_bad == 0;
+        chk->pass = chk->nonfinite == 0 && chk->rel_l2 <= chk->tolerance && chk->lse_bad == 0 && chk->int8_bad == 0;
         rc = 0;
     }
     free(ref);

@@ -26,15 +26,20 @@ typedef struct ifa_case {
     ifa_host_tensor antiquant_scale;  /* data NULL: absent */
     ifa_host_tensor antiquant_offset; /* data NULL: absent */
     int64_t antiquant_mode;
+    ifa_host_tensor quant_scale2;     /* data NULL: absent; with it the output is int8 */
+    ifa_host_tensor quant_offset2;    /* data NULL: absent */
+    int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
+                                       * NaN, so tests run twice with two values to catch unwritten elements) */
 } ifa_case;
 
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
 typedef struct ifa_case_tensors {
-    ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset;
+    ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset,
+        quant_scale2, quant_offset2;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
-    ifa_host_tensor out; /* query's shape and dtype */
+    ifa_host_tensor out; /* query's shape and dtype (int8 with quant_scale2) */
     ifa_host_tensor lse; /* (B, N, S1) float32 when softmax_lse_flag */
     ifa_plan plan;
     double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
@@ -47,6 +52,7 @@ typedef struct ifa_case_check {
     double lse_max_excess; /* max over rows of |lse - ref| minus that row's bound; <= 0 passes */
     int64_t nonfinite;   /* NaN/inf elements in out (an unwritten, poisoned element shows here) */
     int64_t lse_bad;     /* LSE rows out of bound, or -inf mismatches */
+    int64_t int8_bad;    /* int8 output: elements off the rounded reference (beyond a tie's 1 unit) */
     int pass;
 } ifa_case_check;
 
@@ -55,7 +61,7 @@ void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
 
-#define IFA_CASE_TENSORS 9
+#define IFA_CASE_TENSORS 11
 
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
  * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
