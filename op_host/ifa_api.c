@@ -41,6 +41,7 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(mask_kind) FIELD(mask_batch) FIELD(mask_len) FIELD(pse_kind) FIELD(pse_len) FIELD(has_kv_padding)
     FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
+    FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");

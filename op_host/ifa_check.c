@@ -199,6 +199,58 @@ static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len
     return IFA_STATUS_OK;
 }
 
+/* Shared prefix: both tensors, shaped like the key with batch 1, in the key's (float) dtype; no mask, bias
+ * or window with it (they index a sequence's own positions). */
+static ifa_status check_prefix(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+    char s1[128], s2[128];
+    const ifa_tensor *kp = a->key_shared_prefix, *vp = a->value_shared_prefix;
+    if (!kp && !vp) {
+        if (a->actual_shared_prefix_len)
+            return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "actual_shared_prefix_len is given without key_shared_prefix");
+        return IFA_STATUS_OK;
+    }
+    if (!kp || !vp)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL but %s is given; a shared prefix needs both",
+                         kp ? "value_shared_prefix" : "key_shared_prefix", kp ? "key_shared_prefix" : "value_shared_prefix");
+    const ifa_layout layout = (ifa_layout)p->layout;
+    const int64_t nkv = p->num_kv_heads, d = p->head_dim;
+    const int want_rank = layout == IFA_LAYOUT_BSH ? 3 : 4;
+    if (kp->ndim != want_rank)
+        return ifa__fail(IFA_STATUS_INVALID_RANK, "key_shared_prefix has rank %d; layout %s needs rank %d",
+                         (int)kp->ndim, ifa__layout_name(layout), want_rank);
+    const int64_t sp = layout == IFA_LAYOUT_BNSD ? kp->shape[2] : kp->shape[1];
+    const int64_t heads = layout == IFA_LAYOUT_BSH ? (kp->shape[2] % d ? -1 : kp->shape[2] / d)
+                          : layout == IFA_LAYOUT_BSND ? kp->shape[2] : kp->shape[1];
+    const int64_t last = layout == IFA_LAYOUT_BSH ? d : kp->shape[3];
+    if (kp->shape[0] != 1)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key_shared_prefix has shape %s; its batch dimension must be 1 (one "
+                         "prefix for every batch)", ifa__shape_str(kp, s1, sizeof s1));
+    if (heads != nkv || last != d)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "key_shared_prefix has shape %s: %" PRId64 " KV heads of D = %" PRId64 "; it must have N_kv = %"
+                         PRId64 " heads of D = %" PRId64, ifa__shape_str(kp, s1, sizeof s1), heads, last, nkv, d);
+    if (!same_shape(vp, kp))
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value_shared_prefix has shape %s; it must equal key_shared_prefix's %s",
+                         ifa__shape_str(vp, s1, sizeof s1), ifa__shape_str(kp, s2, sizeof s2));
+    if (kp->dtype != (ifa_dtype)p->kv_dtype || vp->dtype != kp->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key/value_shared_prefix have dtypes %s/%s; they must be the key's %s",
+                         ifa_dtype_name(kp->dtype), ifa_dtype_name(vp->dtype), ifa_dtype_name((ifa_dtype)p->kv_dtype));
+    if (p->antiquant)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4) KV is not supported");
+    if (a->atten_mask || a->pse_shift || a->window)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s with a shared prefix is not supported (it indexes a sequence's own positions)",
+                         a->atten_mask ? "atten_mask" : a->pse_shift ? "pse_shift" : "window");
+    const int64_t len = a->actual_shared_prefix_len ? *a->actual_shared_prefix_len : sp;
+    if (len < 0 || len > sp)
+        return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_shared_prefix_len = %" PRId64 " is outside [0, S_p = %"
+                         PRId64 "]", len, sp);
+    p->has_prefix = 1;
+    p->prefix_seq = sp;
+    p->prefix_len = len;
+    return IFA_STATUS_OK;
+}
+
 /* int8 output: quant_scale2 per tensor (1) or per channel (N·D) / (N, D), a float dtype; the offset alike. */
 static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
     char s1[128];
@@ -365,6 +417,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_descriptor(a->quant_scale2, "quant_scale2"));
     if (a->quant_offset2) IFA__TRY(ifa__check_descriptor(a->quant_offset2, "quant_offset2"));
+    if (a->key_shared_prefix) IFA__TRY(ifa__check_descriptor(a->key_shared_prefix, "key_shared_prefix"));
+    if (a->value_shared_prefix) IFA__TRY(ifa__check_descriptor(a->value_shared_prefix, "value_shared_prefix"));
 
     if (!a->input_layout) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "input_layout is NULL");
     ifa_layout layout;
@@ -512,7 +566,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
     IFA__TRY(check_antiquant(a, p, max_len));
-    return check_quant_out(a, p);
+    IFA__TRY(check_quant_out(a, p));
+    return check_prefix(a, p);
 }
 
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
@@ -527,5 +582,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));
     if (a->quant_offset2) IFA__TRY(ifa__check_buffer(a->quant_offset2, "quant_offset2"));
+    if (a->key_shared_prefix) IFA__TRY(ifa__check_buffer(a->key_shared_prefix, "key_shared_prefix"));
+    if (a->value_shared_prefix) IFA__TRY(ifa__check_buffer(a->value_shared_prefix, "value_shared_prefix"));
     return IFA_STATUS_OK;
 }

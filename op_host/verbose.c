@@ -55,6 +55,11 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
     if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);
     if (a->quant_offset2) fputs(", ", stderr), tensor_json(stderr, "quant_offset2", a->quant_offset2, 9);
+    if (a->key_shared_prefix) fputs(", ", stderr), tensor_json(stderr, "key_shared_prefix", a->key_shared_prefix, 10);
+    if (a->value_shared_prefix)
+        fputs(", ", stderr), tensor_json(stderr, "value_shared_prefix", a->value_shared_prefix, 11);
+    if (a->actual_shared_prefix_len)
+        fprintf(stderr, ", \"actual_shared_prefix_len\": %lld", (long long)*a->actual_shared_prefix_len);
     if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
     if (a->block_table) {
         fputs(", \"block_table\": [", stderr);

@@ -48,7 +48,9 @@
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
  * PAGED 0/1; ANTIQUANT 0-4 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
- * (int8 output, ifa_common.cl). Offsets and strides are in
+ * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
+ * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
+ * main pass of a cascade writes its splits after the prefix's slot). Offsets and strides are in
  * elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
@@ -62,6 +64,12 @@
 #endif
 #ifndef ANTIQUANT
 #define ANTIQUANT 0
+#endif
+#ifndef PREFIX
+#define PREFIX 0
+#endif
+#ifndef PREFIX_SLOTS
+#define PREFIX_SLOTS 0
 #endif
 #ifndef AQ_T
 #define AQ_T 0
@@ -78,6 +86,12 @@
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
 #define R (GT * SQ)
 #define DV (HEAD_DIM / VW)
+/* query rows per register tile of the dot products and of P.V (all of them in the scalar shape) */
+#if VW > 1 && R > 8
+#define RB 8
+#else
+#define RB R
+#endif
 
 /* fv: VW floats. IFA_LV/IFA_SV load and store one from float memory (local or private), IFA_VLOAD loads
  * one from a KV or query tensor of dtype code c at element index i. */
@@ -202,7 +216,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
     int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
     ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
-    __global const q2_store *qo2, ulong qo2_off) {
+    __global const q2_store *qo2, ulong qo2_off, int real_group) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -275,7 +289,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / SQ, t = r - g * SQ;
-        float qv = g < gn ? IFA_LOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d) : 0.0f;
+#if PREFIX
+        /* virtual head g0 + g of the prefix pass is query head (gv % G) of KV head kvh in batch gv / G */
+        const int gv = g0 + g;
+        const ulong qaddr = q_off + (ulong)(gv / real_group) * q_bstride +
+                            (ulong)(kvh * real_group + gv % real_group) * q_hstride + (ulong)t * q_tstride + d;
+#else
+        const ulong qaddr = qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d;
+#endif
+        float qv = g < gn ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
 #if ANTIQUANT == 1 || ANTIQUANT == 2
         qv *= AQ_SCALE(AQ_IDX(0, d));
 #endif
@@ -339,20 +361,28 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 aq_t[j] = vs;
                 aq_t[CHUNK + j] = AQ_OFFSET(ai + aq_vstride) * vs;
 #endif
-                fv dot[R];
-                _Pragma("unroll") for (int r = 0; r < R; ++r) dot[r] = 0.0f;
-                IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
-                    const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + (ulong)x * VW);
-                    _Pragma("unroll") for (int r = 0; r < R; ++r) dot[r] = fma(IFA_LV(qs + r * HEAD_DIM + x * VW), kk, dot[r]);
+                /* the dot products in blocks of RB rows, so the accumulators stay in registers (the key row
+                 * is reloaded from cache per block) */
+                float dsum[R];
+                for (int r0 = 0; r0 < R; r0 += RB) {
+                    fv dot[RB];
+                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
+                    IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
+                        const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + (ulong)x * VW);
+                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                            if (r0 + rr < R) dot[rr] = fma(IFA_LV(qs + (r0 + rr) * HEAD_DIM + x * VW), kk, dot[rr]);
+                    }
+                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                        if (r0 + rr < R) dsum[r0 + rr] = ifa_hsum(dot[rr]);
                 }
                 for (int r = 0; r < R; ++r) {
                     const int g = r / SQ, t = r - g * SQ;
 #if ANTIQUANT == 0
-                    float s = ifa_hsum(dot[r]) * scale;
+                    float s = dsum[r] * scale;
 #elif ANTIQUANT <= 2
-                    float s = (ifa_hsum(dot[r]) + aq_q[r]) * scale;
+                    float s = (dsum[r] + aq_q[r]) * scale;
 #else
-                    float s = fma(ko, aq_q[r], ifa_hsum(dot[r])) * ks * scale;
+                    float s = fma(ko, aq_q[r], dsum[r]) * ks * scale;
 #endif
 #if HAS_PSE
                     if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
@@ -423,11 +453,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
         }
 #else
-        /* register blocks of R rows x XB vectors; each V vector is loaded once for all R rows */
+        /* register tiles of RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
+         * after the first) */
+        for (int r0 = 0; r0 < R; r0 += RB)
         for (int x0 = lid * XB; x0 < DV; x0 += WG * XB) {
-            fv a[R][XB];
-            _Pragma("unroll") for (int r = 0; r < R; ++r) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
-                a[r][xb] = r < rn && x0 + xb < DV ? IFA_LV(acc + r * HEAD_DIM + (x0 + xb) * VW) * a_s[r] : 0.0f;
+            fv a[RB][XB];
+            _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+                a[rr][xb] = r0 + rr < rn && x0 + xb < DV ? IFA_LV(acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW) * a_s[r0 + rr]
+                                                          : 0.0f;
             for (int j = 0; j < rows; ++j) {
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DV) {
@@ -437,12 +470,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #elif ANTIQUANT
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
-                        _Pragma("unroll") for (int r = 0; r < R; ++r) a[r][xb] = fma((fv)sc[r * CHUNK + j], vv, a[r][xb]);
+                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                            if (r0 + rr < R) a[rr][xb] = fma((fv)sc[(r0 + rr) * CHUNK + j], vv, a[rr][xb]);
                     }
                 }
             }
-            for (int r = 0; r < rn; ++r) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
-                if (x0 + xb < DV) IFA_SV(a[r][xb], acc + r * HEAD_DIM + (x0 + xb) * VW);
+            for (int rr = 0; rr < RB && r0 + rr < rn; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+                if (x0 + xb < DV) IFA_SV(a[rr][xb], acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW);
         }
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -455,8 +489,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if BALANCED
 #define IFA_PROW(r) (slot * R + (ulong)(r))
 #else
-        const ulong row0p = ((b * (ulong)num_heads + (ulong)h0) * SQ) * (ulong)max_splits + (ulong)split;
+#if PREFIX
+        /* slot 0 of row (batch, query head, token) for virtual head g0 + r / SQ */
+#define IFA_PV(r) (g0 + (r) / SQ)
+#define IFA_PROW(r)                                                                                               \
+    ((((ulong)(IFA_PV(r) / real_group) * (ulong)num_heads + (ulong)(kvh * real_group + IFA_PV(r) % real_group)) * SQ + \
+      (ulong)((r) % SQ)) * (ulong)max_splits)
+#else
+        /* max_splits is the row stride: PREFIX_SLOTS prefix partials, then the splits */
+        const ulong row0p = ((b * (ulong)num_heads + (ulong)h0) * SQ) * (ulong)max_splits + (ulong)(split + PREFIX_SLOTS);
 #define IFA_PROW(r) (row0p + (ulong)(r) * (ulong)max_splits)
+#endif
 #endif
         const int rw = active ? rn : 0; /* rows whose partials this work-group writes */
 #if MAX_PASS

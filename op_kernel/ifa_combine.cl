@@ -13,6 +13,9 @@
 #ifndef BALANCED
 #define BALANCED 0
 #endif
+#ifndef PREFIX_SLOTS
+#define PREFIX_SLOTS 0 /* 1: slot 0 of each row holds the shared prefix's partial */
+#endif
 
 
 /* The unit whose stretch holds cost position x: the largest u with start(u) <= x. */
@@ -55,7 +58,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #else
     const ulong first = row * (ulong)max_splits;
     /* only the splits this batch has were written */
-    const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
+    const int nsplit = PREFIX_SLOTS + max(1, (span + split_tokens - 1) / split_tokens);
 #define IFA_PIDX(s) (first + (ulong)(s))
 #define IFA_PVALID(s) 1
 #endif

@@ -31,6 +31,35 @@ static strides layout_strides(const ifa_problem *p) {
 /* A tensor's byte offset in elements (int4: two per byte). */
 static cl_ulong elem_offset(const ifa_tensor *t) { return (cl_ulong)t->offset * 8 / ifa_dtype_bits(t->dtype); }
 
+/* Replaces the value of the argument whose value pointer is `was` (one of the main pass's variables). */
+static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now) {
+    for (size_t i = 0; i < n; ++i)
+        if (args[i].value == was) args[i].value = now;
+}
+
+/* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix
+ * kernel variant: every batch's query rows as B*G virtual heads per KV head and one split covering the
+ * prefix, writing partial slot 0 of every row. */
+static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
+                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+    const ifa_problem *p = &plan->problem;
+    char options[768];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
+             "-D GT=%d -D SQ=%d -D CAUSAL=0 -D HAS_LSE=0 -D HAS_MASK=0 -D HAS_PSE=0 -D SOFTCAP=%d -D HAS_PAD=0 "
+             "-D PAGED=0 -D ANTIQUANT=0 -D SPLIT=1 -D BALANCED=0 -D ROWMAX=1 -D MAX_PASS=0 -D PREFIX=1",
+             (int)p->q_dtype, (int)p->kv_dtype, p->out_dtype == IFA_DTYPE_INT8 ? 0 : (int)p->out_dtype,
+             (int)p->head_dim, (int)plan->work_group_size, (int)plan->vector_width, (int)plan->prefix_pv_block,
+             (int)plan->chunk_rows, (int)plan->prefix_heads_per_group, (int)p->seq_q, p->softcap_bits != 0);
+    static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
+    ifa__cached_kernel *k;
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
+    IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
+    const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
+    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->prefix_head_groups), 1, 1};
+    return ifa__enqueue(k, "ifa_all_vector (shared prefix)", a, nargs, global, local, 3, queue, num_wait, wait, done);
+}
+
 ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *first, cl_event *event) {
@@ -38,8 +67,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     char options[768], q2_options[64];
-    snprintf(q2_options, sizeof q2_options, "-D QUANT_OUT=%d -D Q2_T=%d -D Q2_OFF=%d", (int)p->quant_out,
-             p->quant_out ? (int)p->q2_dtype : 0, (int)p->q2_offset);
+    snprintf(q2_options, sizeof q2_options, "-D QUANT_OUT=%d -D Q2_T=%d -D Q2_OFF=%d -D PREFIX_SLOTS=%d",
+             (int)p->quant_out, p->quant_out ? (int)p->q2_dtype : 0, (int)p->q2_offset, (int)plan->prefix_slots);
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d "
@@ -72,7 +101,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_ulong part_acc = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_acc_offset / 4 : 0;
     const cl_ulong part_m = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_m_offset / 4 : 0;
     const cl_ulong part_l = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_l_offset / 4 : 0;
-    const cl_int split_tokens = plan->split_tokens, max_splits = plan->max_splits;
+    /* a row's partials: the prefix's slot (cascade), then the splits */
+    const cl_int split_tokens = plan->split_tokens, max_splits = plan->max_splits + plan->prefix_slots;
     const cl_mem prefix = balanced ? workspace : part; /* int64 batch offsets of the cost line */
     const cl_ulong prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     const cl_long total_cost = plan->total_cost;
@@ -84,7 +114,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_int uniform_len = (cl_int)p->uniform_length;
     const cl_int per_batch = p->lengths_mode == IFA_LENGTHS_PER_BATCH;
     const cl_int num_heads = (cl_int)p->num_heads, group = (cl_int)(p->num_heads / p->num_kv_heads);
-    const cl_int head_groups = plan->head_groups;
+    const cl_int head_groups = plan->head_groups, real_group = group;
     float scale, softcap;
     memcpy(&scale, &p->scale_bits, sizeof scale);
     memcpy(&softcap, &p->softcap_bits, sizeof softcap);
@@ -138,7 +168,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof(cl_mem), &aqs_buf},      {sizeof aqs_off, &aqs_off},    {sizeof(cl_mem), &aqo_buf},
         {sizeof aqo_off, &aqo_off},      {sizeof aq_vstride, &aq_vstride}, {sizeof aq_bstride, &aq_bstride},
         {sizeof aq_hstride, &aq_hstride}, {sizeof(cl_mem), &qs2_buf},  {sizeof qs2_off, &qs2_off},
-        {sizeof(cl_mem), &qo2_buf},      {sizeof qo2_off, &qo2_off},
+        {sizeof(cl_mem), &qo2_buf},      {sizeof qo2_off, &qo2_off},    {sizeof real_group, &real_group},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
@@ -151,7 +181,35 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     }
     const size_t unit_global[1] = {(size_t)plan->work_group_size * (size_t)plan->units};
 
-    cl_event max_done = NULL, split_done = NULL;
+    cl_event max_done = NULL, split_done = NULL, prefix_done = NULL;
+    if (p->has_prefix) {
+        /* the prefix pass's arguments: the main pass's, with the prefix tensors (batch 1, its own strides), every
+         * batch's rows as B*G virtual heads, a uniform length and one split covering the prefix */
+        enum { NARGS = sizeof kargs / sizeof kargs[0] };
+        ifa__karg pargs[NARGS];
+        memcpy(pargs, kargs, sizeof kargs);
+        const ifa_tensor *kp = args->key_shared_prefix, *vp = args->value_shared_prefix;
+        const cl_ulong kp_off = elem_offset(kp), vp_off = elem_offset(vp), no_stride = 0;
+        const cl_ulong d = (cl_ulong)p->head_dim, nkv = (cl_ulong)p->num_kv_heads, sp = (cl_ulong)p->prefix_seq;
+        const cl_ulong hstride = p->layout == IFA_LAYOUT_BNSD ? sp * d : d;
+        const cl_ulong rstride = p->layout == IFA_LAYOUT_BNSD ? d : nkv * d;
+        const cl_int plen = (cl_int)p->prefix_len, not_per_batch = 0, vgroup = (cl_int)p->batch * group;
+        const cl_int pgroups = plan->prefix_head_groups, ptokens = plen > 0 ? plen : 1, no_window = 0;
+        set_arg(pargs, NARGS, &kt->buffer, &kp->buffer);
+        set_arg(pargs, NARGS, &v->buffer, &vp->buffer);
+        set_arg(pargs, NARGS, &k_off, &kp_off);
+        set_arg(pargs, NARGS, &v_off, &vp_off);
+        set_arg(pargs, NARGS, &s.kv_batch, &no_stride);
+        set_arg(pargs, NARGS, &s.kv_head, &hstride);
+        set_arg(pargs, NARGS, &s.kv_row, &rstride);
+        set_arg(pargs, NARGS, &uniform_len, &plen);
+        set_arg(pargs, NARGS, &per_batch, &not_per_batch);
+        set_arg(pargs, NARGS, &group, &vgroup);
+        set_arg(pargs, NARGS, &head_groups, &pgroups);
+        set_arg(pargs, NARGS, &split_tokens, &ptokens);
+        set_arg(pargs, NARGS, &window, &no_window);
+        IFA__TRY(launch_prefix(ctx, plan, pargs, NARGS, queue, num_wait, wait, &prefix_done));
+    }
     if (kmax) {
         /* global rowmax: every split's score max first, then the splits against the row's max */
         IFA__TRY(ifa__enqueue(kmax, "ifa_all_vector (max pass)", kargs, sizeof kargs / sizeof kargs[0], global, local, 3,
@@ -162,9 +220,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     ifa_status sst = ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
                              balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
-    if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = max_done ? max_done : split_done);
+    if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = prefix_done ? prefix_done : max_done ? max_done : split_done);
     if (max_done) clReleaseEvent(max_done);
-    if (sst != IFA_STATUS_OK) return sst;
+    if (sst != IFA_STATUS_OK) {
+        if (prefix_done) clReleaseEvent(prefix_done);
+        return sst;
+    }
     char coptions[256];
     snprintf(coptions, sizeof coptions,
              "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D GT=%d "
@@ -191,10 +252,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         };
         const size_t clocal[1] = {(size_t)plan->combine_work_group_size};
         const size_t cglobal[1] = {clocal[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
-        st = ifa__enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue, 1, &split_done,
-                     event);
+        const cl_event parts[2] = {split_done, prefix_done};
+        st = ifa__enqueue(ck, "ifa_combine", cargs, sizeof cargs / sizeof cargs[0], cglobal, clocal, 1, queue,
+                          prefix_done ? 2 : 1, parts, event);
     }
     clReleaseEvent(split_done);
+    if (prefix_done) clReleaseEvent(prefix_done);
     if (st != IFA_STATUS_OK && first) {
         clReleaseEvent(*first);
         *first = NULL;

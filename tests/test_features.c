@@ -40,6 +40,8 @@ typedef struct fspec {
     int q2;             /* int8 output: 1 per-tensor quant_scale2, 2 per-channel (N·D), 3 per-channel (N, D) */
     int q2_offset;
     double q2_max;      /* scales drawn in [q2_max / 4, q2_max): large ones saturate */
+    int64_t prefix;     /* > 0: a shared prefix of this many rows (S_p) */
+    int64_t prefix_len; /* actual_shared_prefix_len, 0 = all S_p; rows past it hold NaN */
     uint64_t seed;
 } fspec;
 
@@ -224,6 +226,21 @@ static int build(const fspec *p, ifa_case *c) {
         if (p->q2_offset) {
             if (ifa_host_tensor_alloc(&c->quant_offset2, IFA_DTYPE_FLOAT32, nd, qs) != 0) return -1;
             ifa_host_fill_random(&c->quant_offset2, p->seed * 11 + 9, -20, 20);
+        }
+    }
+    if (p->prefix > 0) {
+        shape4(p->layout, 1, p->prefix, p->nkv, p->d, &nd, sh);
+        if (ifa_host_tensor_alloc(&c->key_shared_prefix, p->kv, nd, sh) != 0 ||
+            ifa_host_tensor_alloc(&c->value_shared_prefix, p->kv, nd, sh) != 0)
+            return -1;
+        ifa_host_fill_random(&c->key_shared_prefix, p->seed * 11 + 10, -1, 1);
+        ifa_host_fill_random(&c->value_shared_prefix, p->seed * 11 + 11, -1, 1);
+        if (p->prefix_len > 0) {
+            c->has_prefix_len = 1, c->prefix_len = p->prefix_len;
+            for (int64_t r = p->prefix_len; r < p->prefix; ++r) {
+                set_nan_row(&c->key_shared_prefix, bnsd, p->prefix, p->nkv, p->d, 0, r);
+                set_nan_row(&c->value_shared_prefix, bnsd, p->prefix, p->nkv, p->d, 0, r);
+            }
         }
     }
     if (p->block_size > 0) return make_paged(p, c);
@@ -538,6 +555,67 @@ START_TEST(quantised_output) {
 }
 END_TEST
 
+/* A shared prefix (cascade) before every batch's own KV: layouts, S1 = 1 and 3 (the prefix is visible to
+ * every query token), GQA, uneven and zero own lengths, a prefix length short of S_p (NaN beyond it), paged
+ * own KV, forced splits of the own KV, soft-cap, and a prefix of length 0. */
+START_TEST(shared_prefix) {
+    static const int64_t lens[] = {150, 0, 37, 90};
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 4 == 3 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2, .d = 32, .s = 150, .sq = _i % 2 ? 3 : 1, .lens = lens,
+               .nlens = 4, .prefix = 200, .prefix_len = _i % 3 == 1 ? 123 : 0, .seed = 1700 + (uint64_t)_i};
+    if (_i >= 3) p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+    if (_i == 5 || _i == 6) p.block_size = 16;
+    if (_i == 7) p.softcap = 4.0;
+    if (_i == 8) p.prefix_len = 0, p.prefix = 1; /* one row */
+    check(&p, NULL);
+}
+END_TEST
+
+/* The cascade equals one attention over [prefix ; own KV] concatenated into each sequence. */
+START_TEST(shared_prefix_equals_concatenated) {
+    static const int64_t lens[] = {100, 7, 0};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32, .kv = IFA_DTYPE_FLOAT32, .b = 3, .n = 4, .nkv = 2,
+               .d = 16, .s = 100, .sq = 1, .lens = lens, .nlens = 3, .prefix = 64, .seed = 1800 + (uint64_t)_i};
+    ifa_case cp;
+    ck_assert_int_eq(build(&p, &cp), 0);
+    /* the same KV concatenated: rows [0, 64) the prefix, then each batch's own rows */
+    ifa_case cc;
+    fspec q = p;
+    q.s = p.s + p.prefix, q.prefix = 0;
+    ck_assert_int_eq(build(&q, &cc), 0);
+    const int bnsd = is_bnsd(p.layout);
+    for (int64_t b = 0; b < p.b; ++b) {
+        for (int64_t r = 0; r < q.s; ++r)
+            for (int64_t h = 0; h < p.nkv; ++h)
+                for (int64_t d = 0; d < p.d; ++d) {
+                    const int64_t to = at(bnsd, q.s, p.nkv, p.d, b, r, h, d);
+                    const int own = r >= p.prefix;
+                    const int64_t from = own ? at(bnsd, p.s, p.nkv, p.d, b, r - p.prefix, h, d)
+                                             : at(bnsd, p.prefix, p.nkv, p.d, 0, r, h, d);
+                    ifa_host_set(&cc.key, to, ifa_host_get(own ? &cp.key : &cp.key_shared_prefix, from));
+                    ifa_host_set(&cc.value, to, ifa_host_get(own ? &cp.value : &cp.value_shared_prefix, from));
+                }
+        cc.lengths[b] = lens[b] + p.prefix;
+    }
+    memcpy(cc.query.data, cp.query.data, cp.query.bytes);
+    ifa_case_result rp, rc;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cp, NULL, NULL, &rp) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cc, NULL, NULL, &rc) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_int_eq(rp.plan.tiling_key / 10000000000ull % 10, 2); /* mode digit: shared prefix */
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rp.out); ++i) {
+        const double a = ifa_host_get(&rp.out, i), b = ifa_host_get(&rc.out, i);
+        ck_assert_msg(isfinite(a), "element %lld not finite", (long long)i);
+        num += (a - b) * (a - b), den += b * b;
+    }
+    ck_assert_msg(sqrt(num / den) < 2e-6, "cascade vs concatenated: rel_l2 %.3g", sqrt(num / den));
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rp.lse); ++i)
+        ck_assert_msg(fabs(ifa_host_get(&rp.lse, i) - ifa_host_get(&rc.lse, i)) < 1e-5, "lse %lld", (long long)i);
+    ifa_case_result_free(&rp), ifa_case_result_free(&rc);
+    ifa_case_free(&cp), ifa_case_free(&cc);
+}
+END_TEST
+
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
     TCase *t = tcase_create("features");
@@ -558,6 +636,8 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, antiquant_modes, 0, 32);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
     tcase_add_loop_test(t, quantised_output, 0, 12);
+    tcase_add_loop_test(t, shared_prefix, 0, 9);
+    tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }

@@ -8,7 +8,8 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp;
+    int64_t prefix_len;
     int64_t lens[2];
     int64_t pad;
     int32_t table[2 * 4];
@@ -406,6 +407,46 @@ START_TEST(quant_out_rules) {
 }
 END_TEST
 
+/* A shared prefix (1, 40, 32) for the BSH fixture (N_kv = 2, D = 16). */
+static void setup_prefix(fixture *f) {
+    setup(f);
+    tensor(&f->kp, IFA_DTYPE_FLOAT16, 3, 1, 40, 32, 0);
+    f->vp = f->kp;
+    f->prefix_len = 30;
+    f->a.key_shared_prefix = &f->kp, f->a.value_shared_prefix = &f->vp, f->a.actual_shared_prefix_len = &f->prefix_len;
+}
+
+START_TEST(shared_prefix_rules) {
+    fixture f;
+    setup_prefix(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_prefix(&f), f.a.value_shared_prefix = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "value_shared_prefix is NULL but key_shared_prefix is given");
+    setup(&f), f.prefix_len = 3, f.a.actual_shared_prefix_len = &f.prefix_len;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "actual_shared_prefix_len is given without key_shared_prefix");
+    setup_prefix(&f), f.kp.shape[2] = 48, f.vp = f.kp; /* 3 heads of 16: a mismatched head count */
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_shared_prefix has shape (1, 40, 48): 3 KV heads of D = 16; it must have "
+                                          "N_kv = 2 heads");
+    setup_prefix(&f), f.kp.shape[0] = 2, f.vp = f.kp;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "its batch dimension must be 1");
+    setup_prefix(&f), f.vp.shape[1] = 41;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_shared_prefix has shape (1, 41, 32); it must equal key_shared_prefix's");
+    setup_prefix(&f), f.kp.ndim = 4, f.kp.shape[3] = 1, f.vp = f.kp;
+    expect(&f, IFA_STATUS_INVALID_RANK, "key_shared_prefix has rank 4; layout BSH needs rank 3");
+    setup_prefix(&f), f.kp.dtype = f.vp.dtype = IFA_DTYPE_FLOAT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "they must be the key's float16");
+    setup_prefix(&f), f.prefix_len = 41;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_shared_prefix_len = 41 is outside [0, S_p = 40]");
+    setup_prefix(&f), f.a.window = 8;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "window with a shared prefix is not supported");
+    setup_prefix(&f), tensor(&f.mask, IFA_DTYPE_BOOL, 2, 2, 32, 0, 0), f.a.atten_mask = &f.mask;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "atten_mask with a shared prefix is not supported");
+    setup_prefix(&f), f.k.dtype = f.v.dtype = f.kp.dtype = f.vp.dtype = IFA_DTYPE_INT8;
+    tensor(&f.aqs, IFA_DTYPE_FLOAT16, 1, 2, 0, 0, 0), f.a.antiquant_scale = &f.aqs;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4) KV is not supported");
+}
+END_TEST
+
 START_TEST(attributes_and_lengths) {
     fixture f;
     setup(&f), f.a.scale_value = NAN;
@@ -589,6 +630,7 @@ int main(void) {
     tcase_add_test(t, paged_rules);
     tcase_add_test(t, antiquant_rules);
     tcase_add_test(t, quant_out_rules);
+    tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -45,8 +45,42 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_SPLIT_KV] = plan->split_kv;
     v[IFA_KEY_PAGED] = plan->problem.paged;
     v[IFA_KEY_ANTIQUANT] = plan->problem.antiquant;
-    v[IFA_KEY_MODE] = 1;
+    v[IFA_KEY_MODE] = plan->problem.has_prefix ? 2 : 1;
     return ifa__key_encode(v, key);
+}
+
+/* Splits group query heads (of seq_q tokens each) into the fewest even groups whose rows fit budget bytes of
+ * local memory: the largest fitting group found by halving (then one by one), then evened out so no group is
+ * left nearly empty. DEVICE_LIMIT when not even one head fits. */
+static ifa_status fit_heads(int64_t group, int64_t seq_q, int64_t head_dim, int32_t chunk, int64_t budget,
+                            int64_t *per_group, int64_t *groups) {
+    int64_t fit = 0;
+    for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
+        if (ifa__all_vector_local_bytes(g, seq_q, head_dim, chunk) <= budget) {
+            fit = g;
+            break;
+        }
+    }
+    if (fit == 0) {
+        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, seq_q, head_dim, chunk) <= budget; ++g) fit = g;
+        if (fit == 0)
+            return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
+                             "one query head with S1 = %" PRId64 ", D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
+                             " bytes of local memory; the device offers %" PRId64,
+                             seq_q, head_dim, (int)chunk, ifa__all_vector_local_bytes(1, seq_q, head_dim, chunk), budget);
+    }
+    *groups = (group + fit - 1) / fit;
+    *per_group = (group + *groups - 1) / *groups;
+    return IFA_STATUS_OK;
+}
+
+/* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
+ * block when a work-group holds many query rows. */
+static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t rows) {
+    if (rows > 8) rows = 8; /* the kernel tiles rows by 8 (RB in ifa_all_vector.cl) */
+    int32_t xb = vw > 1 && t->pv_block > 0 ? t->pv_block : 1;
+    while (xb > 1 && rows * xb > 16) xb /= 2;
+    return xb;
 }
 
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
@@ -131,40 +165,44 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
     while (chunk > step && ifa__all_vector_local_bytes(group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
-    int64_t fit = 0;
-    for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
-        if (ifa__all_vector_local_bytes(g, p->seq_q, p->head_dim, chunk) <= budget) {
-            fit = g;
-            break;
-        }
-    }
-    if (fit == 0) {
-        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, p->seq_q, p->head_dim, chunk) <= budget; ++g) fit = g;
-        if (fit == 0)
-            return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
-                             "one query head with S1 = %" PRId64 ", D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
-                             " bytes of local memory; the device offers %" PRId64,
-                             p->seq_q, p->head_dim, (int)chunk, ifa__all_vector_local_bytes(1, p->seq_q, p->head_dim, chunk), budget);
-    }
-    /* Largest group that fits, then even the groups out so none is left nearly empty. */
-    int64_t groups = (group + fit - 1) / fit;
+    int64_t groups, per_group;
+    IFA__TRY(fit_heads(group, p->seq_q, p->head_dim, chunk, budget, &per_group, &groups));
     plan->head_groups = (int32_t)groups;
-    plan->heads_per_group = (int32_t)((group + groups - 1) / groups);
+    plan->heads_per_group = (int32_t)per_group;
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
-    /* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
-     * block when a work-group holds many query rows */
-    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
-    int32_t xb = vw > 1 && t.pv_block > 0 ? t.pv_block : 1;
-    while (xb > 1 && rows * xb > 16) xb /= 2;
-    plan->pv_block = xb;
+    plan->pv_block = pv_block(vw, &t, (int64_t)plan->heads_per_group * p->seq_q);
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
     choose_split(p, dev, &t, plan);
+    if (p->has_prefix) {
+        /* Cascade: one pass over the prefix per KV head holds the query rows of every batch (B x G virtual
+         * heads, as many per work-group as fit), so the prefix is read ceil(B*G / rows per group) times instead
+         * of B times; each row's own part becomes partials that the combine merges with the prefix's. */
+        int64_t pgroups, pper;
+        IFA__TRY(fit_heads(p->batch * group, p->seq_q, p->head_dim, chunk, budget, &pper, &pgroups));
+        if (pgroups > INT32_MAX) return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "shared prefix: too many row groups");
+        plan->prefix_heads_per_group = (int32_t)pper;
+        plan->prefix_head_groups = (int32_t)pgroups;
+        plan->prefix_slots = 1;
+        plan->prefix_pv_block = pv_block(vw, &t, pper * p->seq_q);
+        if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
+            /* one split per batch (balanced units and global rowmax have no prefix slot) */
+            const int64_t len = p->max_length > 0 ? p->max_length : 1;
+            plan->split_kv = IFA_SPLIT_PARTIAL_ROWMAX;
+            plan->split_tokens = (int32_t)((len + chunk - 1) / chunk * chunk);
+            plan->max_splits = 1;
+            plan->units = 0, plan->total_cost = 0, plan->block_cost_rows = 0;
+        }
+        plan->combine_work_group_size = combine_wg(dev, &t);
+        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, chunk);
+        if (prefix_local > plan->local_mem_bytes) plan->local_mem_bytes = prefix_local;
+    }
     plan->num_work_groups =
         plan->split_kv == IFA_SPLIT_BALANCED ? plan->units : plan->num_work_groups * plan->max_splits;
+    if (p->has_prefix) plan->num_work_groups += p->num_kv_heads * plan->prefix_head_groups;
 
     workspace_cursor ws = {0};
     if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
@@ -182,7 +220,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->ws_part_m_offset = place(&ws, 4 * slots);
         plan->ws_part_l_offset = place(&ws, 4 * slots);
     } else if (plan->split_kv != IFA_SPLIT_NONE) {
-        const int64_t rows = p->batch * p->num_heads * p->seq_q * plan->max_splits;
+        const int64_t rows = p->batch * p->num_heads * p->seq_q * ((int64_t)plan->max_splits + plan->prefix_slots);
         plan->ws_part_acc_offset = place(&ws, 4 * rows * p->head_dim);
         plan->ws_part_m_offset = place(&ws, 4 * rows);
         plan->ws_part_l_offset = place(&ws, 4 * rows);
@@ -215,9 +253,15 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||
         (plan->split_kv != IFA_SPLIT_NONE && plan->split_kv != IFA_SPLIT_BALANCED &&
-         (plan->max_splits < 2 || plan->split_tokens < plan->chunk_rows || plan->combine_work_group_size < 1 ||
+         (plan->max_splits < 2 - plan->prefix_slots || plan->split_tokens < plan->chunk_rows ||
+          plan->combine_work_group_size < 1 ||
           plan->workspace_bytes < plan->ws_part_l_offset + 4 * plan->problem.batch * plan->problem.num_heads *
-                                                               plan->problem.seq_q * plan->max_splits)) ||
+                                                               plan->problem.seq_q *
+                                                               ((int64_t)plan->max_splits + plan->prefix_slots))) ||
+        (plan->problem.has_prefix &&
+         (plan->prefix_slots != 1 || plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->prefix_heads_per_group < 1 ||
+          plan->prefix_head_groups < 1)) ||
+        (!plan->problem.has_prefix && plan->prefix_slots != 0) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
           plan->workspace_bytes <

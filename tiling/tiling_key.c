@@ -27,7 +27,7 @@ static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_SPLIT_KV] = {"split_kv", 7, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3), split_names},
     [IFA_KEY_PAGED] = {"paged_kv", 8, BITS(1 << 0 | 1 << 1), flag_names},
     [IFA_KEY_ANTIQUANT] = {"antiquant", 9, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4), antiquant_names},
-    [IFA_KEY_MODE] = {"mode", 10, BITS(1 << 1), mode_names},
+    [IFA_KEY_MODE] = {"mode", 10, BITS(1 << 1 | 1 << 2), mode_names},
 };
 
 static uint64_t pow10u(int e) {

@@ -23,7 +23,9 @@ static int usage(void) {
     fprintf(stderr,
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
-            "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check]\n"
+            "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
+            "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
+            "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -128,6 +130,7 @@ typedef struct options {
     const char *layout;
     ifa_dtype q, kv;
     int warmup, runs, rotate, check;
+    int64_t prefix; /* > 0: each shape also runs with a shared prefix of this many rows, and copied into each sequence */
 } options;
 
 typedef struct row_result {
@@ -140,7 +143,7 @@ typedef struct row_result {
 
 /* Benchmarks one shape. Returns 0, or -1 with a message on stderr. */
 static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
-                       ifa_dtype kv, int64_t llc, row_result *res) {
+                       ifa_dtype kv, int64_t prefix, int64_t llc, row_result *res) {
     memset(res, 0, sizeof *res);
     const int quantised = kv == IFA_DTYPE_INT8 || kv == IFA_DTYPE_INT4;
     ifa_case c;
@@ -169,7 +172,18 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
-    res->kv_bytes = (int64_t)(c.key.bytes + c.value.bytes);
+    if (prefix > 0) {
+        int64_t ps[4] = {1, bnsd ? sh->nkv : prefix, bnsd ? prefix : sh->nkv, sh->d}, ps3[3] = {1, prefix, sh->nkv * sh->d};
+        if (ifa_host_tensor_alloc(&c.key_shared_prefix, kv, bsh ? 3 : 4, bsh ? ps3 : ps) ||
+            ifa_host_tensor_alloc(&c.value_shared_prefix, kv, bsh ? 3 : 4, bsh ? ps3 : ps)) {
+            ifa_case_free(&c);
+            return -1;
+        }
+        ifa_host_fill_random(&c.key_shared_prefix, 6, -1, 1);
+        ifa_host_fill_random(&c.value_shared_prefix, 7, -1, 1);
+    }
+    /* bytes the op must read: K and V, the shared prefix once */
+    res->kv_bytes = (int64_t)(c.key.bytes + c.value.bytes + c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
 
     int rc = -1;
     if (o->check) {
@@ -200,7 +214,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem ws = NULL, bs = NULL, bof = NULL;
+    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL;
+    const size_t pb = c.key_shared_prefix.bytes;
+    if (prefix > 0) {
+        bkp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
+        bvp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
+    }
     if (quantised) {
         bs = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_scale.bytes, c.antiquant_scale.data,
                             &err);
@@ -209,13 +228,17 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
-    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof))) {
+    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof)) || (prefix > 0 && (!bkp || !bvp))) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
     }
     for (int i = 0; i < copies; ++i) {
         clEnqueueWriteBuffer(queue, bk, CL_FALSE, kb * (size_t)i, kb, c.key.data, 0, NULL, NULL);
         clEnqueueWriteBuffer(queue, bv, CL_FALSE, kb * (size_t)i, kb, c.value.data, 0, NULL, NULL);
+        if (prefix > 0) {
+            clEnqueueWriteBuffer(queue, bkp, CL_FALSE, pb * (size_t)i, pb, c.key_shared_prefix.data, 0, NULL, NULL);
+            clEnqueueWriteBuffer(queue, bvp, CL_FALSE, pb * (size_t)i, pb, c.value_shared_prefix.data, 0, NULL, NULL);
+        }
     }
     clFinish(queue);
     ifa_tensor tq = {bq, 0, o->q, c.query.ndim, {0}}, to = {bo, 0, o->q, c.query.ndim, {0}};
@@ -229,6 +252,10 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
     if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
+    ifa_tensor tkp = {bkp, 0, kv, c.key_shared_prefix.ndim, {0}}, tvp = tkp;
+    memcpy(tkp.shape, c.key_shared_prefix.shape, sizeof tkp.shape), memcpy(tvp.shape, tkp.shape, sizeof tvp.shape);
+    tvp.buffer = bvp;
+    if (prefix > 0) a.key_shared_prefix = &tkp, a.value_shared_prefix = &tvp;
     size_t ws_bytes = 0;
     for (int i = 0; i < 101; ++i) {
         const double t0 = now_us();
@@ -244,6 +271,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     for (int i = -o->warmup; i < o->runs; ++i) {
         const int copy = (i + o->warmup) % copies;
         tk.offset = tv.offset = kb * (size_t)copy;
+        tkp.offset = tvp.offset = pb * (size_t)copy;
         cl_event first = NULL, last = NULL;
         const double t0 = now_us();
         ifa_status st = ifa_incre_flash_attention_run_profiled(ctx, &res->plan, &a, ws, 0, queue, 0, NULL, &first, &last);
@@ -265,7 +293,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
-    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof};
+    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     ifa_case_free(&c);
@@ -278,7 +306,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -297,6 +325,7 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--layout") == 0) o.layout = val;
         else if (strcmp(arg, "--warmup") == 0) o.warmup = atoi(val);
         else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
+        else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
             if (ifa_dtype_from_name(val, &o.q) != 0) return usage();
@@ -358,7 +387,7 @@ int main(int argc, char **argv) {
            (long long)(bw_bytes >> 20), bw, o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
     FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
-    const char *header = "B,N,N_kv,D,S_kv,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,template,"
+    const char *header = "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,template,"
                          "tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup";
     printf("%s\n", header);
     if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s,bw_GBps\n", ctx->device_name, bw, date, header);
@@ -375,35 +404,44 @@ int main(int argc, char **argv) {
         if (strcmp(sh->kv_type, "q8_0") == 0) kv = IFA_DTYPE_INT8;
         else if (strcmp(sh->kv_type, "q4_0") == 0) kv = IFA_DTYPE_INT4;
         else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
-            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,skipped: KV type %s,,\n", (long long)sh->b,
+            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
             continue;
         }
-        row_result r;
-        if (bench_shape(ctx, queue, sh, &o, kv, llc, &r) != 0) {
-            ++failures;
-            continue;
+        /* with --prefix: the cascade (prefix shared), then the same keys copied into every sequence */
+        for (int variant = 0; variant < (o.prefix > 0 ? 2 : 1); ++variant) {
+            ifa_bench_shape run = *sh;
+            int64_t prefix = 0;
+            char tag[32] = "";
+            if (o.prefix > 0 && variant == 0) prefix = o.prefix, snprintf(tag, sizeof tag, "shared:%lld", (long long)o.prefix);
+            if (o.prefix > 0 && variant == 1) run.s += o.prefix, snprintf(tag, sizeof tag, "copied:%lld", (long long)o.prefix);
+            row_result r;
+            if (bench_shape(ctx, queue, &run, &o, kv, prefix, llc, &r) != 0) {
+                ++failures;
+                continue;
+            }
+            const ifa_bench_shape *peer = o.prefix > 0 ? NULL : ifa_bench_shapes_find(peers, npeers, sh);
+            char peer_us[32] = "", ratio[32] = "";
+            if (peer) {
+                snprintf(peer_us, sizeof peer_us, "%.2f", peer->us);
+                snprintf(ratio, sizeof ratio, "%.3f", peer->us / r.us);
+                log_ratio += log(peer->us / r.us);
+                ++nratio;
+            }
+            char line[512];
+            snprintf(line, sizeof line,
+                     "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s",
+                     (long long)run.b, (long long)run.n, (long long)run.nkv, (long long)run.d, (long long)run.s, tag,
+                     ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies,
+                     r.host_us, r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
+                     (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv),
+                     (int)r.plan.max_splits, (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us,
+                     ratio);
+            printf("%s\n", line);
+            fflush(stdout);
+            if (csv) fprintf(csv, "%s,%.1f\n", line, bw);
+            if (r.pass == 0) ++failures;
         }
-        const ifa_bench_shape *peer = ifa_bench_shapes_find(peers, npeers, sh);
-        char peer_us[32] = "", ratio[32] = "";
-        if (peer) {
-            snprintf(peer_us, sizeof peer_us, "%.2f", peer->us);
-            snprintf(ratio, sizeof ratio, "%.3f", peer->us / r.us);
-            log_ratio += log(peer->us / r.us);
-            ++nratio;
-        }
-        char line[512];
-        snprintf(line, sizeof line,
-                 "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s",
-                 (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
-                 ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies, r.host_us,
-                 r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
-                 (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv), (int)r.plan.max_splits,
-                 (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us, ratio);
-        printf("%s\n", line);
-        fflush(stdout);
-        if (csv) fprintf(csv, "%s,%.1f\n", line, bw);
-        if (r.pass == 0) ++failures;
     }
     fprintf(stderr, "\n");
     if (nratio) printf("# geometric-mean speedup over the peer: %.3f (%d rows)\n", exp(log_ratio / nratio), nratio);

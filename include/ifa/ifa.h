@@ -151,6 +151,12 @@ typedef struct ifa_incre_flash_attention_args {
     /* int8 output (Ascend's post-quant): attention_out = round_half_even(out * scale2 + offset2), saturated */
     const ifa_tensor *quant_scale2;     /* (1) per tensor, or (N·D) / (N, D) per channel; float dtype */
     const ifa_tensor *quant_offset2;    /* optional, the scale's shape and dtype */
+    /* shared prefix (cascade): every batch attends to [prefix ; its own KV]; the prefix is read once per KV
+     * head for the whole batch. Layout-shaped with batch 1: BSH (1, S_p, H_kv), BSND (1, S_p, N_kv, D),
+     * BNSD (1, N_kv, S_p, D); key's dtype (float only). No atten_mask, pse_shift or window with it. */
+    const ifa_tensor *key_shared_prefix;
+    const ifa_tensor *value_shared_prefix;
+    const int64_t *actual_shared_prefix_len; /* host scalar, NULL = S_p */
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

@@ -96,6 +96,10 @@ typedef struct ifa_problem {
     int32_t quant_out;      /* int8 output: 0 off, 1 per-tensor quant_scale2, 2 per-channel */
     int32_t q2_dtype;       /* ifa_dtype of quant_scale2 (and quant_offset2) */
     int32_t q2_offset;      /* 1 if quant_offset2 is given */
+    int32_t has_prefix;     /* 1 with key_shared_prefix / value_shared_prefix */
+    int32_t reserved3;
+    int64_t prefix_seq;     /* the prefix tensors' sequence dimension S_p */
+    int64_t prefix_len;     /* the prefix positions every batch sees (actual_shared_prefix_len) */
     int64_t aq_len;         /* per-token modes: the scale's last dimension (positions) */
 } ifa_problem;
 
@@ -111,14 +115,18 @@ typedef struct ifa_plan {
     int32_t head_groups;       /* ceil(G / heads_per_group): passes over each (batch, KV head) */
     int32_t split_kv;          /* ifa_split_mode */
     int32_t split_tokens;      /* KV rows per split (a multiple of chunk_rows) */
-    int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty */
+    int32_t max_splits;        /* splits of the longest batch; shorter batches leave later splits empty (a row's
+                                * partials are prefix_slots + max_splits apart) */
     int32_t combine_work_group_size;
     int32_t units;             /* IFA_SPLIT_BALANCED: work-groups, each a balanced stretch of the cost line */
     int32_t block_cost_rows;   /* IFA_SPLIT_BALANCED: what a (batch, KV head, head group) block costs besides its rows */
     int32_t load_ratio_milli;  /* 1000 x (busiest work-group's cost / mean cost over compute units), estimated */
     int32_t vector_width;      /* floats per vector along D in the fused kernel (1: scalar work-group shape) */
+    int32_t prefix_heads_per_group; /* shared prefix pass: (batch, query head) rows per work-group */
+    int32_t prefix_head_groups;     /* shared prefix pass: work-groups per KV head */
+    int32_t prefix_slots;           /* 1 with a shared prefix: partial slot 0 of each row is the prefix's */
     int32_t pv_block;          /* vectors per P.V register block */
-    int32_t reserved0;
+    int32_t prefix_pv_block;   /* the same for the shared prefix pass (more rows per work-group) */
     int64_t total_cost;        /* IFA_SPLIT_BALANCED: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */

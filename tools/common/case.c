@@ -122,7 +122,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                                               "antiquant_mode"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
-                                               "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2"};
+                                               "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
+                                               "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -206,6 +207,15 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         (aqs && ifa_case_load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
         (aqo && ifa_case_load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
         goto done;
+    const cJSON *kps = cJSON_GetObjectItemCaseSensitive(inputs, "key_shared_prefix");
+    const cJSON *vps = cJSON_GetObjectItemCaseSensitive(inputs, "value_shared_prefix");
+    if ((kps && ifa_case_load_tensor(kps, "key_shared_prefix", base, &c->key_shared_prefix, err, err_size)) ||
+        (vps && ifa_case_load_tensor(vps, "value_shared_prefix", base, &c->value_shared_prefix, err, err_size)))
+        goto done;
+    if (cJSON_GetObjectItemCaseSensitive(inputs, "actual_shared_prefix_len")) {
+        if (get_int_in(inputs, "inputs", "actual_shared_prefix_len", &c->prefix_len, err, err_size)) goto done;
+        c->has_prefix_len = 1;
+    }
     const cJSON *q2s = cJSON_GetObjectItemCaseSensitive(inputs, "quant_scale2");
     const cJSON *q2o = cJSON_GetObjectItemCaseSensitive(inputs, "quant_offset2");
     if ((q2s && ifa_case_load_tensor(q2s, "quant_scale2", base, &c->quant_scale2, err, err_size)) ||

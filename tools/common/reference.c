@@ -51,8 +51,13 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
     const int64_t mask_bstride = mask ? ifa_host_tensor_numel(mask) / mask->shape[0] : 0;
     const int64_t pse_len = pse ? pse->shape[3] : 0;
     const int64_t G = N / Nkv;
-    double *s = malloc((size_t)(S ? S : 1) * sizeof *s);
-    char *vis = malloc((size_t)(S ? S : 1));
+    /* a shared prefix (batch 1, the key's layout) comes before each sequence's own positions */
+    const ifa_host_tensor *kp = c->key_shared_prefix.data ? &c->key_shared_prefix : NULL;
+    const ifa_host_tensor *vp = kp ? &c->value_shared_prefix : NULL;
+    const int64_t SP = kp ? (bnsd ? kp->shape[2] : kp->shape[1]) : 0;
+    const int64_t P = kp ? (c->has_prefix_len ? c->prefix_len : SP) : 0;
+    double *s = malloc((size_t)(S + P + 1) * sizeof *s);
+    char *vis = malloc((size_t)(S + P + 1));
     if (!s || !vis) {
         free(s);
         free(vis);
@@ -98,15 +103,32 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                     if (s[j] > m) m = s[j];
                     if (mag > bound) bound = mag;
                 }
+                /* prefix positions: every row sees all of them; their scores follow own positions in s */
+                double *ps = s + len;
+                for (int64_t j = 0; j < P; ++j) {
+                    double dot = 0, mag = 0;
+                    for (int64_t d = 0; d < D; ++d) {
+                        const double x = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d)) *
+                                         ifa_host_get(kp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
+                        dot += x, mag += fabs(x);
+                    }
+                    ps[j] = dot * c->scale_value;
+                    mag *= fabs(c->scale_value);
+                    if (c->softcap > 0) ps[j] = c->softcap * tanh(ps[j] / c->softcap), mag += c->softcap;
+                    if (ps[j] > m) m = ps[j];
+                    if (mag > bound) bound = mag;
+                }
                 double l = 0;
                 for (int64_t j = 0; j < len; ++j)
                     if (vis[j]) l += exp(s[j] - m);
+                for (int64_t j = 0; j < P; ++j) l += exp(ps[j] - m);
                 for (int64_t d = 0; d < D; ++d) {
                     double acc = 0;
                     for (int64_t j = 0; j < len; ++j)
                         if (vis[j])
                             acc += exp(s[j] - m) * dequant(c, 1, ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)),
                                                            B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
+                    for (int64_t j = 0; j < P; ++j) acc += exp(ps[j] - m) * ifa_host_get(vp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
                     out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0;
                 }
                 const int64_t row = (b * N + h) * S1 + t;

@@ -23,6 +23,8 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->antiquant_offset);
     ifa_host_tensor_free(&c->quant_scale2);
     ifa_host_tensor_free(&c->quant_offset2);
+    ifa_host_tensor_free(&c->key_shared_prefix);
+    ifa_host_tensor_free(&c->value_shared_prefix);
     free(c->lengths);
     free(c->block_table);
     c->lengths = NULL;
@@ -51,7 +53,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -63,6 +65,8 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->antiquant_offset.data) describe(&t->antiquant_offset, &c->antiquant_offset, bufs[AO]);
     if (c->quant_scale2.data) describe(&t->quant_scale2, &c->quant_scale2, bufs[QS]);
     if (c->quant_offset2.data) describe(&t->quant_offset2, &c->quant_offset2, bufs[QO]);
+    if (c->key_shared_prefix.data) describe(&t->key_shared_prefix, &c->key_shared_prefix, bufs[KP]);
+    if (c->value_shared_prefix.data) describe(&t->value_shared_prefix, &c->value_shared_prefix, bufs[VP]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -79,6 +83,9 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->antiquant_mode = c->antiquant_mode;
     a->quant_scale2 = c->quant_scale2.data ? &t->quant_scale2 : NULL;
     a->quant_offset2 = c->quant_offset2.data ? &t->quant_offset2 : NULL;
+    a->key_shared_prefix = c->key_shared_prefix.data ? &t->key_shared_prefix : NULL;
+    a->value_shared_prefix = c->value_shared_prefix.data ? &t->value_shared_prefix : NULL;
+    a->actual_shared_prefix_len = c->has_prefix_len ? &c->prefix_len : NULL;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -111,7 +118,9 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     const ifa_host_tensor *hosts[IFA_CASE_TENSORS] = {
         &c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL, mask, pse,
         c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL,
-        c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL};
+        c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL,
+        c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
+        c->value_shared_prefix.data ? &c->value_shared_prefix : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)
@@ -136,10 +145,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, 0, ws_bytes / 4 * 4, 0, NULL, &poisoned) != CL_SUCCESS)
             st = IFA_STATUS_OPENCL_ERROR;
     }
-    cl_event ev = NULL;
+    cl_event ev = NULL, first = NULL;
     if (st == IFA_STATUS_OK)
-        st = ifa_incre_flash_attention_run(ctx, &r->plan, &a, ws, 0, queue, poisoned ? 1 : 0, poisoned ? &poisoned : NULL,
-                                           &ev);
+        st = ifa_incre_flash_attention_run_profiled(ctx, &r->plan, &a, ws, 0, queue, poisoned ? 1 : 0,
+                                                    poisoned ? &poisoned : NULL, &first, &ev);
     if (poisoned) clReleaseEvent(poisoned);
     if (st == IFA_STATUS_OK) {
         err = clEnqueueReadBuffer(queue, bufs[3], CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
@@ -147,10 +156,12 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
             err = clEnqueueReadBuffer(queue, bufs[4], CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
         if (err != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
         cl_ulong t0 = 0, t1 = 0;
-        if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+        /* first kernel start to last kernel end */
+        if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS)
             r->device_ms = (double)(t1 - t0) * 1e-6;
         clReleaseEvent(ev);
+        clReleaseEvent(first);
     }
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);

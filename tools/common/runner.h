@@ -28,6 +28,9 @@ typedef struct ifa_case {
     int64_t antiquant_mode;
     ifa_host_tensor quant_scale2;     /* data NULL: absent; with it the output is int8 */
     ifa_host_tensor quant_offset2;    /* data NULL: absent */
+    ifa_host_tensor key_shared_prefix, value_shared_prefix; /* data NULL: absent */
+    int has_prefix_len;
+    int64_t prefix_len;               /* actual_shared_prefix_len when has_prefix_len */
     int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
 } ifa_case;
@@ -35,7 +38,7 @@ typedef struct ifa_case {
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
 typedef struct ifa_case_tensors {
     ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset,
-        quant_scale2, quant_offset2;
+        quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
@@ -61,7 +64,7 @@ void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
 
-#define IFA_CASE_TENSORS 11
+#define IFA_CASE_TENSORS 13
 
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
  * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
