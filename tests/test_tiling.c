@@ -330,6 +330,32 @@ START_TEST(window_bounds_the_rows_read) {
 }
 END_TEST
 
+/* Shared prefix: the prefix pass holds B x G rows per KV head in as few work-groups as local memory allows,
+ * every row gets a prefix slot before its splits, and the key's mode digit says so. */
+START_TEST(shared_prefix_plan) {
+    ifa_problem p = problem(32, 32, 8, 128, 256);
+    p.has_prefix = 1, p.prefix_seq = p.prefix_len = 4096;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefix_slots, 1);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_ge(plan.max_splits, 1);
+    ck_assert_int_eq((int64_t)plan.prefix_heads_per_group * plan.prefix_head_groups >= 32 * 4, 1);
+    ck_assert_int_eq(plan.prefix_head_groups, 1); /* 1 MiB and more of local memory: the prefix is read once */
+    ck_assert_int_eq(plan.tiling_key / 10000000000ull % 10, 2);
+    ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 32 * 32 * (plan.max_splits + 1));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* 48 KiB: the 128 rows need several work-groups, each a pass over the prefix */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_gt(plan.prefix_head_groups, 1);
+    ck_assert_int_lt(plan.prefix_head_groups, 32);
+    ck_assert_int_le(ifa__all_vector_local_bytes(plan.prefix_heads_per_group, 1, 128, plan.chunk_rows),
+                     h100.local_mem_bytes);
+    plan.prefix_slots = 0; /* a prefix plan without its slot is corrupt */
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tiling");
     TCase *t = tcase_create("planner");
@@ -347,6 +373,7 @@ int main(void) {
     tcase_add_test(t, multi_token_rows_fit_and_size_partials);
     tcase_add_test(t, paged_plan);
     tcase_add_test(t, window_bounds_the_rows_read);
+    tcase_add_test(t, shared_prefix_plan);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -106,6 +106,15 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "work_group_size", p->work_group_size);
     cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
     cJSON_AddNumberToObject(o, "pv_block", p->pv_block);
+    if (p->problem.has_prefix) {
+        cJSON *pf = cJSON_AddObjectToObject(o, "shared_prefix");
+        cJSON_AddNumberToObject(pf, "S_p", (double)p->problem.prefix_seq);
+        cJSON_AddNumberToObject(pf, "length", (double)p->problem.prefix_len);
+        cJSON_AddNumberToObject(pf, "rows_per_work_group", p->prefix_heads_per_group);
+        cJSON_AddNumberToObject(pf, "work_groups_per_kv_head", p->prefix_head_groups);
+        cJSON_AddNumberToObject(pf, "reads_of_the_prefix_per_kv_head", p->prefix_head_groups);
+        cJSON_AddNumberToObject(pf, "pv_block", p->prefix_pv_block);
+    }
     cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);
     cJSON_AddNumberToObject(o, "heads_per_group", p->heads_per_group);
     cJSON_AddNumberToObject(o, "head_groups", p->head_groups);
