@@ -129,11 +129,21 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #else
 #define IFA_HALF_VW 2
 #endif
-typedef IFA_CAT(char, IFA_HALF_VW) ifa_ch;
-typedef IFA_CAT(uchar, IFA_HALF_VW) ifa_uch;
+/* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
+ * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:
+ * element-wise vector operations only, no shuffles. */
+#ifdef __ENDIAN_LITTLE__
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
-    const ifa_uch b = IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1));
-    const ifa_ch lo = IFA_CAT(as_char, IFA_HALF_VW)(b << (uchar)4) >> (char)4, hi = IFA_CAT(as_char, IFA_HALF_VW)(b) >> (char)4;
+    const IFA_CAT(ushort, IFA_HALF_VW) w = IFA_CAT(convert_ushort, IFA_HALF_VW)(IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1)));
+    const IFA_CAT(ushort, IFA_HALF_VW) t = (w & (ushort)0x0F) | ((w & (ushort)0xF0) << (ushort)4);
+    const IFA_CAT(char, VW) x = IFA_CAT(as_char, VW)(IFA_CAT(as_uchar, VW)(t) ^ (uchar)8) - (char)8;
+    return IFA_CAT(convert_float, VW)(x);
+}
+#else /* big-endian: interleave the low and high nibbles with a shuffle */
+inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
+    const IFA_CAT(uchar, IFA_HALF_VW) b = IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1));
+    const IFA_CAT(char, IFA_HALF_VW) lo = IFA_CAT(as_char, IFA_HALF_VW)(b << (uchar)4) >> (char)4;
+    const IFA_CAT(char, IFA_HALF_VW) hi = IFA_CAT(as_char, IFA_HALF_VW)(b) >> (char)4;
 #if VW == 16
     const char16 x = shuffle2(lo, hi, (uchar16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
 #elif VW == 8
@@ -143,6 +153,7 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #endif
     return IFA_CAT(convert_float, VW)(x);
 }
+#endif
 #endif
 #define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
