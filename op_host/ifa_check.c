@@ -251,6 +251,18 @@ static ifa_status check_prefix(const ifa_incre_flash_attention_args *a, ifa_prob
     return IFA_STATUS_OK;
 }
 
+/* An offset tensor (name) goes with its scale: the same dtype and shape. */
+static ifa_status check_offset(const ifa_tensor *off, const ifa_tensor *sc, const char *name) {
+    char s1[128];
+    if (off->dtype != sc->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; it must be the scale's %s", name,
+                         ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
+    if (!same_shape(off, sc))
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; it must be the scale's shape", name,
+                         ifa__shape_str(off, s1, sizeof s1));
+    return IFA_STATUS_OK;
+}
+
 /* int8 output: quant_scale2 per tensor (1) or per channel (N·D) / (N, D), a float dtype; the offset alike. */
 static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
     char s1[128];
@@ -272,12 +284,7 @@ static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_p
                          "quant_scale2 has shape %s; it must be (1) per tensor or (N·D) = (%" PRId64 ") or (N, D) = (%"
                          PRId64 ", %" PRId64 ") per channel", ifa__shape_str(sc, s1, sizeof s1), n * d, n, d);
     if (off) {
-        if (off->dtype != sc->dtype)
-            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "quant_offset2 has dtype %s; it must be the scale's %s",
-                             ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
-        if (!same_shape(off, sc))
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "quant_offset2 has shape %s; it must be the scale's shape",
-                             ifa__shape_str(off, s1, sizeof s1));
+        IFA__TRY(check_offset(off, sc, "quant_offset2"));
         p->q2_offset = 1;
     }
     p->q2_dtype = sc->dtype;
@@ -347,12 +354,7 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
         p->aq_len = len;
     }
     if (off) {
-        if (off->dtype != sc->dtype)
-            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype %s; it must be the scale's %s",
-                             ifa_dtype_name(off->dtype), ifa_dtype_name(sc->dtype));
-        if (!same_shape(off, sc))
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape %s; it must be the scale's shape",
-                             ifa__shape_str(off, s1, sizeof s1));
+        IFA__TRY(check_offset(off, sc, "antiquant_offset"));
         p->aq_offset = 1;
     }
     p->aq_dtype = sc->dtype;

@@ -70,6 +70,15 @@ static int get_int_in(const cJSON *obj, const char *where, const char *name, int
     return 0;
 }
 
+/* Reads the number attrs.name; absent leaves *out. */
+static int get_number(const cJSON *attrs, const char *name, double *out, char *err, size_t err_size) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(attrs, name);
+    if (!j) return 0;
+    if (!cJSON_IsNumber(j)) FAIL("attrs.%s must be a number", name);
+    *out = j->valuedouble;
+    return 0;
+}
+
 static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err, size_t err_size) {
     return get_int_in(attrs, "attrs", name, out, err, err_size);
 }
@@ -154,14 +163,9 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size) ||
         get_int(attrs, "antiquant_mode", &c->antiquant_mode, err, err_size))
         goto done;
-    const cJSON *softcap = cJSON_GetObjectItemCaseSensitive(attrs, "softcap");
-    if (softcap) {
-        if (!cJSON_IsNumber(softcap)) {
-            snprintf(err, err_size, "attrs.softcap must be a number");
-            goto done;
-        }
-        c->softcap = softcap->valuedouble;
-    }
+    if (get_number(attrs, "softcap", &c->softcap, err, err_size) ||
+        get_number(attrs, "scale_value", &c->scale_value, err, err_size))
+        goto done;
     if (cJSON_GetObjectItemCaseSensitive(inputs, "kv_padding_size")) {
         if (get_int_in(inputs, "inputs", "kv_padding_size", &c->kv_padding_size, err, err_size)) goto done;
         c->has_kv_padding = 1;
@@ -169,14 +173,6 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     if (!cJSON_GetObjectItemCaseSensitive(attrs, "num_heads")) {
         snprintf(err, err_size, "attrs.num_heads is required");
         goto done;
-    }
-    const cJSON *scale = cJSON_GetObjectItemCaseSensitive(attrs, "scale_value");
-    if (scale) {
-        if (!cJSON_IsNumber(scale)) {
-            snprintf(err, err_size, "attrs.scale_value must be a number");
-            goto done;
-        }
-        c->scale_value = scale->valuedouble;
     }
     const cJSON *layout = cJSON_GetObjectItemCaseSensitive(attrs, "input_layout");
     if (layout) {
