@@ -94,8 +94,6 @@ ifa_status ifa_merge_attention_states_get_workspace_size(ifa_context *ctx, const
     return IFA_STATUS_OK;
 }
 
-static cl_ulong elem_offset(const ifa_tensor *t) { return (cl_ulong)t->offset / ifa_dtype_size(t->dtype); }
-
 ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_attention_states_args *args,
                                           cl_command_queue queue, cl_uint num_events_in_wait_list,
                                           const cl_event *event_wait_list, cl_event *event) {
@@ -123,8 +121,8 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
     IFA__TRY(ifa__check_kernel(ctx, k, wg));
     const ifa_tensor *po = args->partial_outputs, *pl = args->partial_lses, *o = args->merged_output;
     const ifa_tensor *l = args->merged_lse ? args->merged_lse : pl; /* not written without HAS_LSE */
-    const cl_ulong po_off = elem_offset(po), pl_off = elem_offset(pl), o_off = elem_offset(o);
-    const cl_ulong l_off = args->merged_lse ? elem_offset(l) : 0, rows = (cl_ulong)m.rows;
+    const cl_ulong po_off = ifa__elem_offset(po), pl_off = ifa__elem_offset(pl), o_off = ifa__elem_offset(o);
+    const cl_ulong l_off = args->merged_lse ? ifa__elem_offset(l) : 0, rows = (cl_ulong)m.rows;
     const cl_int parts = (cl_int)m.parts, dim = (cl_int)m.dim;
     const ifa__karg kargs[] = {
         {sizeof(cl_mem), &po->buffer}, {sizeof po_off, &po_off}, {sizeof(cl_mem), &pl->buffer}, {sizeof pl_off, &pl_off},

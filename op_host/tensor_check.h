@@ -11,6 +11,8 @@ const char *ifa__shape_str(const ifa_tensor *t, char *buf, size_t n);
 /* A descriptor's own rules: rank in [1, 8], dimensions >= 1, byte counts that fit 64 bits, a known dtype and
  * an offset that is a multiple of the element size. */
 ifa_status ifa__check_descriptor(const ifa_tensor *t, const char *name);
+/* t's byte offset counted in its elements (int4: two per byte), as kernels index buffers. */
+static inline uint64_t ifa__elem_offset(const ifa_tensor *t) { return (uint64_t)t->offset * 8 / ifa_dtype_bits(t->dtype); }
 /* t names a valid cl_mem holding offset + its bytes. */
 ifa_status ifa__check_buffer(const ifa_tensor *t, const char *name);
 

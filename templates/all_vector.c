@@ -7,6 +7,7 @@
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
 #include "op_host/launch.h"
+#include "op_host/tensor_check.h"
 
 typedef struct strides {
     cl_ulong q_batch, q_head, q_tok;
@@ -27,9 +28,6 @@ static strides layout_strides(const ifa_problem *p) {
     }
     return s;
 }
-
-/* A tensor's byte offset in elements (int4: two per byte). */
-static cl_ulong elem_offset(const ifa_tensor *t) { return (cl_ulong)t->offset * 8 / ifa_dtype_bits(t->dtype); }
 
 /* Replaces the value of the argument whose value pointer is `was` (one of the main pass's variables). */
 static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now) {
@@ -107,7 +105,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const cl_ulong prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     const cl_long total_cost = plan->total_cost;
     const cl_int units = plan->units, c0 = plan->block_cost_rows, batch = (cl_int)p->batch;
-    const cl_ulong q_off = elem_offset(q), k_off = elem_offset(kt), v_off = elem_offset(v), o_off = elem_offset(o);
+    const cl_ulong q_off = ifa__elem_offset(q), k_off = ifa__elem_offset(kt), v_off = ifa__elem_offset(v), o_off = ifa__elem_offset(o);
     const cl_ulong lse_off = args->softmax_lse ? lse->offset / 4 : 0;
     const cl_ulong lens_off =
         plan->problem.lengths_mode == IFA_LENGTHS_PER_BATCH ? ws_word + (cl_ulong)plan->ws_lengths_offset / 4 : 0;
@@ -122,7 +120,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     /* absent optional inputs are passed as the query's buffer: the kernel is built without reading them */
     const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
     const cl_mem mask_buf = mask ? mask->buffer : q->buffer, pse_buf = pse ? pse->buffer : q->buffer;
-    const cl_ulong mask_off = mask ? mask->offset : 0, pse_off = pse ? elem_offset(pse) : 0;
+    const cl_ulong mask_off = mask ? mask->offset : 0, pse_off = pse ? ifa__elem_offset(pse) : 0;
     const cl_ulong mask_tstride = p->mask_kind == IFA_MASK_PER_TOKEN ? (cl_ulong)p->mask_len : 0;
     const cl_ulong mask_bstride = mask ? (cl_ulong)(ifa_tensor_numel(mask) / mask->shape[0]) : 0;
     const cl_ulong pse_tstride = (cl_ulong)p->pse_len, pse_hstride = (cl_ulong)(p->seq_q * p->pse_len);
@@ -133,11 +131,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     /* int8 output: quant_scale2 / quant_offset2 */
     const ifa_tensor *qs2 = args->quant_scale2, *qo2 = args->quant_offset2;
     const cl_mem qs2_buf = qs2 ? qs2->buffer : q->buffer, qo2_buf = qo2 ? qo2->buffer : qs2_buf;
-    const cl_ulong qs2_off = qs2 ? elem_offset(qs2) : 0, qo2_off = qo2 ? elem_offset(qo2) : 0;
+    const cl_ulong qs2_off = qs2 ? ifa__elem_offset(qs2) : 0, qo2_off = qo2 ? ifa__elem_offset(qo2) : 0;
     /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
     const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
     const cl_mem aqs_buf = aqs ? aqs->buffer : q->buffer, aqo_buf = aqo ? aqo->buffer : aqs_buf;
-    const cl_ulong aqs_off = aqs ? elem_offset(aqs) : 0, aqo_off = aqo ? elem_offset(aqo) : 0;
+    const cl_ulong aqs_off = aqs ? ifa__elem_offset(aqs) : 0, aqo_off = aqo ? ifa__elem_offset(aqo) : 0;
     const cl_ulong aq_len = (cl_ulong)p->aq_len, nkv_u = (cl_ulong)p->num_kv_heads, b_u = (cl_ulong)p->batch;
     cl_ulong aq_vstride = 0, aq_bstride = 0, aq_hstride = 0;
     if (p->antiquant == IFA_ANTIQUANT_PER_CHANNEL) aq_vstride = nkv_u * (cl_ulong)p->head_dim;
@@ -189,7 +187,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         ifa__karg pargs[NARGS];
         memcpy(pargs, kargs, sizeof kargs);
         const ifa_tensor *kp = args->key_shared_prefix, *vp = args->value_shared_prefix;
-        const cl_ulong kp_off = elem_offset(kp), vp_off = elem_offset(vp), no_stride = 0;
+        const cl_ulong kp_off = ifa__elem_offset(kp), vp_off = ifa__elem_offset(vp), no_stride = 0;
         const cl_ulong d = (cl_ulong)p->head_dim, nkv = (cl_ulong)p->num_kv_heads, sp = (cl_ulong)p->prefix_seq;
         const cl_ulong hstride = p->layout == IFA_LAYOUT_BNSD ? sp * d : d;
         const cl_ulong rstride = p->layout == IFA_LAYOUT_BNSD ? d : nkv * d;
