@@ -309,10 +309,10 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
     if (p->kv_dtype == IFA_DTYPE_INT4 && p->head_dim % 2 != 0)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM,
                          "int4 key/value pack two values per byte along D; D = %" PRId64 " must be even", p->head_dim);
-    if (a->antiquant_mode < 0 || a->antiquant_mode > 2)
+    if (a->antiquant_mode < 0 || a->antiquant_mode > 3)
         return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
-                         "antiquant_mode = %" PRId64 " is not 0 (per channel or tensor), 1 (per token) or 2 (per head "
-                         "and token)", a->antiquant_mode);
+                         "antiquant_mode = %" PRId64 " is not 0 (per channel or tensor), 1 (per token), 2 (per head "
+                         "and token) or 3 (per head and token, stored with the pages)", a->antiquant_mode);
     const int64_t nkv = p->num_kv_heads, d = p->head_dim, b = p->batch;
     if (a->antiquant_mode == 0) {
         if (!is_float_dtype(sc->dtype))
@@ -332,6 +332,22 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
                              "(2, N_kv, D), (2, N_kv·D) per channel with N_kv = %" PRId64 ", D = %" PRId64,
                              ifa__shape_str(sc, s1, sizeof s1), nkv, d);
         }
+    } else if (a->antiquant_mode == 3) {
+        if (!p->paged)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                             "antiquant_mode 3 keeps scales with the pages of a paged cache, but key is contiguous "
+                             "(block_table is NULL); use mode 2 for a contiguous cache");
+        if (sc->dtype != IFA_DTYPE_FLOAT32)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; per-token scales are float32",
+                             ifa_dtype_name(sc->dtype));
+        if (sc->ndim != 4 || sc->shape[0] != 2 || sc->shape[1] != p->pool_blocks || sc->shape[2] != nkv ||
+            sc->shape[3] != p->block_size)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             "antiquant_scale has shape %s; antiquant_mode 3 takes (2, num_blocks, N_kv, block_size) = "
+                             "(2, %" PRId64 ", %" PRId64 ", %" PRId64 ")", ifa__shape_str(sc, s1, sizeof s1),
+                             p->pool_blocks, nkv, p->block_size);
+        p->antiquant = IFA_ANTIQUANT_PAGED_HEAD_TOKEN;
+        p->aq_len = p->block_size;
     } else {
         if (sc->dtype != IFA_DTYPE_FLOAT32)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; per-token scales are float32",

@@ -47,7 +47,7 @@
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
- * PAGED 0/1; ANTIQUANT 0-4 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
+ * PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
  * main pass of a cascade writes its splits after the prefix's slot). Offsets and strides are in
@@ -205,6 +205,9 @@ typedef IFA_STORE_TYPE(AQ_T) aq_store;
 #define AQ_IDX(pos, d) (b * aq_bstride + (ulong)(pos))
 #elif ANTIQUANT == 4
 #define AQ_IDX(pos, d) (b * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos))
+#elif ANTIQUANT == 5
+/* pos is the pool block's index times block_size plus the row in the block */
+#define AQ_IDX(pos, d) ((ulong)(pos) / (ulong)block_size * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos) % (ulong)block_size)
 #endif
 #define AQ_SCALE(i) IFA_LOAD(AQ_T, aqs, aqs_off + (i))
 #if AQ_OFF
@@ -366,7 +369,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                 roff[j] = ro;
 #if ANTIQUANT >= 3
+#if ANTIQUANT == 5
+                const ulong ai = AQ_IDX((ulong)pb * (ulong)block_size + (ulong)(p % block_size), 0);
+#else
                 const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
+#endif
                 const float ks = AQ_SCALE(ai), ko = AQ_OFFSET(ai);
                 const float vs = AQ_SCALE(ai + aq_vstride);
                 aq_t[j] = vs;

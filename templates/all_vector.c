@@ -143,6 +143,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     if (p->antiquant == IFA_ANTIQUANT_PER_TOKEN) aq_bstride = aq_len, aq_vstride = b_u * aq_len;
     if (p->antiquant == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN)
         aq_hstride = aq_len, aq_bstride = nkv_u * aq_len, aq_vstride = b_u * nkv_u * aq_len;
+    if (p->antiquant == IFA_ANTIQUANT_PAGED_HEAD_TOKEN)
+        aq_hstride = aq_len, aq_bstride = nkv_u * aq_len, aq_vstride = (cl_ulong)p->pool_blocks * nkv_u * aq_len;
 
     const ifa__karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},

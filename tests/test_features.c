@@ -140,7 +140,8 @@ static int build_antiquant(const fspec *p, ifa_case *c) {
     if (p->aq == IFA_ANTIQUANT_PER_CHANNEL) nd = 3, sh[1] = p->nkv, sh[2] = p->d, dt = p->aq_dtype;
     if (p->aq == IFA_ANTIQUANT_PER_TENSOR) dt = p->aq_dtype;
     if (p->aq == IFA_ANTIQUANT_PER_TOKEN) nd = 3, sh[1] = p->b, sh[2] = p->s;
-    if (p->aq == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN) nd = 4, sh[1] = p->b, sh[2] = p->nkv, sh[3] = p->s;
+    /* the paged form starts as per (batch, head, position) and moves into the pages in page_scales */
+    if (p->aq >= IFA_ANTIQUANT_PER_HEAD_PER_TOKEN) nd = 4, sh[1] = p->b, sh[2] = p->nkv, sh[3] = p->s;
     c->antiquant_mode = p->aq >= IFA_ANTIQUANT_PER_TOKEN ? p->aq - 2 : 0;
     if (ifa_host_tensor_alloc(&c->antiquant_scale, dt, nd, sh) != 0) return -1;
     ifa_host_fill_random(&c->antiquant_scale, p->seed * 11 + 6, 0.5 / range, 1.5 / range);
@@ -160,6 +161,36 @@ static int build_antiquant(const fspec *p, ifa_case *c) {
                         if (s < row0 + lo || s >= row0 + len)
                             ifa_host_set(&c->antiquant_scale, ((half * p->b + b) * heads + h) * p->s + s, NAN);
         }
+    }
+    return 0;
+}
+
+/* antiquant_mode 3: moves c's (2, B, N_kv, S) scales and offsets into the pool's (2, num_blocks, N_kv,
+ * block_size) form through the block table; entries no read position maps to are NaN. */
+static int page_scales(const fspec *p, ifa_case *c) {
+    const int64_t bs = p->block_size, nblocks = c->key.shape[0];
+    const int64_t sh[4] = {2, nblocks, p->nkv, bs};
+    ifa_host_tensor *t[2] = {&c->antiquant_scale, &c->antiquant_offset};
+    for (int k = 0; k < 2; ++k) {
+        if (!t[k]->data) continue;
+        ifa_host_tensor pooled;
+        if (ifa_host_tensor_alloc(&pooled, IFA_DTYPE_FLOAT32, 4, sh) != 0) return -1;
+        for (int64_t i = 0; i < ifa_host_tensor_numel(&pooled); ++i) ifa_host_set(&pooled, i, NAN);
+        for (int64_t b = 0; b < p->b; ++b) {
+            int64_t lo, len;
+            read_range(p, b, &lo, &len);
+            for (int64_t s = lo; s < len; ++s) {
+                if (p->share_blocks && b == 1 && s < bs && c->block_table[c->block_table_cols] == c->block_table[0])
+                    continue; /* a shared block holds batch 0's rows, and so its scales */
+                const int64_t blk = c->block_table[b * c->block_table_cols + s / bs];
+                for (int64_t half = 0; half < 2; ++half)
+                    for (int64_t h = 0; h < p->nkv; ++h)
+                        ifa_host_set(&pooled, ((half * nblocks + blk) * p->nkv + h) * bs + s % bs,
+                                     ifa_host_get(t[k], ((half * p->b + b) * p->nkv + h) * p->s + s));
+            }
+        }
+        ifa_host_tensor_free(t[k]);
+        *t[k] = pooled;
     }
     return 0;
 }
@@ -243,7 +274,8 @@ static int build(const fspec *p, ifa_case *c) {
             }
         }
     }
-    if (p->block_size > 0) return make_paged(p, c);
+    if (p->block_size > 0)
+        return make_paged(p, c) != 0 || (p->aq == IFA_ANTIQUANT_PAGED_HEAD_TOKEN && page_scales(p, c) != 0) ? -1 : 0;
     /* contiguous: NaN in every row the case must not read (float KV; quantised KV poisons token scales) */
     for (int64_t b = 0; b < p->b && !p->aq; ++b) {
         int64_t lo, len;
@@ -496,6 +528,20 @@ START_TEST(antiquant_modes) {
 }
 END_TEST
 
+/* antiquant_mode 3: per-head-per-token scales kept with the pages (shared blocks included), int8 and int4,
+ * with and without offsets, across layouts and split modes. */
+START_TEST(antiquant_paged_scales) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = _i % 2 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300, .sq = 1,
+               .lens = lens, .nlens = 4, .aq = IFA_ANTIQUANT_PAGED_HEAD_TOKEN, .aq_offset = _i % 4 < 2,
+               .aq_dtype = IFA_DTYPE_FLOAT32, .block_size = _i % 2 ? 16 : 32, .share_blocks = _i % 3 == 0,
+               .split = splits[_i % 4], .seed = 1450 + (uint64_t)_i};
+    if (_i >= 8) p.sq = 3, p.lens = lens + 3, p.nlens = 1, p.split = splits[_i % 3]; /* balanced: per-batch lengths */
+    check(&p, NULL);
+}
+END_TEST
+
 /* int8 KV and float32 KV holding the same dequantised values give the same output to fp32 rounding. */
 START_TEST(antiquant_equals_dequantised_float) {
     static const int64_t lens[] = {250, 97};
@@ -634,6 +680,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, paged_equals_contiguous, 0, 3);
     tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
     tcase_add_loop_test(t, antiquant_modes, 0, 32);
+    tcase_add_loop_test(t, antiquant_paged_scales, 0, 12);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
     tcase_add_loop_test(t, quantised_output, 0, 12);
     tcase_add_loop_test(t, shared_prefix, 0, 9);

@@ -349,8 +349,21 @@ START_TEST(antiquant_rules) {
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype float32; it must be the scale's float16");
     setup_antiquant(&f), f.aqo.shape[1] = 1;
     expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape (2, 1, 16); it must be the scale's shape");
+    setup_antiquant(&f), f.a.antiquant_mode = 4;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_mode = 4 is not 0 (per channel or tensor), 1 (per token)");
     setup_antiquant(&f), f.a.antiquant_mode = 3;
-    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_mode = 3 is not 0 (per channel or tensor), 1 (per token)");
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_mode 3 keeps scales with the pages of a paged cache, but key is "
+                                             "contiguous");
+    /* mode 3 on the paged fixture's pool of 6 blocks of 8 rows: (2, num_blocks, N_kv, block_size) */
+    setup_paged(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT8, f.a.antiquant_mode = 3;
+    tensor(&f.aqs, IFA_DTYPE_FLOAT32, 4, 2, 6, 2, 8), f.aqo = f.aqs;
+    f.a.antiquant_scale = &f.aqs, f.a.antiquant_offset = &f.aqo;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.aqs.shape[1] = f.aqo.shape[1] = 5;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 5, 2, 8); antiquant_mode 3 takes (2, "
+                                          "num_blocks, N_kv, block_size) = (2, 6, 2, 8)");
+    f.aqs.shape[1] = 6, f.aqs.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype float16; per-token scales are float32");
     setup_antiquant(&f), f.a.antiquant_mode = 1; /* per token needs float32 (2, B, S_kv) */
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype float16; per-token scales are float32");
     setup_antiquant(&f), f.a.antiquant_mode = 1;

@@ -12,7 +12,8 @@ static const char *const template_names[10] = {NULL, "all_vector", "cv"};
 static const char *const flag_names[10] = {"off", "on"};
 static const char *const lengths_names[10] = {"full", "uniform", "per_batch"};
 static const char *const split_names[10] = {"none", "partial_rowmax", "global_rowmax", "balanced_units"};
-static const char *const antiquant_names[10] = {"none", "per_channel", "per_tensor", "per_token", "per_head_per_token"};
+static const char *const antiquant_names[10] = {"none", "per_channel", "per_tensor", "per_token", "per_head_per_token",
+                                                    "paged_head_token"};
 static const char *const mode_names[10] = {NULL, "plain", "shared_prefix"};
 
 #define BITS(...) (int32_t)(__VA_ARGS__)
@@ -26,7 +27,8 @@ static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_LENGTHS] = {"lengths", 6, BITS(1 << 0 | 1 << 1 | 1 << 2), lengths_names},
     [IFA_KEY_SPLIT_KV] = {"split_kv", 7, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3), split_names},
     [IFA_KEY_PAGED] = {"paged_kv", 8, BITS(1 << 0 | 1 << 1), flag_names},
-    [IFA_KEY_ANTIQUANT] = {"antiquant", 9, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4), antiquant_names},
+    [IFA_KEY_ANTIQUANT] = {"antiquant", 9, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 5),
+                           antiquant_names},
     [IFA_KEY_MODE] = {"mode", 10, BITS(1 << 1 | 1 << 2), mode_names},
 };
 

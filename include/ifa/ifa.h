@@ -121,7 +121,8 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   key then value; mode 0: (2) per tensor or (2, N_kv, 1, D), (2, N_kv, D), (2, H_kv) per channel, in a
  *   float dtype; mode 1: float32 (2, B, S) per token; mode 2: float32 (2, B, N_kv, S) per head and token;
  *   S is S_kv for contiguous KV (indexed by key row) and covers the longest length for paged KV (indexed
- *   by logical position). */
+ *   by logical position); mode 3 (paged only): float32 (2, num_blocks, N_kv, block_size), indexed like the
+ *   pool, so scales move with shared and reused blocks. */
 typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *query;
     const ifa_tensor *key;
@@ -147,7 +148,8 @@ typedef struct ifa_incre_flash_attention_args {
     /* quantised KV: int8/int4 key and value, dequantised as (x + offset) * scale while they are loaded */
     const ifa_tensor *antiquant_scale;
     const ifa_tensor *antiquant_offset; /* optional, absent = 0 */
-    int64_t antiquant_mode;             /* 0 per-channel (per-tensor for shape (2)), 1 per-token, 2 per-head-per-token */
+    int64_t antiquant_mode;             /* 0 per-channel (per-tensor for shape (2)), 1 per-token, 2 per-head-per-token,
+                                         * 3 per-head-per-token with the pages */
     /* int8 output (Ascend's post-quant): attention_out = round_half_even(out * scale2 + offset2), saturated */
     const ifa_tensor *quant_scale2;     /* (1) per tensor, or (N·D) / (N, D) per channel; float dtype */
     const ifa_tensor *quant_offset2;    /* optional, the scale's shape and dtype */

@@ -52,7 +52,8 @@ typedef enum ifa_antiquant {
     IFA_ANTIQUANT_PER_CHANNEL = 1,       /* scale/offset per (KV head, d) */
     IFA_ANTIQUANT_PER_TENSOR = 2,        /* one scale/offset for key, one for value */
     IFA_ANTIQUANT_PER_TOKEN = 3,         /* per (batch, position) */
-    IFA_ANTIQUANT_PER_HEAD_PER_TOKEN = 4 /* per (batch, KV head, position) */
+    IFA_ANTIQUANT_PER_HEAD_PER_TOKEN = 4, /* per (batch, KV head, position) */
+    IFA_ANTIQUANT_PAGED_HEAD_TOKEN = 5    /* per (pool block, KV head, row of the block): stored with the pages */
 } ifa_antiquant;
 
 /* The call a plan was made for, reduced to integers. run recomputes it from its arguments and refuses a
@@ -100,7 +101,7 @@ typedef struct ifa_problem {
     int32_t reserved3;
     int64_t prefix_seq;     /* the prefix tensors' sequence dimension S_p */
     int64_t prefix_len;     /* the prefix positions every batch sees (actual_shared_prefix_len) */
-    int64_t aq_len;         /* per-token modes: the scale's last dimension (positions) */
+    int64_t aq_len;         /* per-token modes: the scale's last dimension (positions; block_size for pages) */
 } ifa_problem;
 
 typedef struct ifa_plan {

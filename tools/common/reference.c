@@ -28,8 +28,11 @@ static double dequant(const ifa_case *c, int half, double x, int64_t B, int64_t 
         i = s->ndim == 1 ? half : (half * Nkv + kh) * D + d;
     else if (c->antiquant_mode == 1)
         i = (half * B + b) * s->shape[2] + pos;
-    else
+    else if (c->antiquant_mode == 2)
         i = ((half * B + b) * Nkv + kh) * s->shape[3] + pos;
+    else /* 3: with the pages, (2, num_blocks, N_kv, block_size) */
+        i = ((half * s->shape[1] + c->block_table[b * c->block_table_cols + pos / c->block_size]) * Nkv + kh) *
+                c->block_size + pos % c->block_size;
     return (x + (o->data ? ifa_host_get(o, i) : 0.0)) * ifa_host_get(s, i);
 }
 
