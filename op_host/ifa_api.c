@@ -6,6 +6,7 @@
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
+#include "op_host/launch.h"
 #include "op_host/verbose.h"
 #include "templates/all_vector.h"
 #include "tiling/planner.h"
@@ -48,58 +49,6 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     return IFA_STATUS_OK;
 }
 
-static ifa_status check_queue(ifa_context *ctx, cl_command_queue queue) {
-    if (!queue) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is NULL");
-    cl_context qctx = NULL;
-    cl_device_id qdev = NULL;
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
-    if (err != CL_SUCCESS) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is not a valid command queue (%s)",
-                                            ifa__cl_error_name(err));
-    if (qctx != ctx->cl_ctx || qdev != ctx->device)
-        return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue belongs to another OpenCL context or device than ctx");
-    return IFA_STATUS_OK;
-}
-
-static ifa_status check_workspace(const ifa_plan *plan, cl_mem workspace, size_t offset) {
-    if (plan->workspace_bytes == 0) return IFA_STATUS_OK;
-    if (!workspace)
-        return ifa__fail(IFA_STATUS_WORKSPACE_TOO_SMALL, "workspace is NULL but the plan needs %" PRId64 " bytes",
-                         plan->workspace_bytes);
-    size_t size = 0;
-    cl_int err = clGetMemObjectInfo(workspace, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "workspace is not a valid cl_mem");
-    if (offset > size || (uint64_t)plan->workspace_bytes > size - offset)
-        return ifa__fail(IFA_STATUS_WORKSPACE_TOO_SMALL,
-                         "workspace holds %zu bytes; the plan needs %" PRId64 " from offset %zu", size,
-                         plan->workspace_bytes, offset);
-    /* the kernels index the workspace as 32- and 64-bit words from the offset */
-    if (offset % 8 != 0)
-        return ifa__fail(IFA_STATUS_INVALID_OFFSET, "workspace_offset %zu is not a multiple of 8", offset);
-    return IFA_STATUS_OK;
-}
-
-static void CL_CALLBACK free_on_complete(cl_event ev, cl_int status, void *data) {
-    (void)ev, (void)status;
-    free(data);
-}
-
-/* Enqueues a non-blocking write of host (malloc'd, bytes long) to ws at byte offset at; the staging copy is
- * freed by the write's completion callback, so the caller's arrays may go as soon as run returns. */
-static ifa_status upload_staged(void *host, size_t bytes, cl_mem ws, size_t at, cl_command_queue queue, cl_uint num_wait,
-                                const cl_event *wait, cl_event *done) {
-    cl_int err = clEnqueueWriteBuffer(queue, ws, CL_FALSE, at, bytes, host, num_wait, num_wait ? wait : NULL, done);
-    if (err != CL_SUCCESS) {
-        free(host);
-        return ifa__fail_cl(err, "clEnqueueWriteBuffer", "uploading the per-run tables to the workspace");
-    }
-    if (clSetEventCallback(*done, CL_COMPLETE, free_on_complete, host) != CL_SUCCESS) {
-        clWaitForEvents(1, done);
-        free(host);
-    }
-    return IFA_STATUS_OK;
-}
-
 /* The per-batch lengths as int32, after kv padding. */
 static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
                                  size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
@@ -108,7 +57,7 @@ static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_att
     cl_int *host = malloc((size_t)b * sizeof *host);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " lengths", b);
     for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)ifa__effective_length(&plan->problem, args->actual_seq_lengths[i]);
-    return upload_staged(host, (size_t)b * sizeof *host, ws, at, queue, num_wait, wait, done);
+    return ifa__upload_staged(host, (size_t)b * sizeof *host, ws, at, queue, num_wait, wait, done);
 }
 
 /* Paged KV: the block table as int32 (B, table_cols). */
@@ -118,7 +67,7 @@ static ifa_status upload_table(const ifa_plan *plan, const ifa_incre_flash_atten
     cl_int *host = malloc(bytes);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging a %zu-byte block table", bytes);
     memcpy(host, args->block_table, bytes);
-    return upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
+    return ifa__upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
 }
 
 /* Balanced units: the cost-line position of each batch's first block, B + 1 int64 values. */
@@ -140,7 +89,7 @@ static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_atte
         free(host);
         return ifa__fail(IFA_STATUS_INTERNAL, "balanced units: the lengths add up to another cost than the plan's");
     }
-    return upload_staged(host, (size_t)(p->batch + 1) * sizeof *host, ws, at, queue, num_wait, wait, done);
+    return ifa__upload_staged(host, (size_t)(p->batch + 1) * sizeof *host, ws, at, queue, num_wait, wait, done);
 }
 
 ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
@@ -166,8 +115,8 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
     IFA__TRY(ifa__ifa_check_args(args, &problem));
     IFA__TRY(compare_problem(&problem, &plan->problem));
     IFA__TRY(ifa__ifa_check_buffers(args));
-    IFA__TRY(check_workspace(plan, workspace, workspace_offset));
-    IFA__TRY(check_queue(ctx, queue));
+    IFA__TRY(ifa__check_workspace(plan->workspace_bytes, workspace, workspace_offset));
+    IFA__TRY(ifa__check_queue(ctx, queue));
 
     ifa__verbose_run(plan, args);
 

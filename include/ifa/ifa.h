@@ -213,6 +213,57 @@ IFA_API ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_me
                                                   cl_command_queue queue, cl_uint num_events_in_wait_list,
                                                   const cl_event *event_wait_list, cl_event *event);
 
+/* ---- KVCacheAppend ---------------------------------------------------------------------------- */
+
+/* Writes the S1 new key and value rows of each batch into a KV cache, at that batch's positions
+ * cache_seq_lengths[b] .. cache_seq_lengths[b] + S1 - 1, in the form IncreFlashAttention reads
+ * (docs/kv-cache.md has the formulas and error bounds).
+ *   key, value (new rows): float32, float16 or bfloat16, shaped by input_layout like IncreFlashAttention's
+ *     query with N_kv heads: BSH (B, S1, N_kv·D), BSND (B, S1, N_kv, D), BNSD (B, N_kv, S1, D).
+ *   key_cache, value_cache: the same shape and dtype each. Contiguous (block_table NULL): BSH (B, S_max,
+ *     N_kv·D), BSND (B, S_max, N_kv, D), BNSD (B, N_kv, S_max, D), position p at row p. Paged: the pool
+ *     shapes IncreFlashAttention takes, position p of batch b at row p % block_size of block
+ *     block_table[b][p / block_size]. A float cache stores the rows converted to its dtype (round to nearest
+ *     even); an int8 or int4 cache quantises each (token, KV head) row of D values online.
+ *   antiquant_scale (written; required with an int8/int4 cache, float32): contiguous (2, B, N_kv, S_max), the
+ *     attention op's antiquant_mode 2; paged (2, num_blocks, N_kv, block_size), its antiquant_mode 3. Key
+ *     first, then value.
+ *   antiquant_offset (written; optional, the scale's shape): given, the quantisation is asymmetric over the
+ *     row's [min, max]; absent, symmetric over [-max|x|, max|x|] with no offset.
+ *   cache_seq_lengths: host, B values (or 1 for all), each >= 0 with length + S1 within S_max (contiguous)
+ *     or within the batch's block_table_cols · block_size positions (paged); every block id written must lie
+ *     in the pool and no (block, row) may be written twice (two batches sharing a block they append into).
+ * Nothing outside the new rows (and their scales) is written. */
+typedef struct ifa_kv_cache_append_args {
+    const ifa_tensor *key;
+    const ifa_tensor *value;
+    const ifa_tensor *key_cache;
+    const ifa_tensor *value_cache;
+    const int64_t *cache_seq_lengths;
+    int64_t cache_seq_lengths_count;
+    const char *input_layout;    /* "BSH" (default), "BSND", "BNSD" */
+    int64_t num_key_value_heads; /* N_kv, >= 1 */
+    const int32_t *block_table;  /* NULL = contiguous cache */
+    int64_t block_table_cols;
+    int64_t block_size;
+    const ifa_tensor *antiquant_scale;
+    const ifa_tensor *antiquant_offset;
+} ifa_kv_cache_append_args;
+
+/* Sets every field to its default: NULL tensors and lengths, layout "BSH", N_kv 0 (must be set), contiguous. */
+IFA_API void ifa_kv_cache_append_args_init(ifa_kv_cache_append_args *args);
+/* Phase 1: validates args (buffers may be NULL) and returns the workspace run needs: 8 bytes per new token
+ * (its destination, uploaded by run). */
+IFA_API ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv_cache_append_args *args,
+                                                          size_t *workspace_bytes);
+/* Phase 2: validates args (lengths and block table included, every call) and enqueues the append on queue
+ * after the wait list; *event (if not NULL) completes when the cache holds the rows. workspace must hold the
+ * phase-1 bytes from workspace_offset (a multiple of 8). Host arrays in args may be freed on return. */
+IFA_API ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_args *args, cl_mem workspace,
+                                           size_t workspace_offset, cl_command_queue queue,
+                                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                           cl_event *event);
+
 /* run, also returning in *first_kernel (if not NULL; the caller releases it) the event of the op's first
  * kernel, so that device time can be measured from the first kernel's start to the last one's end (the
  * per-run uploads of lengths and tables before it are excluded). ifa-bench uses it. */

@@ -1,0 +1,340 @@
+/* KVCacheAppend: validation, destination table and launch (op_kernel/ifa_append.cl). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+#include "op_host/ifa_check.h"
+#include "op_host/launch.h"
+#include "op_host/tensor_check.h"
+#include "tiling/tuning_table.h"
+
+static int is_float(ifa_dtype d) { return d == IFA_DTYPE_FLOAT32 || d == IFA_DTYPE_FLOAT16 || d == IFA_DTYPE_BFLOAT16; }
+
+/* The append's sizes, from validated arguments. units x rows_per_unit is the cache's (batch, position) or
+ * (block, row) grid; quant is 0 (float cache), 1 (symmetric) or 2 (asymmetric, with offsets). */
+typedef struct append_shape {
+    ifa_layout layout;
+    int64_t batch, seq_new, nkv, dim, units, rows_per_unit;
+    int paged, quant;
+} append_shape;
+
+void ifa_kv_cache_append_args_init(ifa_kv_cache_append_args *args) {
+    if (!args) return;
+    memset(args, 0, sizeof *args);
+    args->input_layout = "BSH";
+}
+
+/* The new rows: layout-shaped with N_kv heads; sets batch, seq_new and dim. */
+static ifa_status check_new_rows(const ifa_kv_cache_append_args *a, append_shape *m) {
+    char s1[128], s2[128];
+    const ifa_tensor *k = a->key, *v = a->value;
+    const int64_t nkv = m->nkv;
+    const int want = m->layout == IFA_LAYOUT_BSH ? 3 : 4;
+    if (k->ndim != want)
+        return ifa__fail(IFA_STATUS_INVALID_RANK, "key has rank %d; input_layout %s needs rank %d %s", (int)k->ndim,
+                         ifa__layout_name(m->layout), want,
+                         m->layout == IFA_LAYOUT_BSH ? "(B, S1, N_kv·D)" : m->layout == IFA_LAYOUT_BSND
+                                                                                ? "(B, S1, N_kv, D)" : "(B, N_kv, S1, D)");
+    m->batch = k->shape[0];
+    if (m->layout == IFA_LAYOUT_BSH) {
+        if (k->shape[2] % nkv != 0)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key's last dimension %" PRId64 " is not a multiple of "
+                             "num_key_value_heads = %" PRId64, k->shape[2], nkv);
+        m->seq_new = k->shape[1], m->dim = k->shape[2] / nkv;
+    } else {
+        const int hd = m->layout == IFA_LAYOUT_BSND ? 2 : 1;
+        if (k->shape[hd] != nkv)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key has shape %s; its head dimension (%d) must be "
+                             "num_key_value_heads = %" PRId64, ifa__shape_str(k, s1, sizeof s1), hd, nkv);
+        m->seq_new = k->shape[3 - hd], m->dim = k->shape[3];
+    }
+    if (m->batch > IFA_MAX_BATCH)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key has batch %" PRId64 "; at most %d", m->batch, IFA_MAX_BATCH);
+    if (m->dim > IFA_MAX_HEAD_DIM)
+        return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "the head dimension D = %" PRId64 " is outside [1, %d]", m->dim,
+                         IFA_MAX_HEAD_DIM);
+    if (m->batch * m->seq_new > INT32_MAX / nkv)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "B·S1·N_kv = %" PRId64 "·%" PRId64 "·%" PRId64
+                         " rows exceed 2^31 - 1", m->batch, m->seq_new, nkv);
+    if (v->ndim != k->ndim || memcmp(v->shape, k->shape, (size_t)k->ndim * sizeof k->shape[0]) != 0)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value has shape %s; it must be key's shape %s",
+                         ifa__shape_str(v, s1, sizeof s1), ifa__shape_str(k, s2, sizeof s2));
+    if (!is_float(k->dtype))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype %s; new rows are float32, float16 or bfloat16",
+                         ifa_dtype_name(k->dtype));
+    if (v->dtype != k->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype %s; it must be key's %s", ifa_dtype_name(v->dtype),
+                         ifa_dtype_name(k->dtype));
+    return IFA_STATUS_OK;
+}
+
+/* The cache: contiguous or a paged pool in the layout's form; sets units, rows_per_unit, paged, quant. */
+static ifa_status check_cache(const ifa_kv_cache_append_args *a, append_shape *m) {
+    char s1[128], s2[128];
+    const ifa_tensor *c = a->key_cache, *vc = a->value_cache;
+    const int64_t nkv = m->nkv, d = m->dim;
+    m->paged = a->block_table != NULL;
+    if (!m->paged && a->block_size != 0)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "block_table is NULL but block_size = %" PRId64 " asks for a paged "
+                         "cache", a->block_size);
+    if (m->paged && (a->block_size < 1 || a->block_size > IFA_MAX_BLOCK_SIZE))
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "block_size = %" PRId64 " is outside [1, %d]", a->block_size,
+                         IFA_MAX_BLOCK_SIZE);
+    const int64_t r = m->paged ? a->block_size : 0; /* 0: any S_max */
+    int ok;
+    const char *form;
+    if (m->layout == IFA_LAYOUT_BNSD) {
+        form = m->paged ? "(num_blocks, N_kv, block_size, D)" : "(B, N_kv, S_max, D)";
+        ok = c->ndim == 4 && c->shape[1] == nkv && (r == 0 || c->shape[2] == r) && c->shape[3] == d;
+        m->rows_per_unit = c->ndim == 4 ? c->shape[2] : 0;
+    } else if (c->ndim == 3 && (m->layout == IFA_LAYOUT_BSH || m->paged)) {
+        form = m->paged ? "(num_blocks, block_size, N_kv·D)" : "(B, S_max, N_kv·D)";
+        ok = (r == 0 || c->shape[1] == r) && c->shape[2] == nkv * d;
+        m->rows_per_unit = c->shape[1];
+    } else {
+        form = m->paged ? "(num_blocks, block_size, N_kv, D)" : m->layout == IFA_LAYOUT_BSH ? "(B, S_max, N_kv·D)"
+                                                                                           : "(B, S_max, N_kv, D)";
+        ok = m->layout != IFA_LAYOUT_BSH && c->ndim == 4 && (r == 0 || c->shape[1] == r) && c->shape[2] == nkv &&
+             c->shape[3] == d;
+        m->rows_per_unit = c->ndim == 4 ? c->shape[1] : 0;
+    }
+    if (ok && !m->paged && c->shape[0] != m->batch) ok = 0;
+    if (!ok)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "key_cache has shape %s; a %s %s cache with B = %" PRId64
+                         ", N_kv = %" PRId64 ", D = %" PRId64 "%s must be %s", ifa__shape_str(c, s1, sizeof s1),
+                         m->paged ? "paged" : "contiguous", ifa__layout_name(m->layout), m->batch, nkv, d,
+                         m->paged ? ", block_size given" : "", form);
+    if (m->rows_per_unit > INT32_MAX)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key_cache holds %" PRId64 " rows per %s; at most 2^31 - 1",
+                         m->rows_per_unit, m->paged ? "block" : "sequence");
+    if (c->shape[0] > INT32_MAX)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key_cache has %" PRId64 " blocks; at most 2^31 - 1", c->shape[0]);
+    m->units = c->shape[0];
+    if (vc->ndim != c->ndim || memcmp(vc->shape, c->shape, (size_t)c->ndim * sizeof c->shape[0]) != 0)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape %s; it must be key_cache's shape %s",
+                         ifa__shape_str(vc, s1, sizeof s1), ifa__shape_str(c, s2, sizeof s2));
+    if (!is_float(c->dtype) && c->dtype != IFA_DTYPE_INT8 && c->dtype != IFA_DTYPE_INT4)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key_cache has dtype %s; a cache is float32, float16, bfloat16, "
+                         "int8 or int4", ifa_dtype_name(c->dtype));
+    if (vc->dtype != c->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype %s; it must be key_cache's %s",
+                         ifa_dtype_name(vc->dtype), ifa_dtype_name(c->dtype));
+    if (c->dtype == IFA_DTYPE_INT4 && d % 2 != 0)
+        return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "an int4 cache packs two values per byte along D; D = %" PRId64
+                         " must be even", d);
+    return IFA_STATUS_OK;
+}
+
+/* The scales (and offsets) an int8/int4 cache gets: the attention op's antiquant_mode 2 or 3 form. */
+static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *m) {
+    char s1[128], s2[128];
+    const ifa_tensor *sc = a->antiquant_scale, *of = a->antiquant_offset;
+    const ifa_dtype cd = a->key_cache->dtype;
+    if (is_float(cd)) {
+        if (sc || of)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_%s is given but key_cache has dtype %s; scales "
+                             "go with an int8 or int4 cache", sc ? "scale" : "offset", ifa_dtype_name(cd));
+        m->quant = 0;
+        return IFA_STATUS_OK;
+    }
+    if (!sc)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key_cache has dtype %s; online "
+                         "quantisation writes a scale per token and head", ifa_dtype_name(cd));
+    if (sc->dtype != IFA_DTYPE_FLOAT32)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; it must be float32",
+                         ifa_dtype_name(sc->dtype));
+    if (sc->ndim != 4 || sc->shape[0] != 2 || sc->shape[1] != m->units || sc->shape[2] != m->nkv ||
+        sc->shape[3] != m->rows_per_unit)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape %s; a %s cache takes %s = (2, %" PRId64
+                         ", %" PRId64 ", %" PRId64 ")", ifa__shape_str(sc, s1, sizeof s1),
+                         m->paged ? "paged" : "contiguous",
+                         m->paged ? "(2, num_blocks, N_kv, block_size)" : "(2, B, N_kv, S_max)", m->units, m->nkv,
+                         m->rows_per_unit);
+    m->quant = 1;
+    if (of) {
+        if (of->ndim != sc->ndim || memcmp(of->shape, sc->shape, (size_t)sc->ndim * sizeof sc->shape[0]) != 0)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape %s; it must be the scale's shape %s",
+                             ifa__shape_str(of, s1, sizeof s1), ifa__shape_str(sc, s2, sizeof s2));
+        if (of->dtype != IFA_DTYPE_FLOAT32)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype %s; it must be float32",
+                             ifa_dtype_name(of->dtype));
+        m->quant = 2;
+    }
+    return IFA_STATUS_OK;
+}
+
+/* One new token's destination: (unit, row) and the token it is, for the duplicate search. */
+typedef struct dest {
+    int64_t cell; /* unit * rows_per_unit + row */
+    int64_t token;
+} dest;
+
+static int cmp_dest(const void *x, const void *y) {
+    const dest *a = x, *b = y;
+    return a->cell < b->cell ? -1 : a->cell > b->cell ? 1 : (a->token > b->token) - (a->token < b->token);
+}
+
+/* Lengths and block table: every new row's destination exists, lies in the pool and is written once.
+ * Fills out (B·S1 (unit, row) pairs) when it is not NULL. */
+static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const append_shape *m, cl_int *out) {
+    if (!a->cache_seq_lengths)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "cache_seq_lengths is NULL; the append needs each batch's length");
+    if (a->cache_seq_lengths_count != 1 && a->cache_seq_lengths_count != m->batch)
+        return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "cache_seq_lengths has %" PRId64 " values; it needs 1 or B = %"
+                         PRId64, a->cache_seq_lengths_count, m->batch);
+    if (m->paged && (a->block_table_cols < 1 || a->block_table_cols > IFA_MAX_SEQ_KV / a->block_size))
+        return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table_cols = %" PRId64 " is outside [1, %lld]",
+                         a->block_table_cols, IFA_MAX_SEQ_KV / a->block_size);
+    const int64_t cap = m->paged ? a->block_table_cols * a->block_size : m->rows_per_unit;
+    for (int64_t b = 0; b < m->batch; ++b) {
+        const int64_t len = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b];
+        if (len < 0 || len > cap - m->seq_new)
+            return ifa__fail(m->paged && len >= 0 ? IFA_STATUS_INVALID_BLOCK_TABLE : IFA_STATUS_INVALID_SEQ_LENGTHS,
+                             "cache_seq_lengths[%" PRId64 "] = %" PRId64 ": the %" PRId64 " new rows go at positions [%"
+                             PRId64 ", %" PRId64 "), %s %" PRId64 " positions", b, len, m->seq_new, len, len + m->seq_new,
+                             m->paged ? "but the batch's block_table row holds" : "but the cache (S_max) holds", cap);
+        if (!m->paged) {
+            for (int64_t i = 0; out && i < m->seq_new; ++i)
+                out[2 * (b * m->seq_new + i)] = (cl_int)b, out[2 * (b * m->seq_new + i) + 1] = (cl_int)(len + i);
+            continue;
+        }
+        for (int64_t i = 0; i < m->seq_new; ++i) {
+            const int64_t p = len + i, col = p / a->block_size;
+            const int32_t blk = a->block_table[b * a->block_table_cols + col];
+            if (blk < 0 || blk >= m->units)
+                return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[%" PRId64 "][%" PRId64 "] = %d is outside "
+                                 "the pool's blocks [0, %" PRId64 ") (position %" PRId64 " of batch %" PRId64 ")",
+                                 b, col, (int)blk, m->units, p, b);
+            if (out) out[2 * (b * m->seq_new + i)] = blk, out[2 * (b * m->seq_new + i) + 1] = (cl_int)(p % a->block_size);
+        }
+    }
+    if (!m->paged || m->batch < 2) return IFA_STATUS_OK; /* one batch's positions are distinct */
+    const int64_t n = m->batch * m->seq_new;
+    dest *d = malloc((size_t)n * sizeof *d);
+    if (!d) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "sorting %" PRId64 " destinations", n);
+    for (int64_t b = 0, t = 0; b < m->batch; ++b)
+        for (int64_t i = 0; i < m->seq_new; ++i, ++t) {
+            const int64_t p = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b] + i;
+            d[t].cell = (int64_t)a->block_table[b * a->block_table_cols + p / a->block_size] * a->block_size +
+                        p % a->block_size;
+            d[t].token = t;
+        }
+    qsort(d, (size_t)n, sizeof *d, cmp_dest);
+    ifa_status st = IFA_STATUS_OK;
+    for (int64_t t = 1; t < n && st == IFA_STATUS_OK; ++t)
+        if (d[t].cell == d[t - 1].cell)
+            st = ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "row %" PRId64 " of block %" PRId64 " would be written by "
+                           "batch %" PRId64 " and batch %" PRId64 ": two sequences append into one shared block (copy it "
+                           "first)", d[t].cell % a->block_size, d[t].cell / a->block_size, d[t - 1].token / m->seq_new,
+                           d[t].token / m->seq_new);
+    free(d);
+    return st;
+}
+
+static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m, cl_int *dst) {
+    if (!a) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "args is NULL");
+    const struct {
+        const ifa_tensor *t;
+        const char *name;
+    } required[] = {{a->key, "key"}, {a->value, "value"}, {a->key_cache, "key_cache"}, {a->value_cache, "value_cache"}};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
+        if (!required[i].t) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL", required[i].name);
+        IFA__TRY(ifa__check_descriptor(required[i].t, required[i].name));
+    }
+    if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
+    if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
+    if (!a->input_layout || ifa__layout_from_name(a->input_layout, &m->layout) != 0)
+        return ifa__fail(IFA_STATUS_INVALID_LAYOUT, "input_layout \"%s\" is not one of BSH, BSND, BNSD",
+                         a->input_layout ? a->input_layout : "(null)");
+    if (a->num_key_value_heads < 1 || a->num_key_value_heads > IFA_MAX_KV_HEADS)
+        return ifa__fail(IFA_STATUS_INVALID_HEADS, "num_key_value_heads = %" PRId64 " is outside [1, %d]",
+                         a->num_key_value_heads, IFA_MAX_KV_HEADS);
+    m->nkv = a->num_key_value_heads;
+    IFA__TRY(check_new_rows(a, m));
+    IFA__TRY(check_cache(a, m));
+    IFA__TRY(check_scales(a, m));
+    return check_destinations(a, m, dst);
+}
+
+ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv_cache_append_args *args,
+                                                  size_t *workspace_bytes) {
+    if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
+    if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
+    append_shape m;
+    IFA__TRY(check_args(args, &m, NULL));
+    *workspace_bytes = (size_t)(m.batch * m.seq_new) * 2 * sizeof(cl_int);
+    return IFA_STATUS_OK;
+}
+
+ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_args *args, cl_mem workspace,
+                                   size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                   const cl_event *event_wait_list, cl_event *event) {
+    if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
+    if (num_events_in_wait_list > 0 && !event_wait_list)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
+                         (unsigned)num_events_in_wait_list);
+    append_shape m;
+    IFA__TRY(check_args(args, &m, NULL));
+    const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = tokens * 2 * sizeof(cl_int);
+    IFA__TRY(ifa__check_buffer(args->key, "key"));
+    IFA__TRY(ifa__check_buffer(args->value, "value"));
+    IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
+    IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
+    if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
+    if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
+    IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
+    IFA__TRY(ifa__check_queue(ctx, queue));
+
+    const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
+    int32_t wg = t.combine_work_group_size > 0 ? t.combine_work_group_size : 64; /* the small-kernel width */
+    while (wg > 1 && (wg / 2 >= m.dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
+        wg /= 2;
+    char options[192];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d",
+             (int)args->key->dtype, (int)args->key_cache->dtype, (int)m.dim, m.layout == IFA_LAYOUT_BNSD, m.quant,
+             (int)wg);
+    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
+    ifa__cached_kernel *k;
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", &k));
+    IFA__TRY(ifa__check_kernel(ctx, k, wg));
+
+    cl_int *host = malloc(table_bytes);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu destinations", tokens);
+    ifa_status st = check_args(args, &m, host);
+    if (st != IFA_STATUS_OK) {
+        free(host);
+        return st;
+    }
+    cl_event uploaded = NULL;
+    IFA__TRY(ifa__upload_staged(host, table_bytes, workspace, workspace_offset, queue, num_events_in_wait_list,
+                                event_wait_list, &uploaded));
+
+    const ifa_tensor *kn = args->key, *vn = args->value, *kc = args->key_cache, *vc = args->value_cache;
+    const ifa_tensor *sc = args->antiquant_scale, *of = args->antiquant_offset;
+    const cl_mem sc_buf = sc ? sc->buffer : kc->buffer, of_buf = of ? of->buffer : sc_buf; /* unread when absent */
+    const cl_ulong k_off = ifa__elem_offset(kn), v_off = ifa__elem_offset(vn), kc_off = ifa__elem_offset(kc),
+                   vc_off = ifa__elem_offset(vc), dst_off = workspace_offset / 8, sc_off = sc ? ifa__elem_offset(sc) : 0,
+                   of_off = of ? ifa__elem_offset(of) : 0, units = (cl_ulong)m.units;
+    const cl_int seq_new = (cl_int)m.seq_new, nkv = (cl_int)m.nkv, rows = (cl_int)m.rows_per_unit;
+    const ifa__karg kargs[] = {
+        {sizeof(cl_mem), &kn->buffer}, {sizeof k_off, &k_off},     {sizeof(cl_mem), &vn->buffer}, {sizeof v_off, &v_off},
+        {sizeof(cl_mem), &kc->buffer}, {sizeof kc_off, &kc_off},   {sizeof(cl_mem), &vc->buffer}, {sizeof vc_off, &vc_off},
+        {sizeof(cl_mem), &workspace},  {sizeof dst_off, &dst_off}, {sizeof(cl_mem), &sc_buf},     {sizeof sc_off, &sc_off},
+        {sizeof(cl_mem), &of_buf},     {sizeof of_off, &of_off},   {sizeof seq_new, &seq_new},    {sizeof nkv, &nkv},
+        {sizeof rows, &rows},          {sizeof units, &units},
+    };
+    const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)m.nkv, 2};
+    cl_event done = NULL;
+    st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1, &uploaded,
+                      &done);
+    clReleaseEvent(uploaded);
+    if (st != IFA_STATUS_OK) return st;
+    if (event)
+        *event = done;
+    else
+        clReleaseEvent(done);
+    return IFA_STATUS_OK;
+}

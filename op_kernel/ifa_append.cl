@@ -1,0 +1,89 @@
+/* KVCacheAppend: one work-group per (new token, KV head, key|value) row of HEAD_DIM values copies the row
+ * from the new rows into the cache, converting to the cache's dtype, or quantising it online:
+ *   QUANT 1 (symmetric):  a = max|x|, scale = a / QMAX (1 if a = 0), q = rint(x / scale), no offset
+ *   QUANT 2 (asymmetric): span = max x - min x (|min x|, or 1, if that is 0), scale = span / (QMAX - QMIN),
+ *                         offset = min x / scale - QMIN, q = rint(x / scale - offset)
+ * with q clamped to [QMIN, QMAX] ([-128, 127] for int8, [-8, 7] for int4), so that (q + offset) * scale,
+ * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound).
+ * dst[t] holds token t's (unit, row): its batch and position (contiguous) or its pool block and row in
+ * the block (paged), validated on the host. The cache element of (unit u, row r, head n, d) is
+ * ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with BNSD; the scale of half h is
+ * ((h * U + u) * NKV + n) * R + r in both cases.
+ * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2). */
+
+typedef IFA_STORE_TYPE(SRC_T) src_store;
+typedef IFA_STORE_TYPE(DST_T) dst_store;
+
+#if DST_T == IFA_I4
+#define QMIN (-8.0f)
+#define QMAX 7.0f
+#else
+#define QMIN (-128.0f)
+#define QMAX 127.0f
+#endif
+
+/* max that propagates NaN (fmax drops it): a row holding a non-finite value gets a NaN scale, so attention
+ * over it is visibly NaN instead of silently wrong */
+inline float ifa_nanmax(float a, float b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
+    __global const src_store *k, ulong k_off, __global const src_store *v, ulong v_off, __global dst_store *kc,
+    ulong kc_off, __global dst_store *vc, ulong vc_off, __global const int2 *dst, ulong dst_off, __global float *sc,
+    ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units) {
+    const ulong g = get_group_id(0);
+    const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
+    const ulong n = g % (ulong)nkv, t = g / (ulong)nkv, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
+    const ulong src_row = BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
+    __global const src_store *src = kv ? v : k;
+    const ulong src0 = (kv ? v_off : k_off) + src_row;
+    const int2 ur = dst[dst_off + t];
+    const ulong u = (ulong)ur.x, r = (ulong)ur.y, R = (ulong)rows_per_unit;
+    const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
+                                                         : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
+    __global dst_store *out = kv ? vc : kc;
+#if QUANT
+    __local float lo[WG], hi[WG];
+    float mn = INFINITY, mx = -INFINITY;
+    for (int d = lid; d < HEAD_DIM; d += WG) {
+        const float x = IFA_LOAD(SRC_T, src, src0 + d);
+        mn = fmin(mn, x), mx = ifa_nanmax(mx, isfinite(x) ? x : NAN);
+    }
+    lo[lid] = mn, hi[lid] = mx;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) lo[lid] = fmin(lo[lid], lo[lid + s]), hi[lid] = ifa_nanmax(hi[lid], hi[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    mn = lo[0], mx = hi[0];
+#if QUANT == 1
+    const float amax = fmax(fabs(mn), fabs(mx));
+    const float scale = isnan(mx) ? NAN : amax > 0.0f ? amax / QMAX : 1.0f, offset = 0.0f;
+#else
+    float span = mx - mn;
+    if (span == 0.0f) span = mn != 0.0f ? fabs(mn) : 1.0f;
+    const float scale = span / (QMAX - QMIN), offset = mn / scale - QMIN;
+#endif
+    if (lid == 0) {
+        const ulong si = ((ulong)kv * units + u) * (ulong)nkv * R + n * R + r;
+        sc[sc_off + si] = scale;
+#if QUANT == 2
+        of[of_off + si] = offset;
+#endif
+    }
+#if DST_T == IFA_I4
+    /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
+    __global uchar *bytes = (__global uchar *)out;
+    for (int e = lid; e < HEAD_DIM / 2; e += WG) {
+        const float x0 = IFA_LOAD(SRC_T, src, src0 + 2 * e), x1 = IFA_LOAD(SRC_T, src, src0 + 2 * e + 1);
+        const int q0 = (int)clamp(rint(x0 / scale - offset), QMIN, QMAX);
+        const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
+        bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
+    }
+#else
+    for (int d = lid; d < HEAD_DIM; d += WG)
+        out[dst0 + d] = (char)clamp(rint(IFA_LOAD(SRC_T, src, src0 + d) / scale - offset), QMIN, QMAX);
+#endif
+#else
+    for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, IFA_LOAD(SRC_T, src, src0 + d), out, dst0 + d);
+#endif
+}

@@ -1,0 +1,613 @@
+/* KVCacheAppend: the new rows land where the attention op reads them (contiguous and paged, every layout),
+ * converted exactly (float caches) or quantised within the documented bound with the documented scales
+ * (int8/int4, symmetric and asymmetric); nothing else in the cache or the scales changes; append-then-attend
+ * equals the float64 reference on what the cache holds and, within the storage precision, on the original
+ * rows; every invalid argument has its own error. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kv_quant.h"
+#include "common/rng.h"
+#include "common/runner.h"
+#include "test_util.h"
+
+typedef struct aspec {
+    const char *layout;
+    ifa_dtype src, cache;
+    int asym;           /* quantised caches: with antiquant_offset */
+    int64_t b, nkv, d;
+    int64_t cap;        /* positions per sequence: S_max, or block_table_cols * block_size */
+    int64_t block_size; /* 0: contiguous */
+    uint64_t seed;
+} aspec;
+
+/* A cache on the device with its host mirror before the appends (for the untouched-bytes check) and the
+ * original float64 value of every row written so far (for the round trip). */
+typedef struct cache {
+    aspec p;
+    int bnsd, quant, bits;
+    int64_t units, rows; /* units x rows: (B, S_max) or (num_blocks, block_size) */
+    int32_t *table;      /* paged: B x cols, shuffled ids, wild ids past what the test uses */
+    int64_t cols;
+    ifa_host_tensor kc, vc, sc, of;     /* the initial contents */
+    cl_mem bufs[4];                     /* kc, vc, sc, of (sc/of NULL for a float cache) */
+    double *orig;                       /* (2, B, cap, N_kv, D) float64 rows as appended, NaN before */
+    int64_t *len;                       /* rows appended per batch */
+} cache;
+
+static int is_bnsd(const char *l) { return strcmp(l, "BNSD") == 0; }
+
+static cl_mem upload(const ifa_host_tensor *t) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, t->bytes,
+                              t->data, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    return m;
+}
+
+static void download(cl_mem m, ifa_host_tensor *t) {
+    ck_assert_int_eq(clEnqueueReadBuffer(test_queue(), m, CL_TRUE, 0, t->bytes, t->data, 0, NULL, NULL), CL_SUCCESS);
+}
+
+static void copy_tensor(const ifa_host_tensor *from, ifa_host_tensor *to) {
+    ck_assert_int_eq(ifa_host_tensor_alloc(to, from->dtype, from->ndim, from->shape), 0);
+    memcpy(to->data, from->data, from->bytes);
+}
+
+/* Describes host tensor h as a device tensor in buffer m. */
+static ifa_tensor desc(const ifa_host_tensor *h, cl_mem m) {
+    ifa_tensor t;
+    memset(&t, 0, sizeof t);
+    t.buffer = m, t.dtype = h->dtype, t.ndim = h->ndim;
+    memcpy(t.shape, h->shape, sizeof t.shape);
+    return t;
+}
+
+static void cache_init(cache *c, const aspec *p) {
+    memset(c, 0, sizeof *c);
+    c->p = *p;
+    c->bnsd = is_bnsd(p->layout);
+    c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4;
+    c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;
+    if (p->block_size) {
+        c->cols = p->cap / p->block_size;
+        c->units = p->b * c->cols + 3, c->rows = p->block_size;
+        /* each batch owns cols distinct blocks, shuffled over the pool; the last column is wild and never used
+         * by the tests that stay below cap - block_size (validation covers what happens beyond) */
+        int64_t *perm = malloc((size_t)c->units * sizeof *perm);
+        c->table = malloc((size_t)(p->b * c->cols) * sizeof *c->table);
+        ck_assert(perm && c->table);
+        ifa_rng rng;
+        ifa_rng_seed(&rng, p->seed * 5 + 1);
+        for (int64_t i = 0; i < c->units; ++i) perm[i] = i;
+        for (int64_t i = c->units - 1; i > 0; --i) {
+            const int64_t j = ifa_rng_int(&rng, 0, i), t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        for (int64_t i = 0; i < p->b * c->cols; ++i) c->table[i] = (int32_t)perm[i];
+        free(perm);
+    } else {
+        c->units = p->b, c->rows = p->cap;
+    }
+    int64_t sh[4];
+    int32_t nd;
+    if (c->bnsd) nd = 4, sh[0] = c->units, sh[1] = p->nkv, sh[2] = c->rows, sh[3] = p->d;
+    else if (strcmp(p->layout, "BSND") == 0) nd = 4, sh[0] = c->units, sh[1] = c->rows, sh[2] = p->nkv, sh[3] = p->d;
+    else nd = 3, sh[0] = c->units, sh[1] = c->rows, sh[2] = p->nkv * p->d;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c->kc, p->cache, nd, sh), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(&c->vc, p->cache, nd, sh), 0);
+    /* never-written contents: NaN for floats, 0x5a bytes for integers (no NaN there) */
+    for (int64_t i = 0; !c->quant && i < ifa_host_tensor_numel(&c->kc); ++i)
+        ifa_host_set(&c->kc, i, NAN), ifa_host_set(&c->vc, i, NAN);
+    if (c->quant) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
+    c->bufs[0] = upload(&c->kc), c->bufs[1] = upload(&c->vc);
+    if (c->quant) {
+        const int64_t ssh[4] = {2, c->units, p->nkv, c->rows};
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 4, ssh), 0);
+        for (int64_t i = 0; i < ifa_host_tensor_numel(&c->sc); ++i) ifa_host_set(&c->sc, i, NAN);
+        c->bufs[2] = upload(&c->sc);
+        if (p->asym) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
+    }
+    const size_t n = (size_t)(2 * p->b * p->cap * p->nkv * p->d);
+    c->orig = malloc(n * sizeof *c->orig);
+    c->len = calloc((size_t)p->b, sizeof *c->len);
+    ck_assert(c->orig && c->len);
+    for (size_t i = 0; i < n; ++i) c->orig[i] = NAN;
+}
+
+static void cache_free(cache *c) {
+    for (int i = 0; i < 4; ++i)
+        if (c->bufs[i]) clReleaseMemObject(c->bufs[i]);
+    ifa_host_tensor_free(&c->kc), ifa_host_tensor_free(&c->vc), ifa_host_tensor_free(&c->sc);
+    ifa_host_tensor_free(&c->of);
+    free(c->table), free(c->orig), free(c->len);
+}
+
+static double *orig_at(const cache *c, int half, int64_t b, int64_t pos, int64_t n) {
+    const aspec *p = &c->p;
+    return c->orig + (((half * p->b + b) * p->cap + pos) * p->nkv + n) * p->d;
+}
+
+/* (unit, row) of position pos of batch b. */
+static void locate(const cache *c, int64_t b, int64_t pos, int64_t *u, int64_t *r) {
+    if (!c->table) {
+        *u = b, *r = pos;
+        return;
+    }
+    *u = c->table[b * c->cols + pos / c->p.block_size], *r = pos % c->p.block_size;
+}
+
+/* The args of an append of rows (new K/V, host) to batches [b0, b0 + B) at their current lengths. */
+static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn) {
+    ifa_tensor t[6];
+    cl_mem kb = upload(kn), vb = upload(vn);
+    t[0] = desc(kn, kb), t[1] = desc(vn, vb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
+    if (c->quant) t[4] = desc(&c->sc, c->bufs[2]);
+    if (c->p.asym && c->quant) t[5] = desc(&c->of, c->bufs[3]);
+    ifa_kv_cache_append_args a;
+    ifa_kv_cache_append_args_init(&a);
+    a.key = &t[0], a.value = &t[1], a.key_cache = &t[2], a.value_cache = &t[3];
+    a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->quant && c->p.asym ? &t[5] : NULL;
+    a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
+    const int64_t nb = kn->shape[0];
+    a.cache_seq_lengths = c->len + b0, a.cache_seq_lengths_count = nb;
+    if (c->table) a.block_table = c->table + b0 * c->cols, a.block_table_cols = c->cols, a.block_size = c->p.block_size;
+    size_t ws_bytes = 0;
+    ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &a, &ws_bytes);
+    cl_mem ws = NULL;
+    if (st == IFA_STATUS_OK) {
+        ck_assert_uint_eq(ws_bytes, (size_t)(nb * (c->bnsd ? kn->shape[2] : kn->shape[1])) * 8);
+        cl_int err;
+        ws = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+        st = ifa_kv_cache_append_run(test_ctx(), &a, ws, 0, test_queue(), 0, NULL, NULL);
+        ck_assert_int_eq(clFinish(test_queue()), CL_SUCCESS);
+    }
+    if (ws) clReleaseMemObject(ws);
+    clReleaseMemObject(kb), clReleaseMemObject(vb);
+    return st;
+}
+
+/* Random new rows for nb batches and s1 tokens in the layout, each (token, head) row with its own centre
+ * and spread, so asymmetric ranges and tiny rows (a spread of 0 gives a constant row) are both exercised. */
+static void new_rows(const cache *c, int64_t nb, int64_t s1, uint64_t seed, ifa_host_tensor *kn, ifa_host_tensor *vn) {
+    const aspec *p = &c->p;
+    int64_t sh[4];
+    int32_t nd;
+    if (c->bnsd) nd = 4, sh[0] = nb, sh[1] = p->nkv, sh[2] = s1, sh[3] = p->d;
+    else if (strcmp(p->layout, "BSND") == 0) nd = 4, sh[0] = nb, sh[1] = s1, sh[2] = p->nkv, sh[3] = p->d;
+    else nd = 3, sh[0] = nb, sh[1] = s1, sh[2] = p->nkv * p->d;
+    ck_assert_int_eq(ifa_host_tensor_alloc(kn, p->src, nd, sh), 0);
+    ck_assert_int_eq(ifa_host_tensor_alloc(vn, p->src, nd, sh), 0);
+    ifa_rng rng;
+    ifa_rng_seed(&rng, seed);
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < nb; ++b)
+            for (int64_t i = 0; i < s1; ++i)
+                for (int64_t n = 0; n < p->nkv; ++n) {
+                    const int64_t kind = ifa_rng_int(&rng, 0, 15);
+                    const double centre = kind < 4 || kind == 15 ? ifa_rng_uniform(&rng, -3, 3) : 0;
+                    const double spread = kind == 15 ? 0 : ifa_rng_uniform(&rng, 0.05, 2);
+                    for (int64_t d = 0; d < p->d; ++d)
+                        ifa_host_set(half ? vn : kn, ifa_kv_cache_at(c->bnsd, s1, p->nkv, p->d, b, i, n, d),
+                                     centre + spread * ifa_rng_uniform(&rng, -1, 1));
+                }
+}
+
+/* Appends rows to batches [b0, b0 + nb) and records their original values. */
+static void append_ok(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t seed) {
+    ifa_host_tensor kn, vn;
+    new_rows(c, nb, s1, seed, &kn, &vn);
+    const ifa_status st = append(c, b0, &kn, &vn);
+    ck_assert_msg(st == IFA_STATUS_OK, "append: %s", ifa_last_error());
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < nb; ++b)
+            for (int64_t i = 0; i < s1; ++i)
+                for (int64_t n = 0; n < c->p.nkv; ++n)
+                    for (int64_t d = 0; d < c->p.d; ++d)
+                        orig_at(c, half, b0 + b, c->len[b0 + b] + i, n)[d] =
+                            ifa_host_get(half ? &vn : &kn, ifa_kv_cache_at(c->bnsd, s1, c->p.nkv, c->p.d, b, i, n, d));
+    for (int64_t b = 0; b < nb; ++b) c->len[b0 + b] += s1;
+    ifa_host_tensor_free(&kn), ifa_host_tensor_free(&vn);
+}
+
+/* Reads the cache back and checks every written row against its original, then that every other byte of
+ * the cache, the scales and the offsets is as it was before the first append. */
+static void check_cache(const cache *c) {
+    const aspec *p = &c->p;
+    ifa_host_tensor got[4], want[4];
+    const ifa_host_tensor *init[4] = {&c->kc, &c->vc, &c->sc, &c->of};
+    for (int i = 0; i < 4; ++i) {
+        memset(&got[i], 0, sizeof got[i]), memset(&want[i], 0, sizeof want[i]);
+        if (!c->bufs[i]) continue;
+        copy_tensor(init[i], &got[i]), copy_tensor(init[i], &want[i]);
+        download(c->bufs[i], &got[i]);
+    }
+    double *x = malloc((size_t)p->d * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    ifa_host_tensor one;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&one, p->cache, 1, (int64_t[]){2}), 0);
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < p->b; ++b)
+            for (int64_t pos = 0; pos < c->len[b]; ++pos)
+                for (int64_t n = 0; n < p->nkv; ++n) {
+                    int64_t u, r;
+                    locate(c, b, pos, &u, &r);
+                    memcpy(x, orig_at(c, half, b, pos, n), (size_t)p->d * sizeof *x);
+                    const int64_t si = ((half * c->units + u) * p->nkv + n) * c->rows + r;
+                    double scale = 1, offset = 0, amax = 0;
+                    if (c->quant) {
+                        double rs, ro;
+                        ifa_kv_quant_params(x, p->d, c->bits, p->asym, &rs, &ro);
+                        scale = ifa_host_get(&got[2], si), offset = p->asym ? ifa_host_get(&got[3], si) : 0;
+                        ck_assert_msg(fabs(scale - rs) <= 8 * 0x1p-24 * rs, "b %lld pos %lld n %lld: scale %.9g, want %.9g",
+                                      (long long)b, (long long)pos, (long long)n, scale, rs);
+                        ck_assert_msg(fabs(offset - ro) <= 8 * 0x1p-24 * (fabs(ro) + 128),
+                                      "b %lld pos %lld n %lld: offset %.9g, want %.9g", (long long)b, (long long)pos,
+                                      (long long)n, offset, ro);
+                        ifa_host_set(&want[2], si, scale);
+                        if (p->asym) ifa_host_set(&want[3], si, offset);
+                        for (int64_t d = 0; d < p->d; ++d) amax = fmax(amax, fabs(x[d]));
+                    }
+                    const double bound = ifa_kv_quant_bound(scale, offset, amax);
+                    for (int64_t d = 0; d < p->d; ++d) {
+                        const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
+                        const double g = ifa_host_get(&got[half], e);
+                        if (c->quant) {
+                            ck_assert_msg(fabs((g + offset) * scale - x[d]) <= bound,
+                                          "b %lld pos %lld n %lld d %lld: q %g dequantises to %.9g, x %.9g (bound %.3g)",
+                                          (long long)b, (long long)pos, (long long)n, (long long)d, g,
+                                          (g + offset) * scale, x[d], bound);
+                        } else {
+                            ifa_host_set(&one, 0, x[d]);
+                            ck_assert_msg(g == ifa_host_get(&one, 0), "b %lld pos %lld n %lld d %lld: %.9g, want %.9g",
+                                          (long long)b, (long long)pos, (long long)n, (long long)d, g,
+                                          ifa_host_get(&one, 0));
+                        }
+                        ifa_host_set(&want[half], e, g);
+                    }
+                }
+    for (int i = 0; i < 4; ++i) {
+        if (!c->bufs[i]) continue;
+        ck_assert_msg(memcmp(got[i].data, want[i].data, got[i].bytes) == 0, "tensor %d changed outside the new rows", i);
+        ifa_host_tensor_free(&got[i]), ifa_host_tensor_free(&want[i]);
+    }
+    ifa_host_tensor_free(&one);
+    free(x);
+}
+
+static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
+static const ifa_dtype caches[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_INT8,
+                                   IFA_DTYPE_INT4};
+static const ifa_dtype srcs[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32};
+
+/* Every layout x cache dtype x (contiguous, paged), symmetric and asymmetric: a prefill per batch (ragged),
+ * then decode steps of 1 and of 3 tokens for all batches at their own lengths. */
+START_TEST(append_rows) {
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = caches[(_i / 2) % 5], .asym = (_i / 10) % 2,
+               .b = 3, .nkv = 2, .d = _i % 4 == 3 ? 40 : 64, .cap = 96, .block_size = paged ? (_i % 3 ? 16 : 5) : 0,
+               .seed = 7000 + (uint64_t)_i};
+    if (paged && p.block_size == 5) p.cap = 95;
+    cache c;
+    cache_init(&c, &p);
+    for (int64_t b = 0; b < p.b; ++b)
+        if (paged) append_ok(&c, b, 1, 10 + 7 * b, p.seed * 3 + (uint64_t)b); /* B = 1 calls with that row */
+    if (!paged) append_ok(&c, 0, p.b, 12, p.seed * 3);
+    append_ok(&c, 0, p.b, 1, p.seed * 3 + 10);
+    append_ok(&c, 0, p.b, 3, p.seed * 3 + 11);
+    check_cache(&c);
+    cache_free(&c);
+}
+END_TEST
+
+/* Attention over the appended cache, on the same device buffers, against the float64 reference on what the
+ * cache holds (the usual output tolerance) and on the original rows (plus the storage precision). */
+START_TEST(append_then_attend) {
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .cache = caches[(_i / 2) % 5], .asym = _i % 4 < 2, .b = 3, .nkv = 2, .d = 64, .cap = 320,
+               .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
+    const int64_t n = 8, sq = _i >= 10 ? 2 : 1;
+    cache c;
+    cache_init(&c, &p);
+    if (paged)
+        for (int64_t b = 0; b < p.b; ++b) append_ok(&c, b, 1, 150 + 61 * b, p.seed * 3 + (uint64_t)b);
+    else
+        append_ok(&c, 0, p.b, 200, p.seed * 3);
+    append_ok(&c, 0, p.b, sq, p.seed * 3 + 9); /* this step's own tokens */
+
+    /* the reference case reads what the cache holds */
+    ifa_case k;
+    ifa_case_init(&k);
+    copy_tensor(&c.kc, &k.key), copy_tensor(&c.vc, &k.value);
+    download(c.bufs[0], &k.key), download(c.bufs[1], &k.value);
+    if (c.quant) {
+        copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
+        if (p.asym) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
+        k.antiquant_mode = paged ? 3 : 2;
+    }
+    int64_t qs[4];
+    int32_t qnd;
+    if (c.bnsd) qnd = 4, qs[0] = p.b, qs[1] = n, qs[2] = sq, qs[3] = p.d;
+    else if (strcmp(p.layout, "BSND") == 0) qnd = 4, qs[0] = p.b, qs[1] = sq, qs[2] = n, qs[3] = p.d;
+    else qnd = 3, qs[0] = p.b, qs[1] = sq, qs[2] = n * p.d;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&k.query, p.src, qnd, qs), 0);
+    ifa_host_fill_random(&k.query, p.seed * 3 + 20, -1, 1);
+    k.lengths = malloc((size_t)p.b * sizeof *k.lengths);
+    ck_assert_ptr_nonnull(k.lengths);
+    memcpy(k.lengths, c.len, (size_t)p.b * sizeof *k.lengths), k.lengths_count = p.b;
+    k.num_heads = n, k.num_key_value_heads = p.nkv, k.scale_value = 1.0 / sqrt((double)p.d);
+    strcpy(k.input_layout, p.layout);
+    k.softmax_lse_flag = 1;
+    if (paged) {
+        k.block_table = malloc((size_t)(p.b * c.cols) * sizeof *k.block_table);
+        ck_assert_ptr_nonnull(k.block_table);
+        memcpy(k.block_table, c.table, (size_t)(p.b * c.cols) * sizeof *k.block_table);
+        k.block_table_cols = c.cols, k.block_size = p.block_size;
+    }
+
+    /* the op runs on the cache's own buffers */
+    ifa_case_result r;
+    memset(&r, 0, sizeof r);
+    copy_tensor(&k.query, &r.out);
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&r.out); ++i) ifa_host_set(&r.out, i, NAN);
+    const int64_t ls[3] = {p.b, n, sq};
+    ck_assert_int_eq(ifa_host_tensor_alloc(&r.lse, IFA_DTYPE_FLOAT32, 3, ls), 0);
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&r.lse); ++i) ifa_host_set(&r.lse, i, NAN);
+    cl_mem bufs[IFA_CASE_TENSORS] = {0};
+    bufs[0] = upload(&k.query), bufs[1] = c.bufs[0], bufs[2] = c.bufs[1], bufs[3] = upload(&r.out);
+    bufs[4] = upload(&r.lse), bufs[7] = c.bufs[2], bufs[8] = c.bufs[3];
+    ifa_case_tensors t;
+    ifa_incre_flash_attention_args a;
+    ifa_case_describe(&k, &r.out, &r.lse, bufs, &t, &a);
+    size_t ws_bytes = 0;
+    ck_assert_msg(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &a, &r.plan, &ws_bytes) == IFA_STATUS_OK,
+                  "%s", ifa_last_error());
+    cl_int err;
+    cl_mem ws = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, ws_bytes ? ws_bytes : 8, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    ck_assert_msg(ifa_incre_flash_attention_run(test_ctx(), &r.plan, &a, ws, 0, test_queue(), 0, NULL, NULL) ==
+                      IFA_STATUS_OK, "%s", ifa_last_error());
+    download(bufs[3], &r.out), download(bufs[4], &r.lse);
+    clReleaseMemObject(ws), clReleaseMemObject(bufs[0]), clReleaseMemObject(bufs[3]), clReleaseMemObject(bufs[4]);
+
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(&k, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "%s cache %s: vs the cache's contents rel_l2 %.3g (tol %.0e), nonfinite %lld, lse_bad %lld",
+                  p.layout, ifa_dtype_name(p.cache), chk.rel_l2, chk.tolerance, (long long)chk.nonfinite,
+                  (long long)chk.lse_bad);
+
+    /* the storage error: the cache's values (dequantised) against the original rows, relative L2 */
+    double num = 0, den = 0;
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < p.b; ++b)
+            for (int64_t pos = 0; pos < c.len[b]; ++pos)
+                for (int64_t h = 0; h < p.nkv; ++h) {
+                    int64_t u, row;
+                    locate(&c, b, pos, &u, &row);
+                    const int64_t si = ((half * c.units + u) * p.nkv + h) * c.rows + row;
+                    const double sc = c.quant ? ifa_host_get(&k.antiquant_scale, si) : 1;
+                    const double of = c.quant && p.asym ? ifa_host_get(&k.antiquant_offset, si) : 0;
+                    for (int64_t d = 0; d < p.d; ++d) {
+                        const double x = orig_at(&c, half, b, pos, h)[d];
+                        const double y = (ifa_host_get(half ? &k.value : &k.key,
+                                                       ifa_kv_cache_at(c.bnsd, c.rows, p.nkv, p.d, u, row, h, d)) + of) * sc;
+                        num += (y - x) * (y - x), den += x * x;
+                    }
+                }
+    const double storage = sqrt(num / den);
+
+    /* the same case over float32 K/V holding the original rows, without antiquant */
+    ifa_host_tensor_free(&k.antiquant_scale), ifa_host_tensor_free(&k.antiquant_offset);
+    k.antiquant_mode = 0;
+    for (int half = 0; half < 2; ++half) {
+        ifa_host_tensor *kv = half ? &k.value : &k.key, f;
+        ck_assert_int_eq(ifa_host_tensor_alloc(&f, IFA_DTYPE_FLOAT32, kv->ndim, kv->shape), 0);
+        for (int64_t i = 0; i < ifa_host_tensor_numel(&f); ++i) ifa_host_set(&f, i, NAN);
+        for (int64_t b = 0; b < p.b; ++b)
+            for (int64_t pos = 0; pos < c.len[b]; ++pos)
+                for (int64_t h = 0; h < p.nkv; ++h) {
+                    int64_t u, row;
+                    locate(&c, b, pos, &u, &row);
+                    for (int64_t d = 0; d < p.d; ++d)
+                        ifa_host_set(&f, ifa_kv_cache_at(c.bnsd, c.rows, p.nkv, p.d, u, row, h, d),
+                                     orig_at(&c, half, b, pos, h)[d]);
+                }
+        ifa_host_tensor_free(kv);
+        *kv = f;
+    }
+    ck_assert_int_eq(ifa_case_check_result(&k, &r, &chk), 0);
+    /* errors in K move the weights and errors in V the values: the output's relative error is a small
+     * multiple of the storage's (1.1x to 2.1x over these cases; the output's own rounding comes on top) */
+    const double tol = chk.tolerance + 3 * storage;
+    ck_assert_msg(chk.nonfinite == 0 && chk.rel_l2 <= tol,
+                  "%s cache %s: vs the original rows rel_l2 %.3g (tol %.2g: storage error %.3g)", p.layout,
+                  ifa_dtype_name(p.cache), chk.rel_l2, tol, storage);
+    ifa_case_result_free(&r);
+    ifa_case_free(&k);
+    cache_free(&c);
+}
+END_TEST
+
+/* ---- invalid arguments ---------------------------------------------------------------------------- */
+
+/* A valid planning-only BSH append: B = 2, S1 = 2, N_kv = 2, D = 16 into an int8 cache of S_max 8 (or a
+ * paged pool of 6 blocks of 4 rows, 2 columns per batch). */
+typedef struct afix {
+    ifa_tensor k, v, kc, vc, sc, of;
+    int64_t lens[2];
+    int32_t table[4];
+    ifa_kv_cache_append_args a;
+} afix;
+
+static void tdesc(ifa_tensor *t, ifa_dtype dt, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    memset(t, 0, sizeof *t);
+    t->dtype = dt, t->ndim = nd;
+    t->shape[0] = d0, t->shape[1] = d1, t->shape[2] = d2, t->shape[3] = d3;
+}
+
+static void afix_setup(afix *f) {
+    tdesc(&f->k, IFA_DTYPE_FLOAT16, 3, 2, 2, 32, 0), f->v = f->k;
+    tdesc(&f->kc, IFA_DTYPE_INT8, 3, 2, 8, 32, 0), f->vc = f->kc;
+    tdesc(&f->sc, IFA_DTYPE_FLOAT32, 4, 2, 2, 2, 8), f->of = f->sc;
+    f->lens[0] = 6, f->lens[1] = 0;
+    ifa_kv_cache_append_args_init(&f->a);
+    f->a.key = &f->k, f->a.value = &f->v, f->a.key_cache = &f->kc, f->a.value_cache = &f->vc;
+    f->a.antiquant_scale = &f->sc, f->a.antiquant_offset = &f->of;
+    f->a.num_key_value_heads = 2, f->a.cache_seq_lengths = f->lens, f->a.cache_seq_lengths_count = 2;
+}
+
+static void afix_paged(afix *f) {
+    afix_setup(f);
+    tdesc(&f->kc, IFA_DTYPE_INT8, 3, 6, 4, 32, 0), f->vc = f->kc;
+    tdesc(&f->sc, IFA_DTYPE_FLOAT32, 4, 2, 6, 2, 4), f->of = f->sc;
+    const int32_t table[4] = {5, 1, 2, 0};
+    memcpy(f->table, table, sizeof table);
+    f->a.block_table = f->table, f->a.block_table_cols = 2, f->a.block_size = 4;
+}
+
+static void aexpect(const afix *f, ifa_status want, const char *needle) {
+    size_t ws = 0;
+    const ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &f->a, &ws);
+    ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
+    if (want == IFA_STATUS_OK) {
+        ck_assert_uint_eq(ws, 2 * 2 * 8);
+        return;
+    }
+    ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
+}
+
+START_TEST(append_rules) {
+    afix f;
+    afix_setup(&f);
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    size_t ws;
+    ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(test_ctx(), NULL, &ws), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(NULL, &f.a, &ws), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(test_ctx(), &f.a, NULL), IFA_STATUS_NULL_ARGUMENT);
+    afix_setup(&f), f.a.value_cache = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value_cache is NULL");
+    afix_setup(&f), f.a.input_layout = "SBH";
+    aexpect(&f, IFA_STATUS_INVALID_LAYOUT, "input_layout \"SBH\" is not one of BSH, BSND, BNSD");
+    afix_setup(&f), f.a.num_key_value_heads = 0;
+    aexpect(&f, IFA_STATUS_INVALID_HEADS, "num_key_value_heads = 0 is outside [1, 256]");
+    afix_setup(&f), f.a.input_layout = "BNSD";
+    aexpect(&f, IFA_STATUS_INVALID_RANK, "key has rank 3; input_layout BNSD needs rank 4 (B, N_kv, S1, D)");
+    afix_setup(&f), f.a.num_key_value_heads = 3;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "key's last dimension 32 is not a multiple of num_key_value_heads = 3");
+    afix_setup(&f), f.k.shape[2] = f.v.shape[2] = 2 * 513;
+    aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 513 is outside [1, 512]");
+    afix_setup(&f), f.v.shape[1] = 3;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value has shape (2, 3, 32); it must be key's shape (2, 2, 32)");
+    afix_setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT8;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype int8; new rows are float32, float16 or bfloat16");
+    afix_setup(&f), f.v.dtype = IFA_DTYPE_FLOAT32;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype float32; it must be key's float16");
+    afix_setup(&f), f.kc.shape[0] = f.vc.shape[0] = 3;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_cache has shape (3, 8, 32); a contiguous BSH cache with B = 2");
+    afix_setup(&f), f.vc.shape[1] = 9;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape (2, 9, 32); it must be key_cache's shape (2, 8, 32)");
+    afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT32;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_cache has dtype int32; a cache is float32, float16, bfloat16, int8 or int4");
+    afix_setup(&f), f.vc.dtype = IFA_DTYPE_INT4;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype int4; it must be key_cache's int8");
+    afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT4, f.k.shape[2] = f.v.shape[2] = f.kc.shape[2] =
+        f.vc.shape[2] = 2 * 15;
+    aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "an int4 cache packs two values per byte along D; D = 15 must be even");
+    /* scales */
+    afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT16;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale is given but key_cache has dtype float16");
+    f.a.antiquant_scale = f.a.antiquant_offset = NULL;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_setup(&f), f.a.antiquant_scale = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key_cache has dtype int8");
+    afix_setup(&f), f.sc.shape[3] = 7;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 2, 2, 7); a contiguous cache takes (2, B, "
+                                           "N_kv, S_max) = (2, 2, 2, 8)");
+    afix_setup(&f), f.sc.dtype = IFA_DTYPE_FLOAT16;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype float16; it must be float32");
+    afix_setup(&f), f.of.shape[1] = 1;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape (2, 1, 2, 8); it must be the scale's shape");
+    afix_setup(&f), f.of.dtype = IFA_DTYPE_BFLOAT16;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype bfloat16; it must be float32");
+    afix_setup(&f), f.a.antiquant_offset = NULL; /* symmetric */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    /* lengths */
+    afix_setup(&f), f.a.cache_seq_lengths = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "cache_seq_lengths is NULL");
+    afix_setup(&f), f.a.cache_seq_lengths_count = 3;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "cache_seq_lengths has 3 values; it needs 1 or B = 2");
+    afix_setup(&f), f.lens[0] = 7;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "cache_seq_lengths[0] = 7: the 2 new rows go at positions [7, 9), but "
+                                                "the cache (S_max) holds 8 positions");
+    afix_setup(&f), f.lens[1] = -1;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "cache_seq_lengths[1] = -1");
+    afix_setup(&f), f.a.block_size = 4;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "block_table is NULL but block_size = 4 asks for a paged cache");
+    /* paged */
+    afix_paged(&f);
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_paged(&f), f.a.block_size = 0;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "block_size = 0 is outside [1, 512]");
+    afix_paged(&f), f.kc.shape[1] = f.vc.shape[1] = 8;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_cache has shape (6, 8, 32); a paged BSH cache");
+    afix_paged(&f), f.sc.shape[1] = 2;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "a paged cache takes (2, num_blocks, N_kv, block_size) = (2, 6, 2, 4)");
+    afix_paged(&f), f.lens[0] = 7;
+    aexpect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "cache_seq_lengths[0] = 7: the 2 new rows go at positions [7, 9), but "
+                                                "the batch's block_table row holds 8 positions");
+    afix_paged(&f), f.a.block_table_cols = 0;
+    aexpect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table_cols = 0 is outside");
+    afix_paged(&f), f.table[1] = 6;
+    aexpect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[0][1] = 6 is outside the pool's blocks [0, 6) (position 6 of "
+                                                "batch 0)");
+    afix_paged(&f), f.table[3] = -2; /* batch 1 writes positions 0 and 1: column 1 is never used */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_paged(&f), f.table[2] = 1, f.lens[1] = 2; /* batch 1 appends into batch 0's block 1 at rows 2, 3 */
+    aexpect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "row 2 of block 1 would be written by batch 0 and batch 1: two sequences "
+                                                "append into one shared block");
+    afix_paged(&f), f.table[2] = 1, f.lens[1] = 0; /* the same block, other rows: allowed */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+}
+END_TEST
+
+/* A rejected run writes nothing: the cache, scales and offsets keep their contents. */
+START_TEST(append_rejected_writes_nothing) {
+    aspec p = {.layout = "BSND", .src = IFA_DTYPE_FLOAT16, .cache = IFA_DTYPE_INT8, .asym = 1, .b = 2, .nkv = 2, .d = 32,
+               .cap = 64, .block_size = 8, .seed = 7300};
+    cache c;
+    cache_init(&c, &p);
+    append_ok(&c, 0, p.b, 5, 1);
+    ifa_host_tensor kn, vn;
+    new_rows(&c, p.b, 4, 2, &kn, &vn);
+    const int32_t own = c.table[c.cols];
+    c.table[c.cols] = c.table[0]; /* batch 1 would write rows 5..7 of batch 0's first block, as batch 0 does */
+    ck_assert_int_eq(append(&c, 0, &kn, &vn), IFA_STATUS_INVALID_BLOCK_TABLE);
+    c.table[c.cols] = (int32_t)c.units; /* outside the pool */
+    ck_assert_int_eq(append(&c, 0, &kn, &vn), IFA_STATUS_INVALID_BLOCK_TABLE);
+    c.table[c.cols] = own;
+    c.len[1] = p.cap - 3; /* past the blocks batch 1 owns */
+    ck_assert_int_eq(append(&c, 0, &kn, &vn), IFA_STATUS_INVALID_BLOCK_TABLE);
+    c.len[1] = 5;
+    check_cache(&c);
+    ifa_host_tensor_free(&kn), ifa_host_tensor_free(&vn);
+    cache_free(&c);
+}
+END_TEST
+
+Suite *append_suite(void);
+Suite *append_suite(void) {
+    Suite *s = suite_create("append");
+    TCase *t = tcase_create("append");
+    tcase_set_timeout(t, 600);
+    tcase_add_loop_test(t, append_rows, 0, 30);
+    tcase_add_loop_test(t, append_then_attend, 0, 20);
+    tcase_add_test(t, append_rules);
+    tcase_add_test(t, append_rejected_writes_nothing);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) { return test_run_suite(append_suite()); }
