@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/block_pool.h"
 #include "common/case.h"
 #include "common/half.h"
 #include "common/npy.h"
@@ -221,10 +222,46 @@ START_TEST(case_rejects_bad_fields) {
 }
 END_TEST
 
+/* The decode driver's block pool: allocation order, publish/lookup sharing, LRU eviction of released
+ * published blocks only when no free block is left, and the counters. */
+START_TEST(block_pool_lru_and_reuse) {
+    ifa_block_pool p;
+    ck_assert_int_eq(ifa_block_pool_init(&p, 4), 0);
+    const int32_t a = ifa_block_pool_alloc(&p), b = ifa_block_pool_alloc(&p), c = ifa_block_pool_alloc(&p);
+    ck_assert_int_eq(a, 0);
+    ck_assert_int_eq(b, 1);
+    ck_assert_int_eq(c, 2);
+    ck_assert_int_eq(ifa_block_pool_publish(&p, a, 111), 0);
+    ck_assert_int_eq(ifa_block_pool_publish(&p, b, 222), 0);
+    ck_assert_int_eq(ifa_block_pool_publish(&p, c, 111), -1); /* that prefix has a block already */
+    ck_assert_int_eq(ifa_block_pool_lookup(&p, 111), a);      /* shared: refcount 2 */
+    ck_assert_int_eq(ifa_block_pool_lookup(&p, 333), -1);
+    ifa_block_pool_release(&p, a);
+    ifa_block_pool_release(&p, b); /* b cached first, then a */
+    ifa_block_pool_release(&p, a);
+    ifa_block_pool_release(&p, c); /* unpublished: free */
+    ck_assert_int_eq(p.in_use, 0);
+    ck_assert_int_eq(p.cached, 2);
+    ck_assert_int_eq(ifa_block_pool_available(&p), 4);
+    /* free blocks go first (c, then 3), then the least recently released cached block (b), then a */
+    ck_assert_int_eq(ifa_block_pool_alloc(&p), c);
+    ck_assert_int_eq(ifa_block_pool_alloc(&p), 3);
+    ck_assert_int_eq(p.evictions, 0);
+    ck_assert_int_eq(ifa_block_pool_lookup(&p, 111), a); /* a revived from the cache: b is now the only one */
+    ck_assert_int_eq(ifa_block_pool_alloc(&p), b);
+    ck_assert_int_eq(p.evictions, 1);
+    ck_assert_int_eq(ifa_block_pool_lookup(&p, 222), -1); /* b's prefix went with it */
+    ck_assert_int_eq(ifa_block_pool_alloc(&p), -1);
+    ck_assert_int_eq(p.hits, 2);
+    ifa_block_pool_free(&p);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tools");
     TCase *t = tcase_create("tools");
     tcase_add_test(t, npy_round_trip_every_dtype);
+    tcase_add_test(t, block_pool_lru_and_reuse);
     tcase_add_test(t, npy_rejects_malformed);
     tcase_add_test(t, half_conversions);
     tcase_add_test(t, case_with_npy_inputs_runs);
