@@ -289,7 +289,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     IFA__TRY(ifa__check_queue(ctx, queue));
 
     const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
-    int32_t wg = t.combine_work_group_size > 0 ? t.combine_work_group_size : 64; /* the small-kernel width */
+    int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;
     while (wg > 1 && (wg / 2 >= m.dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
         wg /= 2;
     char options[192];

@@ -18,6 +18,7 @@ typedef struct ifa_tuning {
     int32_t vector_width;      /* the kernel's vector width along D (the largest power of 2 up to this that
                                 * divides D); 1 = the scalar work-group kernel */
     int32_t pv_block;          /* vectors per P.V register block (with vector_width > 1) */
+    int32_t append_work_group_size; /* KVCacheAppend: work-items per (token, head) row */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -262,7 +262,9 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     if (ev && event) {
         *event = ev;
     } else if (ev) {
+        const double tw = now_us();
         clWaitForEvents(1, &ev);
+        dr->st.wait_us += now_us() - tw;
         dr->st.prefill_dev_us += event_us(ev, ev);
         clReleaseEvent(ev);
     }
@@ -781,7 +783,7 @@ static void report(driver *dr) {
            p50, p99, (long long)m, (long long)s->build_steps, s->build_us * 1e-3);
     printf("planning             %.1f %% of the step time (%.1f us per step)\n", 100 * s->plan_us / s->steps_us,
            n ? s->plan_us / (double)n : 0);
-    printf("host work            %.1f %% of the step time (all but waiting for the attention to finish)\n",
+    printf("host work            %.1f %% of the step time (all but waiting for the attention and prefill appends)\n",
            100 * (s->steps_us - s->wait_us) / s->steps_us);
     printf("device time          attention %.1f us per step, decode append %.1f us per step, prefill appends %.1f ms "
            "in all\n", n ? s->attn_dev_us / (double)n : 0, n ? s->append_dev_us / (double)n : 0, s->prefill_dev_us * 1e-3);
