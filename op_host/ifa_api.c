@@ -7,6 +7,7 @@
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
 #include "op_host/launch.h"
+#include "op_host/rope.h"
 #include "op_host/verbose.h"
 #include "templates/all_vector.h"
 #include "tiling/planner.h"
@@ -42,7 +43,8 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(mask_kind) FIELD(mask_batch) FIELD(mask_len) FIELD(pse_kind) FIELD(pse_len) FIELD(has_kv_padding)
     FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
-    FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len)
+    FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
+    FIELD(rope_theta_bits) FIELD(rope_table_rows)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
@@ -92,6 +94,27 @@ static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_atte
     return ifa__upload_staged(host, (size_t)(p->batch + 1) * sizeof *host, ws, at, queue, num_wait, wait, done);
 }
 
+/* Rotary query: each batch's first query position (int64), then the inverse frequencies as float pairs. */
+static ifa_status upload_rope(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws, size_t at,
+                              cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+    const ifa_problem *p = &plan->problem;
+    const size_t bytes = (size_t)plan->ws_rope_bytes;
+    unsigned char *host = malloc(bytes);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu bytes of rope positions", bytes);
+    int64_t *first = (int64_t *)host;
+    const ifa_status st = ifa__ifa_rope_positions(args, p, first);
+    if (st != IFA_STATUS_OK) {
+        free(host);
+        return st;
+    }
+    if (!p->rope_table) {
+        ifa__rope_info info = {p->rope, 0, p->rope_dim, 0, 0};
+        memcpy(&info.theta, &p->rope_theta_bits, sizeof info.theta);
+        ifa__rope_freqs(&info, (float *)(host + 8 * p->batch));
+    }
+    return ifa__upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
+}
+
 ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
                                          const ifa_incre_flash_attention_args *args, cl_mem workspace,
                                          size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
@@ -120,7 +143,7 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
 
     ifa__verbose_run(plan, args);
 
-    cl_event uploaded[3] = {NULL, NULL, NULL};
+    cl_event uploaded[4] = {NULL, NULL, NULL, NULL};
     cl_uint nup = 0;
     ifa_status ust = IFA_STATUS_OK;
     if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH)
@@ -129,6 +152,9 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
     if (ust == IFA_STATUS_OK && problem.paged)
         ust = upload_table(plan, args, workspace, workspace_offset + (size_t)plan->ws_table_offset, queue,
                            num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
+    if (ust == IFA_STATUS_OK && problem.rope)
+        ust = upload_rope(plan, args, workspace, workspace_offset + (size_t)plan->ws_rope_offset, queue,
+                          num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
     if (ust == IFA_STATUS_OK && plan->split_kv == IFA_SPLIT_BALANCED)
         ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
                             num_events_in_wait_list, event_wait_list, &uploaded[nup++]);

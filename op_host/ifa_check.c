@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_host/cl_status.h"
+#include "op_host/rope.h"
 #include "op_host/tensor_check.h"
 #include "tiling/planner.h"
 
@@ -377,6 +379,39 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
     return IFA_STATUS_OK;
 }
 
+static ifa__rope_view rope_view(const ifa_incre_flash_attention_args *a) {
+    return (ifa__rope_view){a->rope_mode, a->rope_theta, a->rope_dim, a->rope_positions, a->rope_positions_count,
+                            a->rope_cos, a->rope_sin};
+}
+
+ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t *first) {
+    const ifa__rope_view v = rope_view(a);
+    const ifa__rope_info info = {p->rope, p->rope_table, p->rope_dim, p->rope_table_rows, 0};
+    int64_t *defaults = NULL;
+    if (!a->rope_positions) {
+        if (!(defaults = malloc((size_t)p->batch * sizeof *defaults)))
+            return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "rope positions of %" PRId64 " batches", p->batch);
+        for (int64_t b = 0; b < p->batch; ++b)
+            defaults[b] = (a->actual_seq_lengths ? a->actual_seq_lengths[a->actual_seq_lengths_count == 1 ? 0 : b]
+                                                 : p->seq_kv) - p->seq_q;
+    }
+    const ifa_status st = ifa__rope_check_positions(&v, &info, p->batch, defaults, "actual_seq_lengths - S1", p->seq_q,
+                                                    first);
+    free(defaults);
+    return st;
+}
+
+/* Rotary embedding of the query: attributes, then each batch's positions. */
+static ifa_status check_rope(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+    const ifa__rope_view v = rope_view(a);
+    ifa__rope_info info;
+    IFA__TRY(ifa__rope_check(&v, p->batch, p->head_dim, &info));
+    if (info.mode == IFA_ROPE_NONE) return IFA_STATUS_OK;
+    p->rope = info.mode, p->rope_table = info.table, p->rope_dim = info.dim, p->rope_table_rows = info.table_rows;
+    if (!info.table) memcpy(&p->rope_theta_bits, &info.theta, sizeof info.theta);
+    return ifa__ifa_rope_positions(a, p, NULL);
+}
+
 /* Paged KV attributes and the pool's shape. Sets paged, block_size, table_cols, pool_blocks and seq_kv. */
 static ifa_status check_paged(const ifa_incre_flash_attention_args *a, ifa_problem *p, ifa_layout layout) {
     char s1[128];
@@ -585,7 +620,8 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
     IFA__TRY(check_antiquant(a, p, max_len));
     IFA__TRY(check_quant_out(a, p));
-    return check_prefix(a, p);
+    IFA__TRY(check_prefix(a, p));
+    return check_rope(a, p);
 }
 
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
@@ -602,5 +638,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->quant_offset2) IFA__TRY(ifa__check_buffer(a->quant_offset2, "quant_offset2"));
     if (a->key_shared_prefix) IFA__TRY(ifa__check_buffer(a->key_shared_prefix, "key_shared_prefix"));
     if (a->value_shared_prefix) IFA__TRY(ifa__check_buffer(a->value_shared_prefix, "value_shared_prefix"));
+    if (a->rope_cos) IFA__TRY(ifa__check_buffer(a->rope_cos, "rope_cos"));
+    if (a->rope_sin) IFA__TRY(ifa__check_buffer(a->rope_sin, "rope_sin"));
     return IFA_STATUS_OK;
 }

@@ -22,6 +22,10 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *args, ifa_p
  * the key's first row. */
 int64_t ifa__effective_length(const ifa_problem *problem, int64_t raw);
 
+/* With a rotary query: each batch's first query position into first (B values), checked. */
+ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *args, const ifa_problem *problem,
+                                   int64_t *first);
+
 /* Checks that every tensor of args names a buffer large enough for offset + its bytes. */
 ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *args);
 

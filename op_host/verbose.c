@@ -32,12 +32,20 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
             "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu work_group_size=%d chunk_rows=%d "
             "heads_per_group=%d workspace=%lld case={\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": %lld, "
             "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s, "
-            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld}, \"inputs\": {",
+            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld",
             plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key,
             (int)plan->work_group_size, (int)plan->chunk_rows, (int)plan->heads_per_group,
             (long long)plan->workspace_bytes, (long long)p->num_heads, (long long)p->num_kv_heads, (double)scale,
             ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false", a->softcap, (long long)a->window,
             (long long)a->block_size, (long long)a->antiquant_mode);
+    if (p->rope) {
+        fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", p->rope == IFA_ROPE_NEOX ? "neox" : "gptj",
+                (long long)p->rope_dim);
+        double theta;
+        memcpy(&theta, &p->rope_theta_bits, sizeof theta);
+        if (!p->rope_table) fprintf(stderr, ", \"rope_theta\": %.17g", theta);
+    }
+    fputs("}, \"inputs\": {", stderr);
     tensor_json(stderr, "query", a->query, 1);
     fputs(", ", stderr);
     tensor_json(stderr, "key", a->key, 2);
@@ -60,6 +68,16 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
         fputs(", ", stderr), tensor_json(stderr, "value_shared_prefix", a->value_shared_prefix, 11);
     if (a->actual_shared_prefix_len)
         fprintf(stderr, ", \"actual_shared_prefix_len\": %lld", (long long)*a->actual_shared_prefix_len);
+    if (p->rope && a->rope_positions) {
+        fputs(", \"rope_positions\": [", stderr);
+        for (int64_t i = 0; i < a->rope_positions_count; ++i)
+            fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->rope_positions[i]);
+        fputc(']', stderr);
+    }
+    if (p->rope && a->rope_cos) {
+        fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 12);
+        fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 13);
+    }
     if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
     if (a->block_table) {
         fputs(", \"block_table\": [", stderr);

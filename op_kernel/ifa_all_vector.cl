@@ -47,6 +47,7 @@
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
+ * ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
@@ -230,7 +231,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
     int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
     ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
-    __global const q2_store *qo2, ulong qo2_off, int real_group) {
+    __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
+    __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
+    __global const float *rope_sin, ulong rope_s_off) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -306,12 +309,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if PREFIX
         /* virtual head g0 + g of the prefix pass is query head (gv % G) of KV head kvh in batch gv / G */
         const int gv = g0 + g;
-        const ulong qaddr = q_off + (ulong)(gv / real_group) * q_bstride +
-                            (ulong)(kvh * real_group + gv % real_group) * q_hstride + (ulong)t * q_tstride + d;
+        const ulong qb = (ulong)(gv / real_group);
+        const ulong qaddr = q_off + qb * q_bstride + (ulong)(kvh * real_group + gv % real_group) * q_hstride +
+                            (ulong)t * q_tstride + d;
 #else
+        const ulong qb = b;
         const ulong qaddr = qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d;
 #endif
         float qv = g < gn ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
+#if ROPE
+        /* rotated in registers at the token's position; the query in memory is left as it is */
+        if (g < gn && d < ROPE_DIM) {
+            const int pos = (int)rope_pos[rope_pos_off + qb] + t;
+            const float xp = IFA_LOAD(Q_T, q, qaddr - (ulong)d + (ulong)ifa_rope_partner(d));
+            qv = ifa_rope_apply(qv, xp, d, IFA_ROPE_CS(pos, ifa_rope_index(d)));
+        }
+#else
+        (void)qb;
+#endif
 #if ANTIQUANT == 1 || ANTIQUANT == 2
         qv *= AQ_SCALE(AQ_IDX(0, d));
 #endif

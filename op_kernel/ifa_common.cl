@@ -84,3 +84,50 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
 #define Q2_T 0
 #endif
 typedef IFA_STORE_TYPE(Q2_T) q2_store;
+
+/* Rotary position embedding (docs/rope.md): ROPE 1 rotates halves (neox: dims d and d + ROPE_DIM/2), 2
+ * interleaved pairs (gptj: dims 2i and 2i + 1), over the first ROPE_DIM dims; ROPE_TAB 1 reads cos/sin from
+ * tables instead of computing them. The kernel must declare rope_f, rope_f_off (inverse frequencies as
+ * (hi, lo) float pairs) or, with ROPE_TAB, rope_cos, rope_c_off, rope_sin, rope_s_off. */
+#ifndef ROPE
+#define ROPE 0
+#endif
+#ifndef ROPE_TAB
+#define ROPE_TAB 0
+#endif
+#if ROPE
+/* cos and sin of pos · (f.x + f.y), reduced modulo 2π in float32 without losing the angle at large pos:
+ * a = pos·f.x rounded, e its exact rounding error (fma), k = round(a / 2π); a - k·2π with 2π split into a
+ * float and its remainder (Cody-Waite, each product by fma), then e and pos·f.y added to the small result.
+ * The angle is good to a few 1e-7 rad for positions up to 2^24 (a plain float pos·f is off by up to
+ * 2^-24·pos rad: 0.06 rad at 1M). */
+inline float2 ifa_rope_cs(int pos, float2 f) {
+    const float p = (float)pos;
+    const float a = p * f.x;
+    const float e = fma(p, f.x, -a);
+    const float k = rint(a * 0.15915494309189535f);
+    float r = fma(-k, 6.28318548202514648f, a);
+    r = fma(-k, -1.7484556000744487e-07f, r);
+    r += e + p * f.y;
+    float c;
+    const float s = sincos(r, &c);
+    return (float2)(c, s);
+}
+#if ROPE_TAB
+#define IFA_ROPE_CS(pos, i)                                                                                      \
+    ((float2)(rope_cos[rope_c_off + (ulong)(pos) * (ROPE_DIM / 2) + (ulong)(i)],                                \
+              rope_sin[rope_s_off + (ulong)(pos) * (ROPE_DIM / 2) + (ulong)(i)]))
+#else
+#define IFA_ROPE_CS(pos, i) ifa_rope_cs((pos), rope_f[rope_f_off + (ulong)(i)])
+#endif
+/* Rotating element d (< ROPE_DIM) of a row: its pair partner, the frequency index of the pair, and the
+ * rotated value from x = element d, xp = the partner and cs = IFA_ROPE_CS(pos, ifa_rope_index(d)). */
+inline int ifa_rope_partner(int d) {
+    return ROPE == 1 ? (d < ROPE_DIM / 2 ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1;
+}
+inline int ifa_rope_index(int d) { return ROPE == 1 ? d % (ROPE_DIM / 2) : d >> 1; }
+inline float ifa_rope_apply(float x, float xp, int d, float2 cs) {
+    const int first = ROPE == 1 ? d < ROPE_DIM / 2 : (d & 1) == 0;
+    return first ? x * cs.x - xp * cs.y : x * cs.x + xp * cs.y;
+}
+#endif

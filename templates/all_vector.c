@@ -45,10 +45,12 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d -D CAUSAL=0 -D HAS_LSE=0 -D HAS_MASK=0 -D HAS_PSE=0 -D SOFTCAP=%d -D HAS_PAD=0 "
-             "-D PAGED=0 -D ANTIQUANT=0 -D SPLIT=1 -D BALANCED=0 -D ROWMAX=1 -D MAX_PASS=0 -D PREFIX=1",
+             "-D PAGED=0 -D ANTIQUANT=0 -D SPLIT=1 -D BALANCED=0 -D ROWMAX=1 -D MAX_PASS=0 -D PREFIX=1 "
+             "-D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d",
              (int)p->q_dtype, (int)p->kv_dtype, p->out_dtype == IFA_DTYPE_INT8 ? 0 : (int)p->out_dtype,
              (int)p->head_dim, (int)plan->work_group_size, (int)plan->vector_width, (int)plan->prefix_pv_block,
-             (int)plan->chunk_rows, (int)plan->prefix_heads_per_group, (int)p->seq_q, p->softcap_bits != 0);
+             (int)plan->chunk_rows, (int)plan->prefix_heads_per_group, (int)p->seq_q, p->softcap_bits != 0,
+             (int)p->rope, (int)p->rope_dim, (int)p->rope_table);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k;
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
@@ -71,13 +73,14 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
-             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
+             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d "
+             "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
              (int)p->seq_q, (int)p->causal, (int)p->has_lse,
              p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
              (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, q2_options,
-             equal_splits, balanced, global_max ? 2 : 1);
+             (int)p->rope, (int)p->rope_dim, (int)p->rope_table, equal_splits, balanced, global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
@@ -146,6 +149,14 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     if (p->antiquant == IFA_ANTIQUANT_PAGED_HEAD_TOKEN)
         aq_hstride = aq_len, aq_bstride = nkv_u * aq_len, aq_vstride = (cl_ulong)p->pool_blocks * nkv_u * aq_len;
 
+    /* rope: the first query positions (int64) and inverse frequencies (float pairs) in the workspace, or tables */
+    const cl_mem rope_buf = p->rope ? workspace : q->buffer;
+    const cl_ulong rope_pos_off = p->rope ? (workspace_offset + (cl_ulong)plan->ws_rope_offset) / 8 : 0;
+    const cl_ulong rope_f_off = p->rope ? rope_pos_off + (cl_ulong)p->batch : 0; /* float2 = 8 bytes */
+    const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
+    const cl_mem rcos_buf = rcos ? rcos->buffer : q->buffer, rsin_buf = rsin ? rsin->buffer : q->buffer;
+    const cl_ulong rcos_off = rcos ? ifa__elem_offset(rcos) : 0, rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
+
     const ifa__karg kargs[] = {
         {sizeof(cl_mem), &q->buffer},    {sizeof q_off, &q_off},       {sizeof s.q_batch, &s.q_batch},
         {sizeof s.q_head, &s.q_head},    {sizeof s.q_tok, &s.q_tok},    {sizeof(cl_mem), &kt->buffer},
@@ -169,6 +180,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof aqo_off, &aqo_off},      {sizeof aq_vstride, &aq_vstride}, {sizeof aq_bstride, &aq_bstride},
         {sizeof aq_hstride, &aq_hstride}, {sizeof(cl_mem), &qs2_buf},  {sizeof qs2_off, &qs2_off},
         {sizeof(cl_mem), &qo2_buf},      {sizeof qo2_off, &qo2_off},    {sizeof real_group, &real_group},
+        {sizeof(cl_mem), &rope_buf},     {sizeof rope_pos_off, &rope_pos_off}, {sizeof(cl_mem), &rope_buf},
+        {sizeof rope_f_off, &rope_f_off}, {sizeof(cl_mem), &rcos_buf},  {sizeof rcos_off, &rcos_off},
+        {sizeof(cl_mem), &rsin_buf},     {sizeof rsin_off, &rsin_off},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),

@@ -42,6 +42,12 @@ typedef struct fspec {
     double q2_max;      /* scales drawn in [q2_max / 4, q2_max): large ones saturate */
     int64_t prefix;     /* > 0: a shared prefix of this many rows (S_p) */
     int64_t prefix_len; /* actual_shared_prefix_len, 0 = all S_p; rows past it hold NaN */
+    int rope;           /* ifa_rope_mode */
+    int64_t rope_dim;   /* 0: D */
+    double rope_theta;  /* 0: 10000 */
+    int64_t rope_pos0;  /* > 0: rope_positions[b] = rope_pos0 + 7b, else the op's default */
+    double rope_table;  /* > 0: cos/sin tables of angles (pos · rope_table) · theta^(-2i/dim) (rope_table 1: the
+                         * theta formula's own values; 0.25: a linearly scaled context) */
     uint64_t seed;
 } fspec;
 
@@ -259,6 +265,29 @@ static int build(const fspec *p, ifa_case *c) {
             ifa_host_fill_random(&c->quant_offset2, p->seed * 11 + 9, -20, 20);
         }
     }
+    if (p->rope) {
+        strcpy(c->rope_mode, p->rope == IFA_ROPE_NEOX ? "neox" : "gptj");
+        c->rope_dim = p->rope_dim, c->rope_theta = p->rope_table > 0 ? 0 : p->rope_theta;
+        if (p->rope_pos0 > 0) {
+            if (!(c->rope_positions = malloc((size_t)p->b * sizeof *c->rope_positions))) return -1;
+            for (int64_t b = 0; b < p->b; ++b) c->rope_positions[b] = p->rope_pos0 + 7 * b;
+            c->rope_positions_count = p->b;
+        }
+        if (p->rope_table > 0) {
+            const int64_t rd = p->rope_dim ? p->rope_dim : p->d, rows = (p->rope_pos0 > 0 ? p->rope_pos0 + 7 * p->b : p->s) + p->sq;
+            const int64_t ts[2] = {rows, rd / 2};
+            if (ifa_host_tensor_alloc(&c->rope_cos, IFA_DTYPE_FLOAT32, 2, ts) != 0 ||
+                ifa_host_tensor_alloc(&c->rope_sin, IFA_DTYPE_FLOAT32, 2, ts) != 0)
+                return -1;
+            const double theta = p->rope_theta ? p->rope_theta : 10000.0;
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t i = 0; i < rd / 2; ++i) {
+                    const double angle = (double)r * p->rope_table * pow(theta, -2.0 * (double)i / (double)rd);
+                    ifa_host_set(&c->rope_cos, r * (rd / 2) + i, cos(angle));
+                    ifa_host_set(&c->rope_sin, r * (rd / 2) + i, sin(angle));
+                }
+        }
+    }
     if (p->prefix > 0) {
         shape4(p->layout, 1, p->prefix, p->nkv, p->d, &nd, sh);
         if (ifa_host_tensor_alloc(&c->key_shared_prefix, p->kv, nd, sh) != 0 ||
@@ -307,11 +336,12 @@ static int force_split(ifa_plan *plan, void *user) {
 static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
-             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s seed=%llu",
+             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
-             p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), (unsigned long long)p->seed);
+             p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
+             p->rope_theta, (long long)p->rope_pos0, p->rope_table, (unsigned long long)p->seed);
 }
 
 /* Runs p and checks it against the reference; returns the result for further comparison if keep. An int8
@@ -542,6 +572,42 @@ START_TEST(antiquant_paged_scales) {
 }
 END_TEST
 
+/* RoPE on the query: both modes, full and partial rope_dim, theta and tables (a scaled context), default and
+ * explicit positions, S1 > 1, GQA, paged KV, every split mode, a shared prefix. */
+START_TEST(rope_query) {
+    static const int64_t lens[] = {300, 5, 177, 64};
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300, .sq = 1 + (_i / 2) % 3,
+               .lens = lens, .nlens = 4, .rope = 1 + _i % 2, .rope_dim = _i % 4 >= 2 ? 32 : 0,
+               .rope_theta = _i % 5 == 0 ? 500000 : 0, .rope_pos0 = _i % 3 == 2 ? 1000 : 0,
+               .rope_table = _i % 6 == 1 ? 0.25 : 0, .split = splits[_i % 4], .seed = 1700 + (uint64_t)_i};
+    if (_i >= 12) p.block_size = 16, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+    if (_i >= 16) p.block_size = 0, p.prefix = 100, p.split = 0, p.sq = 1; /* rotated rows of every batch in one pass */
+    check(&p, NULL);
+}
+END_TEST
+
+/* Positions near 2^20 stay within the usual tolerance: the kernel's angle reduction keeps them exact where a
+ * float32 pos · inv_freq would be off by up to 0.06 rad. And tables holding the theta formula's values give
+ * the theta path's output. */
+START_TEST(rope_large_positions_and_tables) {
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32, .kv = IFA_DTYPE_FLOAT32, .b = 3, .n = 4, .nkv = 2,
+               .d = 128, .s = 200, .sq = 1 + _i % 2, .rope = 1 + _i % 2, .rope_pos0 = (1 << 20) - 50,
+               .seed = 1800 + (uint64_t)_i};
+    ifa_case_result r1, r2;
+    check(&p, &r1);
+    p.rope_table = 1; /* cos/sin tables of exactly the theta formula's angles */
+    check(&p, &r2);
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&r1.out); ++i) {
+        const double a = ifa_host_get(&r1.out, i), b = ifa_host_get(&r2.out, i);
+        num += (a - b) * (a - b), den += b * b;
+    }
+    ck_assert_msg(sqrt(num / den) < 1e-5, "theta vs tables at 2^20: rel_l2 %.3g", sqrt(num / den));
+    ifa_case_result_free(&r1), ifa_case_result_free(&r2);
+}
+END_TEST
+
 /* int8 KV and float32 KV holding the same dequantised values give the same output to fp32 rounding. */
 START_TEST(antiquant_equals_dequantised_float) {
     static const int64_t lens[] = {250, 97};
@@ -681,6 +747,8 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
     tcase_add_loop_test(t, antiquant_modes, 0, 32);
     tcase_add_loop_test(t, antiquant_paged_scales, 0, 12);
+    tcase_add_loop_test(t, rope_query, 0, 20);
+    tcase_add_loop_test(t, rope_large_positions_and_tables, 0, 6);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
     tcase_add_loop_test(t, quantised_output, 0, 12);
     tcase_add_loop_test(t, shared_prefix, 0, 9);

@@ -52,7 +52,8 @@ START_TEST(key_rejects_illegal) {
     v[IFA_KEY_LAYOUT] = 0, v[IFA_KEY_SPLIT_KV] = 4; /* no fourth split mode */
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
-    ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 500000000000ull, back), IFA_STATUS_INVALID_PLAN); /* rope 5 */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 1000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
     ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
 }
 END_TEST

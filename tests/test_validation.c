@@ -8,8 +8,9 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs;
     int64_t prefix_len;
+    int64_t rope_pos[2];
     int64_t lens[2];
     int64_t pad;
     int32_t table[2 * 4];
@@ -521,6 +522,57 @@ static void expect_run(live *l, const ifa_plan *plan, cl_mem ws, cl_command_queu
     if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
 }
 
+/* RoPE on the fixture (D = 16, lengths 32 and 7, S1 = 1): each rule has its own status and message. */
+START_TEST(rope_rules) {
+    fixture f;
+    setup(&f), f.a.rope_mode = "neox";
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.rope_mode = "gptj", f.a.rope_dim = 8, f.a.rope_theta = 500000;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup(&f), f.a.rope_mode = "yarn";
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_mode \"yarn\" is not \"none\", \"neox\" or \"gptj\"");
+    setup(&f), f.a.rope_dim = 8; /* with rope_mode none */
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim is given but rope_mode is none");
+    setup(&f), f.a.rope_mode = "neox", f.a.rope_dim = 7;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 7 must be even and positive");
+    f.a.rope_dim = 18;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 18 exceeds the head dimension D = 16");
+    f.a.rope_dim = 0, f.a.rope_theta = -1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_theta = -1 must be positive and finite");
+    /* positions */
+    setup(&f), f.a.rope_mode = "neox", f.rope_pos[0] = 5, f.rope_pos[1] = -3;
+    f.a.rope_positions = f.rope_pos, f.a.rope_positions_count = 2;
+    expect(&f, IFA_STATUS_INVALID_POSITION, "rope_positions[1] = -3 is negative");
+    f.rope_pos[1] = (1 << 24) - 1;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.rope_pos[1] = 1 << 24;
+    expect(&f, IFA_STATUS_INVALID_POSITION, "rope_positions[1] = 16777216 puts the last of 1 tokens at or past 2^24");
+    f.a.rope_positions_count = 1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_positions has 1 values; it needs B = 2");
+    setup(&f), f.a.rope_mode = "neox", f.lens[1] = 0; /* default position: length - S1 = -1 */
+    expect(&f, IFA_STATUS_INVALID_POSITION, "batch 1's default rope position (actual_seq_lengths - S1) = -1 is "
+                                            "negative; rope_positions gives positions explicitly");
+    /* tables: (positions, rope_dim / 2) float32, covering every position */
+    setup(&f), f.a.rope_mode = "gptj";
+    tensor(&f.rc, IFA_DTYPE_FLOAT32, 2, 32, 8, 0, 0), f.rs = f.rc;
+    f.a.rope_cos = &f.rc, f.a.rope_sin = &f.rs;
+    expect(&f, IFA_STATUS_OK, NULL); /* positions 31 and 6 */
+    f.rc.shape[0] = f.rs.shape[0] = 31;
+    expect(&f, IFA_STATUS_INVALID_POSITION, "batch 0's default rope position (actual_seq_lengths - S1) = 31 needs "
+                                            "rope_cos/rope_sin rows up to 31; the tables have 31");
+    f.rc.shape[0] = f.rs.shape[0] = 32, f.rc.shape[1] = 4;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "rope_cos has shape (32, 4); it must be (positions, rope_dim / 2 = 8)");
+    f.rc.shape[1] = 8, f.rs.shape[0] = 33;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "rope_sin has shape (33, 8); it must be rope_cos's (32, 8)");
+    f.rs.shape[0] = 32, f.rs.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "rope_sin has dtype float16; the tables are float32");
+    f.rs.dtype = IFA_DTYPE_FLOAT32, f.a.rope_sin = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "rope_cos is given without rope_sin");
+    f.a.rope_sin = &f.rs, f.a.rope_theta = 10000;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_theta = 10000 is given with rope_cos/rope_sin tables");
+}
+END_TEST
+
 START_TEST(run_rules) {
     live l;
     live_setup(&l);
@@ -644,6 +696,7 @@ int main(void) {
     tcase_add_test(t, antiquant_rules);
     tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, shared_prefix_rules);
+    tcase_add_test(t, rope_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -46,6 +46,7 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_PAGED] = plan->problem.paged;
     v[IFA_KEY_ANTIQUANT] = plan->problem.antiquant;
     v[IFA_KEY_MODE] = plan->problem.has_prefix ? 2 : 1;
+    v[IFA_KEY_ROPE] = plan->problem.rope + (plan->problem.rope && plan->problem.rope_table ? 2 : 0);
     return ifa__key_encode(v, key);
 }
 
@@ -213,6 +214,10 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->ws_table_bytes = 4 * p->batch * p->table_cols;
         plan->ws_table_offset = place(&ws, plan->ws_table_bytes);
     }
+    if (p->rope) {
+        plan->ws_rope_bytes = 8 * p->batch + (p->rope_table ? 0 : 4 * p->rope_dim);
+        plan->ws_rope_offset = place(&ws, plan->ws_rope_bytes);
+    }
     if (plan->split_kv == IFA_SPLIT_BALANCED) {
         const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group * p->seq_q;
         plan->ws_prefix_offset = place(&ws, 8 * (p->batch + 1));
@@ -267,7 +272,9 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
           plan->workspace_bytes <
               plan->ws_part_l_offset + 8 * (int64_t)plan->units * plan->heads_per_group * plan->problem.seq_q)) ||
         (plan->problem.paged && plan->workspace_bytes < plan->ws_table_offset + 4 * plan->problem.batch *
-                                                                                  plan->problem.table_cols))
+                                                                                  plan->problem.table_cols) ||
+        (plan->problem.rope && (plan->ws_rope_bytes < 8 * plan->problem.batch ||
+                                plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

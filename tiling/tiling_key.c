@@ -15,6 +15,7 @@ static const char *const split_names[10] = {"none", "partial_rowmax", "global_ro
 static const char *const antiquant_names[10] = {"none", "per_channel", "per_tensor", "per_token", "per_head_per_token",
                                                     "paged_head_token"};
 static const char *const mode_names[10] = {NULL, "plain", "shared_prefix"};
+static const char *const rope_names[10] = {"none", "neox", "gptj", "neox_tables", "gptj_tables"};
 
 #define BITS(...) (int32_t)(__VA_ARGS__)
 static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
@@ -30,6 +31,7 @@ static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_ANTIQUANT] = {"antiquant", 9, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 5),
                            antiquant_names},
     [IFA_KEY_MODE] = {"mode", 10, BITS(1 << 1 | 1 << 2), mode_names},
+    [IFA_KEY_ROPE] = {"rope", 11, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4), rope_names},
 };
 
 static uint64_t pow10u(int e) {

@@ -159,6 +159,15 @@ typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *key_shared_prefix;
     const ifa_tensor *value_shared_prefix;
     const int64_t *actual_shared_prefix_len; /* host scalar, NULL = S_p */
+    /* rotary position embedding (docs/rope.md): off unless rope_mode is "neox" or "gptj" */
+    const char *rope_mode;          /* NULL or "none", "neox" (rotate halves), "gptj" (rotate interleaved pairs) */
+    double rope_theta;              /* frequency base, 0 = 10000; not with tables */
+    int64_t rope_dim;               /* leading dims of D that rotate, 0 = D; even */
+    const int64_t *rope_positions;  /* host, B values: position of each batch's first query
+                                     * token (token i at + i); NULL = actual length - S1 */
+    int64_t rope_positions_count;
+    const ifa_tensor *rope_cos;     /* optional, with rope_sin: float32 (P, rope_dim/2), row = position */
+    const ifa_tensor *rope_sin;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",
@@ -248,6 +257,15 @@ typedef struct ifa_kv_cache_append_args {
     int64_t block_size;
     const ifa_tensor *antiquant_scale;
     const ifa_tensor *antiquant_offset;
+    /* rotary position embedding of the new keys before they are written (and quantised) */
+    const char *rope_mode;          /* NULL or "none", "neox" (rotate halves), "gptj" (rotate interleaved pairs) */
+    double rope_theta;              /* frequency base, 0 = 10000; not with tables */
+    int64_t rope_dim;               /* leading dims of D that rotate, 0 = D; even */
+    const int64_t *rope_positions;  /* host, B values: position of each batch's first new row (row
+                                     * i at + i); NULL = cache_seq_lengths */
+    int64_t rope_positions_count;
+    const ifa_tensor *rope_cos;     /* optional, with rope_sin: float32 (P, rope_dim/2), row = position */
+    const ifa_tensor *rope_sin;
 } ifa_kv_cache_append_args;
 
 /* Sets every field to its default: NULL tensors and lengths, layout "BSH", N_kv 0 (must be set), contiguous. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 5u
+#define IFA_PLAN_VERSION 6u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -45,6 +45,13 @@ typedef enum ifa_pse_kind {
     IFA_PSE_PER_BATCH = 1, /* (B, N, S1, S) */
     IFA_PSE_BROADCAST = 2  /* (1, N, S1, S): the same bias for every batch */
 } ifa_pse_kind;
+
+/* Rotary position embedding modes. */
+typedef enum ifa_rope_mode {
+    IFA_ROPE_NONE = 0,
+    IFA_ROPE_NEOX = 1, /* rotate halves: dims (i, i + rope_dim/2) */
+    IFA_ROPE_GPTJ = 2  /* rotate interleaved pairs: dims (2i, 2i + 1) */
+} ifa_rope_mode;
 
 /* Antiquant modes (the key's antiquant digit). */
 typedef enum ifa_antiquant {
@@ -102,6 +109,11 @@ typedef struct ifa_problem {
     int64_t prefix_seq;     /* the prefix tensors' sequence dimension S_p */
     int64_t prefix_len;     /* the prefix positions every batch sees (actual_shared_prefix_len) */
     int64_t aq_len;         /* per-token modes: the scale's last dimension (positions; block_size for pages) */
+    int32_t rope;           /* ifa_rope_mode of the query */
+    int32_t rope_table;     /* 1: cos/sin from rope_cos/rope_sin, 0: from rope_theta */
+    int64_t rope_dim;       /* leading dims of D that rotate */
+    uint64_t rope_theta_bits; /* rope_theta as float64 bits (0 with tables) */
+    int64_t rope_table_rows;  /* rope_cos/rope_sin rows (positions they cover) */
 } ifa_problem;
 
 typedef struct ifa_plan {
@@ -140,6 +152,9 @@ typedef struct ifa_plan {
     int64_t ws_table_bytes;
     int64_t ws_prefix_offset;   /* IFA_SPLIT_BALANCED: int64 cost position of each batch's first block, B + 1 values;
                                  * the partials are then indexed by slot (2 per unit) x heads_per_group x S1 */
+    int64_t ws_rope_offset;     /* rope: each batch's first query position (int64, B), then with rope_theta the
+                                 * inverse frequencies as float pairs (hi, lo), rope_dim / 2 of them */
+    int64_t ws_rope_bytes;
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
 

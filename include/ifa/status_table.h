@@ -27,3 +27,4 @@ IFA_STATUS_ROW(INTERNAL, 21, "an internal invariant was violated (a bug in ifa: 
 IFA_STATUS_ROW(UNSUPPORTED_SHAPE, 22, "a dimension is outside the range ifa supports")
 IFA_STATUS_ROW(INVALID_QUEUE, 23, "the command queue is NULL or belongs to another context or device")
 IFA_STATUS_ROW(INVALID_BLOCK_TABLE, 24, "block_table is too short for a length or names a block outside the pool")
+IFA_STATUS_ROW(INVALID_POSITION, 25, "a rotary position is negative, 2^24 or more, or past the rope_cos/rope_sin rows")

@@ -79,6 +79,29 @@ static int get_number(const cJSON *attrs, const char *name, double *out, char *e
     return 0;
 }
 
+/* inputs.<name>, when present: a non-empty array of integers into a malloc'd *out of *count values. */
+static int get_int_array(const cJSON *inputs, const char *name, int64_t **out, int64_t *count, char *err,
+                         size_t err_size) {
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(inputs, name);
+    if (!arr) return 0;
+    const int n = cJSON_GetArraySize(arr);
+    if (!cJSON_IsArray(arr) || n < 1) {
+        snprintf(err, err_size, "inputs.%s must be a non-empty array of integers", name);
+        return -1;
+    }
+    if (!(*out = malloc((size_t)n * sizeof **out))) return -1;
+    *count = n;
+    for (int i = 0; i < n; ++i) {
+        const cJSON *v = cJSON_GetArrayItem(arr, i);
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 9e15) {
+            snprintf(err, err_size, "inputs.%s[%d] must be an integer", name, i);
+            return -1;
+        }
+        (*out)[i] = (int64_t)v->valuedouble;
+    }
+    return 0;
+}
+
 static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err, size_t err_size) {
     return get_int_in(attrs, "attrs", name, out, err, err_size);
 }
@@ -128,11 +151,12 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
     static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
                                               "softmax_lse_flag", "softcap",     "window",       "block_size",
-                                              "antiquant_mode"};
+                                              "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
-                                               "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len"};
+                                               "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len",
+                                               "rope_positions", "rope_cos", "rope_sin"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -219,25 +243,25 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         goto done;
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
     if (table && load_block_table(table, base, c, err, err_size)) goto done;
-    const cJSON *lens = cJSON_GetObjectItemCaseSensitive(inputs, "actual_seq_lengths");
-    if (lens) {
-        int n = cJSON_GetArraySize(lens);
-        if (!cJSON_IsArray(lens) || n < 1) {
-            snprintf(err, err_size, "inputs.actual_seq_lengths must be a non-empty array of integers");
+    if (get_int_array(inputs, "actual_seq_lengths", &c->lengths, &c->lengths_count, err, err_size) ||
+        get_int_array(inputs, "rope_positions", &c->rope_positions, &c->rope_positions_count, err, err_size))
+        goto done;
+    const cJSON *rmode = cJSON_GetObjectItemCaseSensitive(attrs, "rope_mode");
+    if (rmode) {
+        if (!cJSON_IsString(rmode) || strlen(rmode->valuestring) >= sizeof c->rope_mode) {
+            snprintf(err, err_size, "attrs.rope_mode must be \"none\", \"neox\" or \"gptj\"");
             goto done;
         }
-        c->lengths = malloc((size_t)n * sizeof *c->lengths);
-        if (!c->lengths) goto done;
-        c->lengths_count = n;
-        for (int i = 0; i < n; ++i) {
-            const cJSON *v = cJSON_GetArrayItem(lens, i);
-            if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 9e15) {
-                snprintf(err, err_size, "inputs.actual_seq_lengths[%d] must be an integer", i);
-                goto done;
-            }
-            c->lengths[i] = (int64_t)v->valuedouble;
-        }
+        strcpy(c->rope_mode, rmode->valuestring);
     }
+    if (get_number(attrs, "rope_theta", &c->rope_theta, err, err_size) ||
+        get_int(attrs, "rope_dim", &c->rope_dim, err, err_size))
+        goto done;
+    const cJSON *rc_t = cJSON_GetObjectItemCaseSensitive(inputs, "rope_cos");
+    const cJSON *rs_t = cJSON_GetObjectItemCaseSensitive(inputs, "rope_sin");
+    if ((rc_t && ifa_case_load_tensor(rc_t, "rope_cos", base, &c->rope_cos, err, err_size)) ||
+        (rs_t && ifa_case_load_tensor(rs_t, "rope_sin", base, &c->rope_sin, err, err_size)))
+        goto done;
     rc = 0;
 done:
     cJSON_Delete(root);

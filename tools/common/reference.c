@@ -36,6 +36,27 @@ static double dequant(const ifa_case *c, int half, double x, int64_t B, int64_t 
     return (x + (o->data ? ifa_host_get(o, i) : 0.0)) * ifa_host_get(s, i);
 }
 
+int ifa_reference_rope(const char *mode, double theta, int64_t dim, const ifa_host_tensor *cos_table,
+                       const ifa_host_tensor *sin_table, int64_t pos, double *x, int64_t D) {
+    const int neox = strcmp(mode, "neox") == 0;
+    if (!neox && strcmp(mode, "gptj") != 0) return 0;
+    const int64_t rd = dim ? dim : D, half_dim = rd / 2;
+    if (rd % 2 || rd > D) return -1;
+    for (int64_t i = 0; i < half_dim; ++i) {
+        double cs, sn;
+        if (cos_table && cos_table->data) {
+            cs = ifa_host_get(cos_table, pos * half_dim + i), sn = ifa_host_get(sin_table, pos * half_dim + i);
+        } else {
+            const double angle = (double)pos * pow(theta ? theta : 10000.0, -2.0 * (double)i / (double)rd);
+            cs = cos(angle), sn = sin(angle);
+        }
+        const int64_t a = neox ? i : 2 * i, b = neox ? i + half_dim : 2 * i + 1;
+        const double x1 = x[a], x2 = x[b];
+        x[a] = x1 * cs - x2 * sn, x[b] = x2 * cs + x1 * sn;
+    }
+    return 0;
+}
+
 int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score_bound) {
     const int64_t N = c->num_heads, Nkv = c->num_key_value_heads ? c->num_key_value_heads : N;
     const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
@@ -61,9 +82,9 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
     const int64_t P = kp ? (c->has_prefix_len ? c->prefix_len : SP) : 0;
     double *s = malloc((size_t)(S + P + 1) * sizeof *s);
     char *vis = malloc((size_t)(S + P + 1));
-    if (!s || !vis) {
-        free(s);
-        free(vis);
+    double *qrow = malloc((size_t)D * sizeof *qrow);
+    if (!s || !vis || !qrow) {
+        free(s), free(vis), free(qrow);
         return -1;
     }
     for (int64_t b = 0; b < B; ++b) {
@@ -77,6 +98,14 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
             for (int64_t h = 0; h < N; ++h) {
                 const int64_t kh = h / G;
                 double m = -INFINITY, bound = 0;
+                /* the query row, rotated at its position when the case has RoPE */
+                for (int64_t d = 0; d < D; ++d) qrow[d] = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d));
+                const int64_t first = c->rope_positions ? c->rope_positions[b] : raw - S1;
+                if (ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, &c->rope_cos, &c->rope_sin, first + t,
+                                       qrow, D) != 0) {
+                    free(s), free(vis), free(qrow);
+                    return -1;
+                }
                 for (int64_t j = 0; j < len; ++j) {
                     vis[j] = j >= begin && j < end;
                     if (vis[j] && mask)
@@ -85,8 +114,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                     double dot = 0, mag = 0;
                     for (int64_t d = 0; d < D; ++d) {
                         const int64_t pos = c->block_table ? j : row0 + j;
-                        double x = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d)) *
-                                   dequant(c, 0, ifa_host_get(k, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)), B, Nkv,
+                        double x = qrow[d] * dequant(c, 0, ifa_host_get(k, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)), B, Nkv,
                                            D, b, kh, d, pos);
                         dot += x;
                         mag += fabs(x);
@@ -111,8 +139,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 for (int64_t j = 0; j < P; ++j) {
                     double dot = 0, mag = 0;
                     for (int64_t d = 0; d < D; ++d) {
-                        const double x = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d)) *
-                                         ifa_host_get(kp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
+                        const double x = qrow[d] * ifa_host_get(kp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
                         dot += x, mag += fabs(x);
                     }
                     ps[j] = dot * c->scale_value;
@@ -140,7 +167,6 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
             }
         }
     }
-    free(s);
-    free(vis);
+    free(s), free(vis), free(qrow);
     return 0;
 }

@@ -25,10 +25,14 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->quant_offset2);
     ifa_host_tensor_free(&c->key_shared_prefix);
     ifa_host_tensor_free(&c->value_shared_prefix);
+    ifa_host_tensor_free(&c->rope_cos);
+    ifa_host_tensor_free(&c->rope_sin);
     free(c->lengths);
     free(c->block_table);
+    free(c->rope_positions);
     c->lengths = NULL;
     c->block_table = NULL;
+    c->rope_positions = NULL;
 }
 
 int64_t ifa_case_seq_q(const ifa_case *c) {
@@ -53,7 +57,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -67,6 +71,8 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->quant_offset2.data) describe(&t->quant_offset2, &c->quant_offset2, bufs[QO]);
     if (c->key_shared_prefix.data) describe(&t->key_shared_prefix, &c->key_shared_prefix, bufs[KP]);
     if (c->value_shared_prefix.data) describe(&t->value_shared_prefix, &c->value_shared_prefix, bufs[VP]);
+    if (c->rope_cos.data) describe(&t->rope_cos, &c->rope_cos, bufs[RC]);
+    if (c->rope_sin.data) describe(&t->rope_sin, &c->rope_sin, bufs[RS]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -86,6 +92,11 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->key_shared_prefix = c->key_shared_prefix.data ? &t->key_shared_prefix : NULL;
     a->value_shared_prefix = c->value_shared_prefix.data ? &t->value_shared_prefix : NULL;
     a->actual_shared_prefix_len = c->has_prefix_len ? &c->prefix_len : NULL;
+    a->rope_mode = c->rope_mode[0] ? c->rope_mode : NULL;
+    a->rope_theta = c->rope_theta, a->rope_dim = c->rope_dim;
+    a->rope_positions = c->rope_positions, a->rope_positions_count = c->rope_positions_count;
+    a->rope_cos = c->rope_cos.data ? &t->rope_cos : NULL;
+    a->rope_sin = c->rope_sin.data ? &t->rope_sin : NULL;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -120,7 +131,8 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL,
         c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL,
         c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
-        c->value_shared_prefix.data ? &c->value_shared_prefix : NULL};
+        c->value_shared_prefix.data ? &c->value_shared_prefix : NULL, c->rope_cos.data ? &c->rope_cos : NULL,
+        c->rope_sin.data ? &c->rope_sin : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)

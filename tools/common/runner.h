@@ -31,6 +31,12 @@ typedef struct ifa_case {
     ifa_host_tensor key_shared_prefix, value_shared_prefix; /* data NULL: absent */
     int has_prefix_len;
     int64_t prefix_len;               /* actual_shared_prefix_len when has_prefix_len */
+    char rope_mode[8];                /* "" or "none": off; "neox" or "gptj" */
+    double rope_theta;                /* 0: 10000 */
+    int64_t rope_dim;                 /* 0: D */
+    int64_t *rope_positions;          /* malloc'd, B values; NULL: the op's default */
+    int64_t rope_positions_count;
+    ifa_host_tensor rope_cos, rope_sin; /* data NULL: absent */
     int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
 } ifa_case;
@@ -38,7 +44,7 @@ typedef struct ifa_case {
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
 typedef struct ifa_case_tensors {
     ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset,
-        quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix;
+        quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix, rope_cos, rope_sin;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
@@ -64,7 +70,7 @@ void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
 
-#define IFA_CASE_TENSORS 13
+#define IFA_CASE_TENSORS 15
 
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
  * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
