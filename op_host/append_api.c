@@ -8,6 +8,7 @@
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
 #include "op_host/launch.h"
+#include "op_host/rope.h"
 #include "op_host/tensor_check.h"
 #include "tiling/tuning_table.h"
 
@@ -19,7 +20,19 @@ typedef struct append_shape {
     ifa_layout layout;
     int64_t batch, seq_new, nkv, dim, units, rows_per_unit;
     int paged, quant;
+    ifa__rope_info rope;
 } append_shape;
+
+/* The workspace: 4 int32 per new token (unit, row, rotary position, unused), then with rope_theta the
+ * inverse frequencies as float pairs. */
+static int64_t append_workspace(const append_shape *m) {
+    return 16 * m->batch * m->seq_new + (m->rope.mode && !m->rope.table ? 4 * m->rope.dim : 0);
+}
+
+static ifa__rope_view rope_view(const ifa_kv_cache_append_args *a) {
+    return (ifa__rope_view){a->rope_mode, a->rope_theta, a->rope_dim, a->rope_positions, a->rope_positions_count,
+                            a->rope_cos, a->rope_sin};
+}
 
 void ifa_kv_cache_append_args_init(ifa_kv_cache_append_args *args) {
     if (!args) return;
@@ -177,8 +190,8 @@ static int cmp_dest(const void *x, const void *y) {
     return a->cell < b->cell ? -1 : a->cell > b->cell ? 1 : (a->token > b->token) - (a->token < b->token);
 }
 
-/* Lengths and block table: every new row's destination exists, lies in the pool and is written once.
- * Fills out (B·S1 (unit, row) pairs) when it is not NULL. */
+/* Lengths and block table: every new row's destination exists, lies in the pool and is written once; with
+ * RoPE, every row's position is valid. Fills out (B·S1 (unit, row, position, 0) rows) when it is not NULL. */
 static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const append_shape *m, cl_int *out) {
     if (!a->cache_seq_lengths)
         return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "cache_seq_lengths is NULL; the append needs each batch's length");
@@ -196,20 +209,34 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
                              "cache_seq_lengths[%" PRId64 "] = %" PRId64 ": the %" PRId64 " new rows go at positions [%"
                              PRId64 ", %" PRId64 "), %s %" PRId64 " positions", b, len, m->seq_new, len, len + m->seq_new,
                              m->paged ? "but the batch's block_table row holds" : "but the cache (S_max) holds", cap);
-        if (!m->paged) {
-            for (int64_t i = 0; out && i < m->seq_new; ++i)
-                out[2 * (b * m->seq_new + i)] = (cl_int)b, out[2 * (b * m->seq_new + i) + 1] = (cl_int)(len + i);
-            continue;
-        }
         for (int64_t i = 0; i < m->seq_new; ++i) {
-            const int64_t p = len + i, col = p / a->block_size;
-            const int32_t blk = a->block_table[b * a->block_table_cols + col];
-            if (blk < 0 || blk >= m->units)
-                return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[%" PRId64 "][%" PRId64 "] = %d is outside "
-                                 "the pool's blocks [0, %" PRId64 ") (position %" PRId64 " of batch %" PRId64 ")",
-                                 b, col, (int)blk, m->units, p, b);
-            if (out) out[2 * (b * m->seq_new + i)] = blk, out[2 * (b * m->seq_new + i) + 1] = (cl_int)(p % a->block_size);
+            const int64_t p = len + i;
+            int64_t unit = b, row = p;
+            if (m->paged) {
+                const int64_t col = p / a->block_size;
+                const int32_t blk = a->block_table[b * a->block_table_cols + col];
+                if (blk < 0 || blk >= m->units)
+                    return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[%" PRId64 "][%" PRId64 "] = %d is "
+                                     "outside the pool's blocks [0, %" PRId64 ") (position %" PRId64 " of batch %" PRId64
+                                     ")", b, col, (int)blk, m->units, p, b);
+                unit = blk, row = p % a->block_size;
+            }
+            if (out) {
+                cl_int *o = out + 4 * (b * m->seq_new + i);
+                o[0] = (cl_int)unit, o[1] = (cl_int)row, o[3] = 0;
+                o[2] = m->rope.mode ? (cl_int)((a->rope_positions ? a->rope_positions[b] : len) + i) : 0;
+            }
         }
+    }
+    if (m->rope.mode) {
+        int64_t *defaults = malloc((size_t)m->batch * sizeof *defaults);
+        if (!defaults) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "rope positions of %" PRId64 " batches", m->batch);
+        for (int64_t b = 0; b < m->batch; ++b) defaults[b] = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b];
+        const ifa__rope_view v = rope_view(a);
+        const ifa_status st = ifa__rope_check_positions(&v, &m->rope, m->batch, defaults, "cache_seq_lengths",
+                                                        m->seq_new, NULL);
+        free(defaults);
+        IFA__TRY(st);
     }
     if (!m->paged || m->batch < 2) return IFA_STATUS_OK; /* one batch's positions are distinct */
     const int64_t n = m->batch * m->seq_new;
@@ -256,6 +283,8 @@ static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m,
     IFA__TRY(check_new_rows(a, m));
     IFA__TRY(check_cache(a, m));
     IFA__TRY(check_scales(a, m));
+    const ifa__rope_view v = rope_view(a);
+    IFA__TRY(ifa__rope_check(&v, m->batch, m->dim, &m->rope));
     return check_destinations(a, m, dst);
 }
 
@@ -265,7 +294,7 @@ ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv
     if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
     append_shape m;
     IFA__TRY(check_args(args, &m, NULL));
-    *workspace_bytes = (size_t)(m.batch * m.seq_new) * 2 * sizeof(cl_int);
+    *workspace_bytes = (size_t)append_workspace(&m);
     return IFA_STATUS_OK;
 }
 
@@ -278,13 +307,15 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
                          (unsigned)num_events_in_wait_list);
     append_shape m;
     IFA__TRY(check_args(args, &m, NULL));
-    const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = tokens * 2 * sizeof(cl_int);
+    const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = (size_t)append_workspace(&m);
     IFA__TRY(ifa__check_buffer(args->key, "key"));
     IFA__TRY(ifa__check_buffer(args->value, "value"));
     IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
     IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
     if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
     if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
+    if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
+    if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
     IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
     IFA__TRY(ifa__check_queue(ctx, queue));
 
@@ -292,10 +323,12 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;
     while (wg > 1 && (wg / 2 >= m.dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
         wg /= 2;
-    char options[192];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d",
+    char options[256];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D ROPE=%d "
+             "-D ROPE_DIM=%d -D ROPE_TAB=%d",
              (int)args->key->dtype, (int)args->key_cache->dtype, (int)m.dim, m.layout == IFA_LAYOUT_BNSD, m.quant,
-             (int)wg);
+             (int)wg, (int)m.rope.mode, (int)m.rope.dim, (int)m.rope.table);
     static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
     ifa__cached_kernel *k;
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", &k));
@@ -308,6 +341,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         free(host);
         return st;
     }
+    if (m.rope.mode && !m.rope.table) ifa__rope_freqs(&m.rope, (float *)(host + 4 * tokens));
     cl_event uploaded = NULL;
     IFA__TRY(ifa__upload_staged(host, table_bytes, workspace, workspace_offset, queue, num_events_in_wait_list,
                                 event_wait_list, &uploaded));
@@ -316,15 +350,20 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     const ifa_tensor *sc = args->antiquant_scale, *of = args->antiquant_offset;
     const cl_mem sc_buf = sc ? sc->buffer : kc->buffer, of_buf = of ? of->buffer : sc_buf; /* unread when absent */
     const cl_ulong k_off = ifa__elem_offset(kn), v_off = ifa__elem_offset(vn), kc_off = ifa__elem_offset(kc),
-                   vc_off = ifa__elem_offset(vc), dst_off = workspace_offset / 8, sc_off = sc ? ifa__elem_offset(sc) : 0,
-                   of_off = of ? ifa__elem_offset(of) : 0, units = (cl_ulong)m.units;
+                   vc_off = ifa__elem_offset(vc), dst_off = workspace_offset / 4, sc_off = sc ? ifa__elem_offset(sc) : 0,
+                   of_off = of ? ifa__elem_offset(of) : 0, units = (cl_ulong)m.units,
+                   rope_f_off = (workspace_offset + 16 * tokens) / 8;
+    const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
+    const cl_mem rcos_buf = rcos ? rcos->buffer : kn->buffer, rsin_buf = rsin ? rsin->buffer : kn->buffer;
+    const cl_ulong rcos_off = rcos ? ifa__elem_offset(rcos) : 0, rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
     const cl_int seq_new = (cl_int)m.seq_new, nkv = (cl_int)m.nkv, rows = (cl_int)m.rows_per_unit;
     const ifa__karg kargs[] = {
         {sizeof(cl_mem), &kn->buffer}, {sizeof k_off, &k_off},     {sizeof(cl_mem), &vn->buffer}, {sizeof v_off, &v_off},
         {sizeof(cl_mem), &kc->buffer}, {sizeof kc_off, &kc_off},   {sizeof(cl_mem), &vc->buffer}, {sizeof vc_off, &vc_off},
         {sizeof(cl_mem), &workspace},  {sizeof dst_off, &dst_off}, {sizeof(cl_mem), &sc_buf},     {sizeof sc_off, &sc_off},
         {sizeof(cl_mem), &of_buf},     {sizeof of_off, &of_off},   {sizeof seq_new, &seq_new},    {sizeof nkv, &nkv},
-        {sizeof rows, &rows},          {sizeof units, &units},
+        {sizeof rows, &rows},          {sizeof units, &units},     {sizeof(cl_mem), &workspace},  {sizeof rope_f_off, &rope_f_off},
+        {sizeof(cl_mem), &rcos_buf},   {sizeof rcos_off, &rcos_off}, {sizeof(cl_mem), &rsin_buf},   {sizeof rsin_off, &rsin_off},
     };
     const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)m.nkv, 2};
     cl_event done = NULL;

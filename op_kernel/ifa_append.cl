@@ -5,11 +5,14 @@
  *                         offset = min x / scale - QMIN, q = rint(x / scale - offset)
  * with q clamped to [QMIN, QMAX] ([-128, 127] for int8, [-8, 7] for int4), so that (q + offset) * scale,
  * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound).
- * dst[t] holds token t's (unit, row): its batch and position (contiguous) or its pool block and row in
- * the block (paged), validated on the host. The cache element of (unit u, row r, head n, d) is
+ * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
+ * block and row in the block (paged), validated on the host, and its rotary position. The cache element of (unit u, row r, head n, d) is
  * ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with BNSD; the scale of half h is
  * ((h * U + u) * NKV + n) * R + r in both cases.
- * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2). */
+ * With ROPE (ifa_common.cl) the key rows are rotated at their position before anything else, so the cache
+ * holds rotated keys and the quantisation sees the rotated values.
+ * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2), ROPE,
+ * ROPE_DIM, ROPE_TAB. */
 
 typedef IFA_STORE_TYPE(SRC_T) src_store;
 typedef IFA_STORE_TYPE(DST_T) dst_store;
@@ -28,16 +31,27 @@ inline float ifa_nanmax(float a, float b) { return isnan(a) || isnan(b) ? NAN : 
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     __global const src_store *k, ulong k_off, __global const src_store *v, ulong v_off, __global dst_store *kc,
-    ulong kc_off, __global dst_store *vc, ulong vc_off, __global const int2 *dst, ulong dst_off, __global float *sc,
-    ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units) {
+    ulong kc_off, __global dst_store *vc, ulong vc_off, __global const int *dst, ulong dst_off, __global float *sc,
+    ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units,
+    __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
+    __global const float *rope_sin, ulong rope_s_off) {
     const ulong g = get_group_id(0);
     const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
     const ulong n = g % (ulong)nkv, t = g / (ulong)nkv, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
     const ulong src_row = BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
     __global const src_store *src = kv ? v : k;
     const ulong src0 = (kv ? v_off : k_off) + src_row;
-    const int2 ur = dst[dst_off + t];
-    const ulong u = (ulong)ur.x, r = (ulong)ur.y, R = (ulong)rows_per_unit;
+    const ulong u = (ulong)dst[dst_off + 4 * t], r = (ulong)dst[dst_off + 4 * t + 1], R = (ulong)rows_per_unit;
+#if ROPE
+    const int pos = dst[dst_off + 4 * t + 2];
+#define SRC(d)                                                                                                   \
+    (kv == 0 && (d) < ROPE_DIM                                                                                  \
+         ? ifa_rope_apply(IFA_LOAD(SRC_T, src, src0 + (d)), IFA_LOAD(SRC_T, src, src0 + ifa_rope_partner(d)), (d),   \
+                          IFA_ROPE_CS(pos, ifa_rope_index(d)))                                                   \
+         : IFA_LOAD(SRC_T, src, src0 + (d)))
+#else
+#define SRC(d) IFA_LOAD(SRC_T, src, src0 + (d))
+#endif
     const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
                                                          : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
     __global dst_store *out = kv ? vc : kc;
@@ -45,7 +59,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     __local float lo[WG], hi[WG];
     float mn = INFINITY, mx = -INFINITY;
     for (int d = lid; d < HEAD_DIM; d += WG) {
-        const float x = IFA_LOAD(SRC_T, src, src0 + d);
+        const float x = SRC(d);
         mn = fmin(mn, x), mx = ifa_nanmax(mx, isfinite(x) ? x : NAN);
     }
     lo[lid] = mn, hi[lid] = mx;
@@ -74,16 +88,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
     __global uchar *bytes = (__global uchar *)out;
     for (int e = lid; e < HEAD_DIM / 2; e += WG) {
-        const float x0 = IFA_LOAD(SRC_T, src, src0 + 2 * e), x1 = IFA_LOAD(SRC_T, src, src0 + 2 * e + 1);
+        const float x0 = SRC(2 * e), x1 = SRC(2 * e + 1);
         const int q0 = (int)clamp(rint(x0 / scale - offset), QMIN, QMAX);
         const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
         bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
     }
 #else
     for (int d = lid; d < HEAD_DIM; d += WG)
-        out[dst0 + d] = (char)clamp(rint(IFA_LOAD(SRC_T, src, src0 + d) / scale - offset), QMIN, QMAX);
+        out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
 #endif
 #else
-    for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, IFA_LOAD(SRC_T, src, src0 + d), out, dst0 + d);
+    for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d), out, dst0 + d);
 #endif
 }

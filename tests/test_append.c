@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/kv_quant.h"
+#include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
 #include "test_util.h"
@@ -19,6 +20,10 @@ typedef struct aspec {
     int64_t b, nkv, d;
     int64_t cap;        /* positions per sequence: S_max, or block_table_cols * block_size */
     int64_t block_size; /* 0: contiguous */
+    int rope;           /* ifa_rope_mode of the new keys */
+    int64_t rope_dim;   /* 0: D */
+    int64_t rope_pos0;  /* > 0: batch b's row p sits at rotary position rope_pos0 + 7b + p (explicit
+                         * rope_positions), else at p (the default) */
     uint64_t seed;
 } aspec;
 
@@ -129,6 +134,24 @@ static double *orig_at(const cache *c, int half, int64_t b, int64_t pos, int64_t
     return c->orig + (((half * p->b + b) * p->cap + pos) * p->nkv + n) * p->d;
 }
 
+static double amax_of(const double *x, int64_t n) {
+    double m = 0;
+    for (int64_t i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* Batch b's rotary position of its row 0. */
+static int64_t rope_base(const cache *c, int64_t b) { return c->p.rope_pos0 > 0 ? c->p.rope_pos0 + 7 * b : 0; }
+
+/* The value a row of the cache should hold: the original, and for a key with RoPE, rotated in float64 at its
+ * position. x gets D values. */
+static void expected_row(const cache *c, int half, int64_t b, int64_t pos, int64_t n, double *x) {
+    memcpy(x, orig_at(c, half, b, pos, n), (size_t)c->p.d * sizeof *x);
+    if (half == 0 && c->p.rope)
+        ck_assert_int_eq(ifa_reference_rope(c->p.rope == IFA_ROPE_NEOX ? "neox" : "gptj", 0, c->p.rope_dim, NULL, NULL,
+                                            rope_base(c, b) + pos, x, c->p.d), 0);
+}
+
 /* (unit, row) of position pos of batch b. */
 static void locate(const cache *c, int64_t b, int64_t pos, int64_t *u, int64_t *r) {
     if (!c->table) {
@@ -151,13 +174,20 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
     a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->quant && c->p.asym ? &t[5] : NULL;
     a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
     const int64_t nb = kn->shape[0];
+    int64_t rope_pos[64];
+    if (c->p.rope) {
+        a.rope_mode = c->p.rope == IFA_ROPE_NEOX ? "neox" : "gptj", a.rope_dim = c->p.rope_dim;
+        for (int64_t b = 0; c->p.rope_pos0 > 0 && b < nb; ++b) rope_pos[b] = rope_base(c, b0 + b) + c->len[b0 + b];
+        if (c->p.rope_pos0 > 0) a.rope_positions = rope_pos, a.rope_positions_count = nb;
+    }
     a.cache_seq_lengths = c->len + b0, a.cache_seq_lengths_count = nb;
     if (c->table) a.block_table = c->table + b0 * c->cols, a.block_table_cols = c->cols, a.block_size = c->p.block_size;
     size_t ws_bytes = 0;
     ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &a, &ws_bytes);
     cl_mem ws = NULL;
     if (st == IFA_STATUS_OK) {
-        ck_assert_uint_eq(ws_bytes, (size_t)(nb * (c->bnsd ? kn->shape[2] : kn->shape[1])) * 8);
+        const int64_t rd = c->p.rope ? (c->p.rope_dim ? c->p.rope_dim : c->p.d) : 0;
+        ck_assert_uint_eq(ws_bytes, (size_t)(nb * (c->bnsd ? kn->shape[2] : kn->shape[1])) * 16 + 4 * (size_t)rd);
         cl_int err;
         ws = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
         ck_assert_int_eq(err, CL_SUCCESS);
@@ -234,7 +264,7 @@ static void check_cache(const cache *c) {
                 for (int64_t n = 0; n < p->nkv; ++n) {
                     int64_t u, r;
                     locate(c, b, pos, &u, &r);
-                    memcpy(x, orig_at(c, half, b, pos, n), (size_t)p->d * sizeof *x);
+                    expected_row(c, half, b, pos, n, x);
                     const int64_t si = ((half * c->units + u) * p->nkv + n) * c->rows + r;
                     double scale = 1, offset = 0, amax = 0;
                     if (c->quant) {
@@ -250,7 +280,9 @@ static void check_cache(const cache *c) {
                         if (p->asym) ifa_host_set(&want[3], si, offset);
                         for (int64_t d = 0; d < p->d; ++d) amax = fmax(amax, fabs(x[d]));
                     }
-                    const double bound = ifa_kv_quant_bound(scale, offset, amax);
+                    /* a rotated key is the fp32 rotation of the stored rows: a few ulps of the row off the float64 one */
+                    const double rot = half == 0 && p->rope ? 8 * 0x1p-24 * amax_of(x, p->d) : 0;
+                    const double bound = ifa_kv_quant_bound(scale, offset, amax) + rot;
                     for (int64_t d = 0; d < p->d; ++d) {
                         const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
                         const double g = ifa_host_get(&got[half], e);
@@ -260,10 +292,15 @@ static void check_cache(const cache *c) {
                                           (long long)b, (long long)pos, (long long)n, (long long)d, g,
                                           (g + offset) * scale, x[d], bound);
                         } else {
+                            /* exact, or with RoPE within the fp32 rotation and one rounding to the cache dtype */
                             ifa_host_set(&one, 0, x[d]);
-                            ck_assert_msg(g == ifa_host_get(&one, 0), "b %lld pos %lld n %lld d %lld: %.9g, want %.9g",
-                                          (long long)b, (long long)pos, (long long)n, (long long)d, g,
-                                          ifa_host_get(&one, 0));
+                            const double want = ifa_host_get(&one, 0);
+                            const double tol = rot > 0 ? rot + fabs(x[d]) * (p->cache == IFA_DTYPE_FLOAT32 ? 0x1p-24
+                                                                            : p->cache == IFA_DTYPE_FLOAT16 ? 0x1p-11
+                                                                                                            : 0x1p-8)
+                                                       : 0;
+                            ck_assert_msg(fabs(g - want) <= tol, "b %lld pos %lld n %lld d %lld: %.9g, want %.9g",
+                                          (long long)b, (long long)pos, (long long)n, (long long)d, g, want);
                         }
                         ifa_host_set(&want[half], e, g);
                     }
@@ -302,6 +339,23 @@ START_TEST(append_rows) {
 }
 END_TEST
 
+/* RoPE on the appended keys (never the values): both modes, partial rope_dim, every layout and cache dtype,
+ * contiguous and paged, default positions and positions near 2^20, rows rotated before quantisation. */
+START_TEST(append_rows_rope) {
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = caches[(_i / 2) % 5], .asym = (_i / 4) % 2,
+               .b = 3, .nkv = 2, .d = 64, .cap = 96, .block_size = paged ? 16 : 0, .rope = 1 + (_i / 3) % 2,
+               .rope_dim = _i % 5 == 0 ? 16 : 0, .rope_pos0 = _i >= 10 ? (1 << 20) - 40 : 0, .seed = 7400 + (uint64_t)_i};
+    cache c;
+    cache_init(&c, &p);
+    append_ok(&c, 0, p.b, 12, p.seed * 3);
+    append_ok(&c, 0, p.b, 1, p.seed * 3 + 1);
+    append_ok(&c, 0, p.b, 2, p.seed * 3 + 2);
+    check_cache(&c);
+    cache_free(&c);
+}
+END_TEST
+
 /* Attention over the appended cache, on the same device buffers, against the float64 reference on what the
  * cache holds (the usual output tolerance) and on the original rows (plus the storage precision). */
 START_TEST(append_then_attend) {
@@ -309,6 +363,8 @@ START_TEST(append_then_attend) {
     aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
                .cache = caches[(_i / 2) % 5], .asym = _i % 4 < 2, .b = 3, .nkv = 2, .d = 64, .cap = 320,
                .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
+    if (_i >= 20) /* RoPE: both modes, partial dims, default and large explicit positions */
+        p.rope = 1 + _i % 2, p.rope_dim = _i % 3 == 0 ? 32 : 0, p.rope_pos0 = _i % 4 >= 2 ? (1 << 20) - 500 : 0;
     const int64_t n = 8, sq = _i >= 10 ? 2 : 1;
     cache c;
     cache_init(&c, &p);
@@ -341,6 +397,15 @@ START_TEST(append_then_attend) {
     k.num_heads = n, k.num_key_value_heads = p.nkv, k.scale_value = 1.0 / sqrt((double)p.d);
     strcpy(k.input_layout, p.layout);
     k.softmax_lse_flag = 1;
+    if (p.rope) { /* the query at the positions of this step's keys */
+        strcpy(k.rope_mode, p.rope == IFA_ROPE_NEOX ? "neox" : "gptj"), k.rope_dim = p.rope_dim;
+        if (p.rope_pos0 > 0) {
+            k.rope_positions = malloc((size_t)p.b * sizeof *k.rope_positions);
+            ck_assert_ptr_nonnull(k.rope_positions);
+            for (int64_t b = 0; b < p.b; ++b) k.rope_positions[b] = rope_base(&c, b) + c.len[b] - sq;
+            k.rope_positions_count = p.b;
+        }
+    }
     if (paged) {
         k.block_table = malloc((size_t)(p.b * c.cols) * sizeof *k.block_table);
         ck_assert_ptr_nonnull(k.block_table);
@@ -390,14 +455,22 @@ START_TEST(append_then_attend) {
                     const int64_t si = ((half * c.units + u) * p.nkv + h) * c.rows + row;
                     const double sc = c.quant ? ifa_host_get(&k.antiquant_scale, si) : 1;
                     const double of = c.quant && p.asym ? ifa_host_get(&k.antiquant_offset, si) : 0;
+                    double xr[512];
+                    expected_row(&c, half, b, pos, h, xr);
                     for (int64_t d = 0; d < p.d; ++d) {
-                        const double x = orig_at(&c, half, b, pos, h)[d];
+                        const double x = xr[d];
                         const double y = (ifa_host_get(half ? &k.value : &k.key,
                                                        ifa_kv_cache_at(c.bnsd, c.rows, p.nkv, p.d, u, row, h, d)) + of) * sc;
                         num += (y - x) * (y - x), den += x * x;
                     }
                 }
     const double storage = sqrt(num / den);
+    /* which the storage precision bounds on its own (so that a wrong row cannot widen the tolerance below):
+     * one rounding for float caches, at most 1/(2^bits - 1) of a row's largest value per element quantised */
+    const double storage_limit = c.quant ? 2.0 / ((1 << c.bits) - 1)
+                                 : p.cache == IFA_DTYPE_FLOAT32 ? 1e-6 : p.cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    ck_assert_msg(storage <= storage_limit, "%s cache %s: the cache holds rows %.3g (relative L2) off the original "
+                  "(limit %.3g)", p.layout, ifa_dtype_name(p.cache), storage, storage_limit);
 
     /* the same case over float32 K/V holding the original rows, without antiquant */
     ifa_host_tensor_free(&k.antiquant_scale), ifa_host_tensor_free(&k.antiquant_offset);
@@ -411,9 +484,10 @@ START_TEST(append_then_attend) {
                 for (int64_t h = 0; h < p.nkv; ++h) {
                     int64_t u, row;
                     locate(&c, b, pos, &u, &row);
+                    double xr[512];
+                    expected_row(&c, half, b, pos, h, xr);
                     for (int64_t d = 0; d < p.d; ++d)
-                        ifa_host_set(&f, ifa_kv_cache_at(c.bnsd, c.rows, p.nkv, p.d, u, row, h, d),
-                                     orig_at(&c, half, b, pos, h)[d]);
+                        ifa_host_set(&f, ifa_kv_cache_at(c.bnsd, c.rows, p.nkv, p.d, u, row, h, d), xr[d]);
                 }
         ifa_host_tensor_free(kv);
         *kv = f;
@@ -436,7 +510,7 @@ END_TEST
 /* A valid planning-only BSH append: B = 2, S1 = 2, N_kv = 2, D = 16 into an int8 cache of S_max 8 (or a
  * paged pool of 6 blocks of 4 rows, 2 columns per batch). */
 typedef struct afix {
-    ifa_tensor k, v, kc, vc, sc, of;
+    ifa_tensor k, v, kc, vc, sc, of, rc, rs;
     int64_t lens[2];
     int32_t table[4];
     ifa_kv_cache_append_args a;
@@ -473,7 +547,8 @@ static void aexpect(const afix *f, ifa_status want, const char *needle) {
     const ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &f->a, &ws);
     ck_assert_msg(st == want, "got %s (%s), want %s", ifa_status_name(st), ifa_last_error(), ifa_status_name(want));
     if (want == IFA_STATUS_OK) {
-        ck_assert_uint_eq(ws, 2 * 2 * 8);
+        /* 16 bytes per new token, then the inverse frequencies when RoPE computes its angles (D = 16) */
+        ck_assert_uint_eq(ws, 2 * 2 * 16 + (f->a.rope_mode && !f->a.rope_cos ? 4 * 16 : 0));
         return;
     }
     ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
@@ -570,6 +645,25 @@ START_TEST(append_rules) {
                                                 "append into one shared block");
     afix_paged(&f), f.table[2] = 1, f.lens[1] = 0; /* the same block, other rows: allowed */
     aexpect(&f, IFA_STATUS_OK, NULL);
+    /* RoPE of the new keys: the attributes' rules are shared with IncreFlashAttention (test_validation.c's
+     * rope_rules); here the positions, whose default is cache_seq_lengths */
+    afix_setup(&f), f.a.rope_mode = "gptj";
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.a.rope_dim = 34;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 34 exceeds the head dimension D = 16");
+    f.a.rope_dim = 0;
+    int64_t pos[2] = {3, -1};
+    f.a.rope_positions = pos, f.a.rope_positions_count = 2;
+    aexpect(&f, IFA_STATUS_INVALID_POSITION, "rope_positions[1] = -1 is negative");
+    pos[1] = (1 << 24) - 1; /* its second row would sit at 2^24 */
+    aexpect(&f, IFA_STATUS_INVALID_POSITION, "rope_positions[1] = 16777215 puts the last of 2 tokens at or past 2^24");
+    f.a.rope_positions = NULL, f.a.rope_positions_count = 0;
+    tdesc(&f.rc, IFA_DTYPE_FLOAT32, 2, 8, 8, 0, 0), f.rs = f.rc; /* rows 0..7: batch 0 writes positions 6 and 7 */
+    f.a.rope_cos = &f.rc, f.a.rope_sin = &f.rs;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.lens[0] = 7, f.kc.shape[1] = f.vc.shape[1] = f.sc.shape[3] = f.of.shape[3] = 9;
+    aexpect(&f, IFA_STATUS_INVALID_POSITION, "batch 0's default rope position (cache_seq_lengths) = 7 needs "
+                                             "rope_cos/rope_sin rows up to 8; the tables have 8");
 }
 END_TEST
 
@@ -603,7 +697,8 @@ Suite *append_suite(void) {
     TCase *t = tcase_create("append");
     tcase_set_timeout(t, 600);
     tcase_add_loop_test(t, append_rows, 0, 30);
-    tcase_add_loop_test(t, append_then_attend, 0, 20);
+    tcase_add_loop_test(t, append_then_attend, 0, 30);
+    tcase_add_loop_test(t, append_rows_rope, 0, 20);
     tcase_add_test(t, append_rules);
     tcase_add_test(t, append_rejected_writes_nothing);
     suite_add_tcase(s, t);
