@@ -31,15 +31,17 @@ static int usage(void) {
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|int8|int4] [--symmetric]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
+            "                  [--rope neox|gptj]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
-            "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n");
+            "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n"
+            "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n");
     return 2;
 }
 
 typedef struct opts {
-    const char *device, *trace, *layout;
+    const char *device, *trace, *layout, *rope;
     int slots, requests, prefixes, verify, quiet, symmetric;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps;
@@ -248,6 +250,7 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     a.cache_seq_lengths = lens, a.cache_seq_lengths_count = nb;
     a.input_layout = o->layout, a.num_key_value_heads = h;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = o->block_size;
+    a.rope_mode = o->rope; /* each new key rotated at its position, the cache length */
     size_t ws = 0;
     const double t0 = now_us();
     ifa_status s = ifa_kv_cache_append_get_workspace_size(dr->ctx, &a, &ws);
@@ -398,6 +401,11 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                 for (int64_t n = 0; n < h; ++n) {
                     const int64_t br = bank_row(r->hash[p], kv, n);
                     for (int64_t e = 0; e < d; ++e) x[e] = ifa_host_get(&dr->bank, br * d + e);
+                    double rot = 0; /* a rotated key: float32 rotation against this float64 one */
+                    if (kv == 0 && o->rope) {
+                        ifa_reference_rope(o->rope, 0, 0, NULL, NULL, p, x, d);
+                        for (int64_t e = 0; e < d; ++e) rot = fmax(rot, 16 * 0x1p-24 * fabs(x[e]));
+                    }
                     const int64_t blk = r->blocks[p / bs], row = p % bs, si = ((kv * nblk + blk) * h + n) * bs + row;
                     const double sc = dr->quant ? ifa_host_get(&c.antiquant_scale, si) : 1;
                     const double of = dr->quant && !o->symmetric ? ifa_host_get(&c.antiquant_offset, si) : 0;
@@ -408,10 +416,14 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                         const double g = ifa_host_get(kv ? &c.value : &c.key,
                                                       ifa_kv_cache_at(dr->bnsd, bs, h, d, blk, row, n, e));
                         if (dr->quant) {
-                            row_bad += !(fabs((g + of) * sc - x[e]) <= ifa_kv_quant_bound(sc, of, amax));
+                            row_bad += !(fabs((g + of) * sc - x[e]) <= ifa_kv_quant_bound(sc, of, amax) + rot);
                         } else {
                             ifa_host_set(&one, 0, x[e]);
-                            row_bad += g != ifa_host_get(&one, 0);
+                            const double want = ifa_host_get(&one, 0);
+                            const double eps = o->kv_dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24
+                                               : o->kv_dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
+                            /* rotated: the float64 row, within the fp32 rotation and one rounding to the cache */
+                            row_bad += rot > 0 ? !(fabs(g - x[e]) <= rot + fabs(x[e]) * eps + 0x1p-24) : g != want;
                         }
                     }
                     if (row_bad && bad++ < 5 && dr->verify_failures == 0)
@@ -434,6 +446,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     c.num_heads = o->heads, c.num_key_value_heads = h, c.scale_value = 1.0 / sqrt((double)d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     c.antiquant_mode = dr->quant ? 3 : 0;
+    if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope);
     ifa_case_result res;
     memset(&res, 0, sizeof res);
     res.out = *out;
@@ -508,6 +521,7 @@ static int decode_step(driver *dr, int64_t step) {
     a.num_heads = o->heads, a.num_key_value_heads = h, a.scale_value = 1.0 / sqrt((double)d), a.input_layout = o->layout;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
     if (dr->quant) a.antiquant_scale = &sc, a.antiquant_offset = o->symmetric ? NULL : &of, a.antiquant_mode = 3;
+    a.rope_mode = o->rope; /* the query at its position, length - 1 */
     ifa_plan plan;
     size_t ws = 0;
     const double t0 = now_us();
@@ -586,6 +600,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
         else if (strcmp(a, "--layout") == 0) o->layout = v;
+        else if (strcmp(a, "--rope") == 0) o->rope = v;
         else if (strcmp(a, "--slots") == 0) o->slots = atoi(v);
         else if (strcmp(a, "--requests") == 0) o->requests = atoi(v);
         else if (strcmp(a, "--prefixes") == 0) o->prefixes = atoi(v);
