@@ -203,7 +203,17 @@ static ifa_tensor plain_tensor(cl_mem buf, ifa_dtype dt, int nd, const int64_t *
     return t;
 }
 
-/* Appends the next rows K/V rows of each request in list (nb of them) at its cached length, regenerated from
+/* The descriptors of the paged cache: the K and V pools, their scales and offsets (int8/int4). */
+static void cache_tensors(const driver *dr, ifa_tensor *kc, ifa_tensor *vc, ifa_tensor *sc, ifa_tensor *of) {
+    *kc = plain_tensor(dr->kpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape);
+    *vc = *kc;
+    vc->buffer = dr->vpool;
+    *sc = plain_tensor(dr->scale, IFA_DTYPE_FLOAT32, 4, dr->scale_shape);
+    *of = *sc;
+    of->buffer = dr->offset;
+}
+
+/* Appends the next `rows` K/V rows of each request in list (nb of them) at its cached length, regenerated from
  * its prefix hashes. *event (if not NULL) receives the append's event; else this waits for it and adds its
  * device time to the append total. */
 static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_event *event) {
@@ -238,11 +248,8 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     cl_int err = clEnqueueWriteBuffer(dr->q, dr->staging_k, CL_FALSE, 0, hk.bytes, hk.data, 0, NULL, NULL);
     if (err == CL_SUCCESS) err = clEnqueueWriteBuffer(dr->q, dr->staging_v, CL_TRUE, 0, hv.bytes, hv.data, 0, NULL, NULL);
     ifa_tensor tv = layout_tensor(dr, dr->staging_v, o->dtype, nb, rows, h);
-    ifa_tensor kc = plain_tensor(dr->kpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape);
-    ifa_tensor vc = kc;
-    vc.buffer = dr->vpool;
-    ifa_tensor sc = plain_tensor(dr->scale, IFA_DTYPE_FLOAT32, 4, dr->scale_shape), of = sc;
-    of.buffer = dr->offset;
+    ifa_tensor kc, vc, sc, of;
+    cache_tensors(dr, &kc, &vc, &sc, &of);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
     a.key = &tk, a.value = &tv, a.key_cache = &kc, a.value_cache = &vc;
@@ -509,11 +516,8 @@ static int decode_step(driver *dr, int64_t step) {
     ifa_tensor to = tq;
     to.buffer = dr->out;
     cl_int err = clEnqueueWriteBuffer(dr->q, dr->query, CL_FALSE, 0, hq.bytes, hq.data, 0, NULL, NULL);
-    ifa_tensor kc = plain_tensor(dr->kpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape);
-    ifa_tensor vc = kc;
-    vc.buffer = dr->vpool;
-    ifa_tensor sc = plain_tensor(dr->scale, IFA_DTYPE_FLOAT32, 4, dr->scale_shape), of = sc;
-    of.buffer = dr->offset;
+    ifa_tensor kc, vc, sc, of;
+    cache_tensors(dr, &kc, &vc, &sc, &of);
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &kc, a.value = &vc, a.attention_out = &to;
