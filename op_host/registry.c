@@ -134,6 +134,8 @@ ifa_status ifa_op_find(const char *name, const ifa_op_def **def) {
 
 void ifa_free(void *p) { free(p); }
 
+size_t ifa_plan_size(void) { return sizeof(ifa_plan); }
+
 /* ---- JSON ------------------------------------------------------------------------------------------------ */
 
 static cJSON *tensor_defs_json(const ifa_tensor_def *t, int32_t n) {

@@ -92,6 +92,8 @@ IFA_API ifa_status ifa_op_find(const char *name, const ifa_op_def **def);
 IFA_API char *ifa_op_def_json(const ifa_op_def *def);
 /* Releases memory the library returned. */
 IFA_API void ifa_free(void *p);
+/* sizeof(ifa_plan), for bindings that hold plans as opaque bytes. */
+IFA_API size_t ifa_plan_size(void);
 
 /* Infers the outputs' dtypes and shapes from the call's inputs and attributes (buffers may be NULL), so
  * that a framework can allocate them before planning: outputs[i] (def->num_outputs of them) gets the i-th

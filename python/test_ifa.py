@@ -1,0 +1,139 @@
+"""Tests of the Python binding against NumPy references written here (float64)."""
+import os
+import sys
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ifa  # noqa: E402
+
+
+def attention_ref(q, k, v, n, nkv, scale, lengths=None):
+    """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of S1 sees the
+    positions < len - S1 + 1 + i. Returns out (B, S1, N*D) and lse (B, N, S1)."""
+    b, s1, h = q.shape
+    d = h // n
+    s = k.shape[1]
+    q = q.astype(np.float64).reshape(b, s1, n, d)
+    k = k.astype(np.float64).reshape(b, s, nkv, d)
+    v = v.astype(np.float64).reshape(b, s, nkv, d)
+    out = np.zeros((b, s1, n, d))
+    lse = np.full((b, n, s1), -np.inf)
+    for bi in range(b):
+        length = s if lengths is None else lengths[bi]
+        for i in range(s1):
+            end = length - (s1 - 1 - i)
+            for hi in range(n):
+                kh = hi // (n // nkv)
+                if end <= 0:
+                    continue
+                scores = k[bi, :end, kh] @ q[bi, i, hi] * scale
+                m = scores.max()
+                p = np.exp(scores - m)
+                out[bi, i, hi] = p @ v[bi, :end, kh] / p.sum()
+                lse[bi, hi, i] = m + np.log(p.sum())
+    return out.reshape(b, s1, h), lse
+
+
+def rel_l2(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300)
+
+
+class Binding(unittest.TestCase):
+    rng = np.random.default_rng(20261122)
+
+    def test_definitions(self):
+        self.assertEqual(ifa.ops(), ["IncreFlashAttention", "MergeAttentionStates", "KVCacheAppend"])
+        d = ifa.definition("IncreFlashAttention")
+        self.assertEqual(d["inputs"][0]["name"], "query")
+        self.assertIn("float16", d["inputs"][0]["dtypes"])
+        self.assertIn("num_heads", [a["name"] for a in d["attrs"]])
+        self.assertTrue(any(t.get("written") for t in ifa.definition("KVCacheAppend")["inputs"]))
+
+    def test_attention_gqa_lengths_fp32(self):
+        q = self.rng.uniform(-1, 1, (3, 1, 8 * 32)).astype(np.float32)
+        k = self.rng.uniform(-1, 1, (3, 200, 2 * 32)).astype(np.float32)
+        v = self.rng.uniform(-1, 1, (3, 200, 2 * 32)).astype(np.float32)
+        lens = [200, 1, 77]
+        r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
+                    scale_value=0.17, actual_seq_lengths=lens, softmax_lse_flag=True)
+        out, lse = attention_ref(q, k, v, 8, 2, 0.17, lens)
+        self.assertLess(rel_l2(r["attention_out"], out), 1e-5)
+        self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-4)
+
+    def test_attention_fp16_multi_token(self):
+        q = self.rng.uniform(-1, 1, (2, 3, 4 * 64)).astype(np.float16)
+        k = self.rng.uniform(-1, 1, (2, 300, 4 * 64)).astype(np.float16)
+        v = self.rng.uniform(-1, 1, (2, 300, 4 * 64)).astype(np.float16)
+        r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=4, scale_value=0.125,
+                    actual_seq_lengths=[300, 150])
+        out, _ = attention_ref(q, k, v, 4, 4, 0.125, [300, 150])
+        self.assertEqual(r["attention_out"].dtype, np.float16)
+        self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+
+    def test_attention_bfloat16(self):
+        qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
+        kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)
+        vf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)
+        q, k, v = ifa.to_bfloat16(qf), ifa.to_bfloat16(kf), ifa.to_bfloat16(vf)
+        r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=2, num_key_value_heads=1,
+                    scale_value=0.125)
+        out, _ = attention_ref(ifa.from_bfloat16(q).reshape(qf.shape), ifa.from_bfloat16(k).reshape(kf.shape),
+                               ifa.from_bfloat16(v).reshape(vf.shape), 2, 1, 0.125)
+        self.assertIsInstance(r["attention_out"], ifa.Tensor)
+        self.assertLess(rel_l2(ifa.from_bfloat16(r["attention_out"]).reshape(out.shape), out), 8e-3)
+
+    def test_merge(self):
+        po = self.rng.uniform(-1, 1, (3, 5, 16)).astype(np.float32)
+        pl = self.rng.uniform(-4, 4, (3, 5)).astype(np.float32)
+        r = ifa.run("MergeAttentionStates", partial_outputs=po, partial_lses=pl, merged_lse_flag=True)
+        lse = np.log(np.exp(pl.astype(np.float64)).sum(axis=0))
+        out = (np.exp(pl - lse)[:, :, None] * po).sum(axis=0)
+        self.assertLess(rel_l2(r["merged_output"], out), 1e-5)
+        self.assertLess(np.abs(r["merged_lse"] - lse).max(), 1e-5)
+
+    def test_append_int8_paged_then_attend(self):
+        """Prefill 100 rows per batch into an int8 paged cache with online quantisation, then attend over it
+        with the pages' scales (antiquant_mode 3): the output is within int8 storage precision of the
+        float64 attention over the original rows."""
+        b, nkv, d, bs, rows = 2, 2, 64, 16, 100
+        kn = self.rng.uniform(-1, 1, (b, rows, nkv * d)).astype(np.float16)
+        vn = self.rng.uniform(-1, 1, (b, rows, nkv * d)).astype(np.float16)
+        blocks = 16
+        table = np.array([[3, 7, 1, 12, 0, 9, 14], [2, 15, 4, 10, 6, 11, 8]], dtype=np.int64)
+        kc = np.zeros((blocks, bs, nkv * d), dtype=np.int8)
+        scales = np.zeros((2, blocks, nkv, bs), dtype=np.float32)
+        w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=kc, value_cache=kc.copy(), antiquant_scale=scales,
+                    antiquant_offset=scales.copy(), cache_seq_lengths=[0, 0], num_key_value_heads=nkv,
+                    block_table=table.ravel(), block_table_cols=7, block_size=bs)
+        self.assertEqual(set(w), {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"})
+        q = self.rng.uniform(-1, 1, (b, 1, 4 * d)).astype(np.float16)
+        r = ifa.run("IncreFlashAttention", query=q, key=w["key_cache"], value=w["value_cache"], num_heads=4,
+                    num_key_value_heads=nkv, scale_value=0.125, actual_seq_lengths=[rows, rows],
+                    block_table=table.ravel(), block_table_cols=7, block_size=bs,
+                    antiquant_scale=w["antiquant_scale"], antiquant_offset=w["antiquant_offset"], antiquant_mode=3)
+        out, _ = attention_ref(q, kn, vn, 4, nkv, 0.125)
+        self.assertLess(rel_l2(r["attention_out"], out), 2.0 / 255)
+
+    def test_errors(self):
+        q = np.zeros((1, 1, 64), dtype=np.float16)
+        k = np.zeros((1, 8, 32), dtype=np.float16)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=k, num_heads=1)
+        self.assertEqual(e.exception.status, "SHAPE_MISMATCH")
+        self.assertIn("key", str(e.exception))
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=k, num_head=1)
+        self.assertEqual(e.exception.status, "INVALID_ATTRIBUTE")
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("NoSuchOp")
+        self.assertIn("no op is named", str(e.exception))
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q.astype(np.float64), key=k, value=k, num_heads=1)
+        self.assertEqual(e.exception.status, "UNSUPPORTED_DTYPE")
+
+
+if __name__ == "__main__":
+    unittest.main()
