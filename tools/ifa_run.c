@@ -1,12 +1,17 @@
-/* ifa-run: runs one case (a JSON file, docs/case-format.md) of any ifa op on an OpenCL device, writes its
- * outputs as .npy files and, with --check, compares them with the float64 reference.
+/* ifa-run: the standalone op tester. Runs cases (JSON, docs/case-format.md) of any ifa op on an OpenCL
+ * device: one file, several, a directory of *.json, or a batch file with one case per line (.jsonl).
+ *   --mode run (default): run, write outputs with --out, compare with the float64 reference with --check;
+ *   --mode test: run and check every case; --mode perf: run --runs times and report the median kernel time;
+ *   --mode support: plan only: whether the device takes the case, and the template, tiling key and workspace.
  * Ops: IncreFlashAttention (attention_out.npy, softmax_lse.npy), MergeAttentionStates (merged_output.npy,
- * merged_lse.npy). Exit status: 0 ran (and passed), 1 check failed, 2 bad case or usage, 3 device or
- * runtime failure. */
+ * merged_lse.npy). With more than one case a summary line "N passed, N failed" ends the output.
+ * Exit status: 0 ran (and passed), 1 a check failed, 2 a bad case or usage, 3 a device or runtime failure
+ * (the worst over all cases). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "common/case.h"
@@ -14,11 +19,20 @@
 #include "common/npy.h"
 
 static int usage(void) {
-    fprintf(stderr, "usage: ifa-run CASE.json [--out DIR] [--check] [--device SELECTOR]\n"
+    fprintf(stderr, "usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [--mode run|test|perf|support] [--check]\n"
+                    "               [--out DIR] [--runs 10] [--device SELECTOR]\n"
                     "  SELECTOR: P:D (platform and device index, as clinfo -l) or part of a device name;\n"
                     "  default: $IFA_DEVICE, else the first device.\n");
     return 2;
 }
+
+enum mode { MODE_RUN, MODE_TEST, MODE_PERF, MODE_SUPPORT };
+
+typedef struct options {
+    enum mode mode;
+    int check, runs;
+    const char *out_dir;
+} options;
 
 /* 2 for a status that says the case is wrong, 3 for one that says the device or runtime failed. */
 static int status_exit(ifa_status st) {
@@ -43,8 +57,9 @@ static int write_outputs(const char *out_dir, const char *const *names, const if
     return 0;
 }
 
-static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const char *out_dir,
-                     int check) {
+static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o) {
+    const char *out_dir = o->out_dir;
+    const int check = o->check;
     char err[1024];
     ifa_merge_case c;
     if (ifa_merge_case_parse(text, base, &c, err, sizeof err) != 0) {
@@ -52,7 +67,22 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
         return 2;
     }
     ifa_merge_result r;
+    memset(&r, 0, sizeof r);
     int rc = 0;
+    if (o->mode == MODE_SUPPORT) {
+        const ifa_tensor po = {NULL, 0, c.partial_outputs.dtype, c.partial_outputs.ndim, {0}};
+        ifa_tensor pl = {NULL, 0, c.partial_lses.dtype, c.partial_lses.ndim, {0}}, mo = {NULL, 0, c.out_dtype, 0, {0}};
+        ifa_tensor t[3] = {po, pl, mo};
+        memcpy(t[0].shape, c.partial_outputs.shape, sizeof t[0].shape), memcpy(t[1].shape, c.partial_lses.shape, sizeof t[1].shape);
+        t[2].ndim = po.ndim - 1, memcpy(t[2].shape, c.partial_outputs.shape + 1, sizeof t[2].shape - sizeof t[2].shape[0]);
+        const ifa_merge_attention_states_args a = {&t[0], &t[1], &t[2], NULL};
+        size_t ws;
+        const ifa_status ss = ifa_merge_attention_states_get_workspace_size(ctx, &a, &ws);
+        if (ss == IFA_STATUS_OK) printf("support: MergeAttentionStates supported, workspace=%zu\n", ws);
+        else printf("support: not supported: %s\n", ifa_last_error());
+        ifa_merge_case_free(&c);
+        return ss == IFA_STATUS_OK ? 0 : status_exit(ss);
+    }
     ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
     if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
@@ -76,85 +106,99 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
     return rc;
 }
 
-int main(int argc, char **argv) {
-    const char *path = NULL, *out_dir = NULL, *device = NULL;
-    int check = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out_dir = argv[++i];
-        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (argv[i][0] != '-' && !path) path = argv[i];
-        else return usage();
-    }
-    if (!path) return usage();
 
-    char err[1024], base[4096];
-    char *text = ifa_case_read_file(path, base, sizeof base, err, sizeof err);
-    if (!text) {
-        fprintf(stderr, "ifa-run: bad case: %s\n", err);
-        return 2;
+/* Plans an IncreFlashAttention case without buffers and says whether the device takes it. */
+static int support_ifa(ifa_context *ctx, const ifa_case *c) {
+    const int64_t lse_shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
+    ifa_host_tensor out = c->query, lse = {IFA_DTYPE_FLOAT32, 3, {0}, NULL, 0};
+    memcpy(lse.shape, lse_shape, sizeof lse_shape);
+    if (c->quant_scale2.data) out.dtype = IFA_DTYPE_INT8;
+    ifa_case_tensors t;
+    ifa_incre_flash_attention_args a;
+    ifa_case_describe(c, &out, c->softmax_lse_flag ? &lse : NULL, NULL, &t, &a);
+    ifa_plan plan;
+    size_t ws;
+    const ifa_status st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);
+    if (st != IFA_STATUS_OK) {
+        printf("support: not supported: %s\n", ifa_last_error());
+        return status_exit(st);
     }
+    printf("support: supported: template=%s tiling_key=%llu work_group=%d chunk=%d heads/group=%d split_kv=%d "
+           "workspace=%zu local_mem=%lld\n", plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
+           (unsigned long long)plan.tiling_key, (int)plan.work_group_size, (int)plan.chunk_rows,
+           (int)plan.heads_per_group, (int)plan.split_kv, ws, (long long)plan.local_mem_bytes);
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* One case's text (base: the folder its relative paths start from): 0 ran or passed, 1 failed, 2 bad case,
+ * 3 device or runtime failure. */
+static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o) {
+    char err[1024];
     /* the op decides the case format */
     cJSON *root = cJSON_Parse(text);
     const cJSON *opj = root ? cJSON_GetObjectItemCaseSensitive(root, "op") : NULL;
     const int merge = cJSON_IsString(opj) && strcmp(opj->valuestring, "MergeAttentionStates") == 0;
     cJSON_Delete(root);
+    if (merge) return run_merge(ctx, q, text, base, o);
     ifa_case c;
-    if (!merge && ifa_case_parse(text, base, &c, err, sizeof err) != 0) {
+    if (ifa_case_parse(text, base, &c, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-run: bad case: %s\n", err);
-        free(text);
         return 2;
     }
-    if (merge) ifa_case_init(&c);
-    ifa_context *ctx = NULL;
-    ifa_status st = ifa_context_create_default(device, &ctx);
-    if (st != IFA_STATUS_OK) {
-        fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
+    if (o->mode == MODE_SUPPORT) {
+        const int rc = support_ifa(ctx, &c);
         ifa_case_free(&c);
-        free(text);
-        return 3;
+        return rc;
     }
-    char name[256] = "";
-    clGetDeviceInfo(ifa_context_device(ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    cl_int cerr;
-    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(ctx), ifa_context_device(ctx),
-                                              CL_QUEUE_PROFILING_ENABLE, &cerr);
     int rc = 0;
     ifa_case_result r;
     memset(&r, 0, sizeof r);
-    if (!q) {
-        fprintf(stderr, "ifa-run: clCreateCommandQueue failed (%d)\n", (int)cerr);
-        rc = 3;
-        goto done;
-    }
-    printf("device: %s\n", name);
-    if (merge) {
-        rc = run_merge(ctx, q, text, base, out_dir, check);
-        goto done;
-    }
-    st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
+    ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
     if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
         rc = status_exit(st);
         goto done;
     }
     const ifa_problem *pr = &r.plan.problem;
-    printf("case: B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s; tiling_key=%llu "
+    printf("case: B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s; tiling_key=%llu "
            "work_group=%d chunk=%d heads/group=%d split_kv=%d\n",
            (long long)pr->batch, (long long)pr->num_heads, (long long)pr->num_kv_heads, (long long)pr->head_dim,
            (long long)pr->seq_q, (long long)pr->seq_kv, c.input_layout, ifa_dtype_name(c.query.dtype),
            ifa_dtype_name(c.key.dtype), pr->causal ? " causal" : "",
            pr->mask_kind == IFA_MASK_PER_TOKEN ? " mask=per_token" : pr->mask_kind ? " mask=per_batch" : "",
            pr->pse_kind ? " pse" : "", pr->softcap_bits ? " softcap" : "", pr->window ? " window" : "",
-           pr->paged ? " paged" : pr->has_kv_padding ? " kv_padding" : "", (unsigned long long)r.plan.tiling_key,
-           (int)r.plan.work_group_size, (int)r.plan.chunk_rows, (int)r.plan.heads_per_group, (int)r.plan.split_kv);
+           pr->paged ? " paged" : pr->has_kv_padding ? " kv_padding" : "", pr->rope ? " rope" : "",
+           (unsigned long long)r.plan.tiling_key, (int)r.plan.work_group_size, (int)r.plan.chunk_rows,
+           (int)r.plan.heads_per_group, (int)r.plan.split_kv);
     printf("kernel time: %.3f ms\n", r.device_ms);
-    if (out_dir) {
+    if (o->mode == MODE_PERF) {
+        /* the first run built the kernels; the median of the next runs' kernel times */
+        double *t = malloc((size_t)o->runs * sizeof *t);
+        int n = 0;
+        for (int i = 0; t && i < o->runs; ++i) {
+            ifa_case_result ri;
+            if (ifa_case_run(ctx, q, &c, NULL, NULL, &ri) == IFA_STATUS_OK) t[n++] = ri.device_ms;
+            ifa_case_result_free(&ri);
+        }
+        if (n > 0) {
+            qsort(t, (size_t)n, sizeof *t, cmp_double);
+            printf("perf: median %.4f ms, min %.4f ms over %d runs\n", t[n / 2], t[0], n);
+        }
+        free(t);
+        rc = n == o->runs ? 0 : 3;
+        goto done;
+    }
+    if (o->out_dir) {
         static const char *const names[] = {"attention_out.npy", "softmax_lse.npy"};
         const ifa_host_tensor *ts[] = {&r.out, c.softmax_lse_flag ? &r.lse : NULL};
-        if ((rc = write_outputs(out_dir, names, ts, 2)) != 0) goto done;
+        if ((rc = write_outputs(o->out_dir, names, ts, 2)) != 0) goto done;
     }
-    if (check) {
+    if (o->check) {
         ifa_case_check k;
         if (ifa_case_check_result(&c, &r, &k) != 0) {
             fprintf(stderr, "ifa-run: the reference could not be computed\n");
@@ -167,9 +211,117 @@ int main(int argc, char **argv) {
     }
 done:
     ifa_case_result_free(&r);
-    if (q) clReleaseCommandQueue(q);
-    ifa_context_destroy(ctx);
     ifa_case_free(&c);
-    free(text);
     return rc;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct tally {
+    int passed, failed, worst;
+} tally;
+
+static void count(tally *t, int rc) {
+    if (rc == 0) t->passed++;
+    else t->failed++;
+    if (rc > t->worst) t->worst = rc;
+}
+
+/* One argument: a case file, a .jsonl batch (a case per non-empty line) or a directory of *.json cases. */
+static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, const options *o, tally *t) {
+    char err[1024], base[4096];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        for (struct dirent *e; d && (e = readdir(d));) {
+            const size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+            if (n == cap) {
+                char **m = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *m);
+                if (!m) break;
+                names = m;
+            }
+            const size_t plen = strlen(path) + len + 2;
+            if (!(names[n] = malloc(plen))) break;
+            snprintf(names[n++], plen, "%s/%s", path, e->d_name);
+        }
+        if (d) closedir(d);
+        qsort(names, n, sizeof *names, cmp_str);
+        for (size_t i = 0; i < n; ++i) {
+            printf("== %s\n", names[i]);
+            run_path(ctx, q, names[i], o, t);
+            free(names[i]);
+        }
+        free(names);
+        return;
+    }
+    char *text = ifa_case_read_file(path, base, sizeof base, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "ifa-run: bad case: %s\n", err);
+        count(t, 2);
+        return;
+    }
+    const size_t len = strlen(path);
+    if (len > 6 && strcmp(path + len - 6, ".jsonl") == 0) {
+        int line = 0;
+        for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
+            nl = strchr(s, '\n');
+            if (nl) *nl = '\0';
+            ++line;
+            if (strspn(s, " \t\r") == strlen(s)) continue;
+            printf("== %s:%d\n", path, line);
+            count(t, run_case(ctx, q, s, base, o));
+        }
+    } else {
+        count(t, run_case(ctx, q, text, base, o));
+    }
+    free(text);
+}
+
+int main(int argc, char **argv) {
+    options o = {MODE_RUN, 0, 10, NULL};
+    const char *device = NULL;
+    const char *paths[256];
+    int npaths = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) o.out_dir = argv[++i];
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) o.runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--check") == 0) o.check = 1;
+        else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (strcmp(m, "run") == 0) o.mode = MODE_RUN;
+            else if (strcmp(m, "test") == 0) o.mode = MODE_TEST, o.check = 1;
+            else if (strcmp(m, "perf") == 0) o.mode = MODE_PERF;
+            else if (strcmp(m, "support") == 0) o.mode = MODE_SUPPORT;
+            else return usage();
+        } else if (argv[i][0] != '-' && npaths < 256) paths[npaths++] = argv[i];
+        else return usage();
+    }
+    if (npaths == 0 || o.runs < 1) return usage();
+
+    ifa_context *ctx = NULL;
+    if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
+        return 3;
+    }
+    char name[256] = "";
+    clGetDeviceInfo(ifa_context_device(ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+    cl_int cerr;
+    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(ctx), ifa_context_device(ctx),
+                                              CL_QUEUE_PROFILING_ENABLE, &cerr);
+    if (!q) {
+        fprintf(stderr, "ifa-run: clCreateCommandQueue failed (%d)\n", (int)cerr);
+        ifa_context_destroy(ctx);
+        return 3;
+    }
+    printf("device: %s\n", name);
+    tally t = {0, 0, 0};
+    for (int i = 0; i < npaths; ++i) run_path(ctx, q, paths[i], &o, &t);
+    if (t.passed + t.failed > 1) printf("%d passed, %d failed\n", t.passed, t.failed);
+    clReleaseCommandQueue(q);
+    ifa_context_destroy(ctx);
+    return t.worst;
 }
