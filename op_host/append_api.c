@@ -69,6 +69,10 @@ static ifa_status check_new_rows(const ifa_kv_cache_append_args *a, append_shape
     if (m->dim > IFA_MAX_HEAD_DIM)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "the head dimension D = %" PRId64 " is outside [1, %d]", m->dim,
                          IFA_MAX_HEAD_DIM);
+    /* each new token costs 16 bytes of workspace and host validation: 2^24 tokens per call is ample */
+    if (m->batch * m->seq_new > (1 << 24))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "B·S1 = %" PRId64 "·%" PRId64 " new tokens exceed 2^24 per call",
+                         m->batch, m->seq_new);
     if (m->batch * m->seq_new > INT32_MAX / nkv)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "B·S1·N_kv = %" PRId64 "·%" PRId64 "·%" PRId64
                          " rows exceed 2^31 - 1", m->batch, m->seq_new, nkv);

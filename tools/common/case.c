@@ -48,11 +48,16 @@ int ifa_case_load_tensor(const cJSON *j, const char *name, const char *base, ifa
         dims[i] = (int64_t)d->valuedouble;
         numel *= d->valuedouble;
     }
-    if (numel > 4e9) FAIL("inputs.%s has %.0f elements; generated tensors are limited to 4e9", name, numel);
+    /* $IFA_CASE_MAX_ELEMENTS lowers the limit (the fuzz targets do, so a hostile case cannot ask for gigabytes) */
+    const char *cap_env = getenv("IFA_CASE_MAX_ELEMENTS");
+    const double cap = cap_env && atof(cap_env) >= 1 ? atof(cap_env) : 4e9;
+    if (numel > cap) FAIL("inputs.%s has %.0f elements; generated tensors are limited to %.0f", name, numel, cap);
     if (!cJSON_IsObject(rnd)) FAIL("inputs.%s needs \"random\": {\"seed\": N} (or a file)", name);
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(rnd, "seed");
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(rnd, "low"), *hi = cJSON_GetObjectItemCaseSensitive(rnd, "high");
-    if (!cJSON_IsNumber(seed)) FAIL("inputs.%s.random.seed must be a number", name);
+    if (!cJSON_IsNumber(seed) || seed->valuedouble < 0 || seed->valuedouble > 9e15 ||
+        seed->valuedouble != floor(seed->valuedouble))
+        FAIL("inputs.%s.random.seed must be an integer in [0, 9e15]", name);
     double low = cJSON_IsNumber(lo) ? lo->valuedouble : -1.0, high = cJSON_IsNumber(hi) ? hi->valuedouble : 1.0;
     if (!isfinite(low) || !isfinite(high) || low > high) FAIL("inputs.%s.random: need finite low <= high", name);
     if (ifa_host_tensor_alloc(t, dtype, n, dims) != 0) FAIL("inputs.%s: cannot allocate", name);

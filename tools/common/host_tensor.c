@@ -54,19 +54,27 @@ double ifa_host_get(const ifa_host_tensor *t, int64_t i) {
     }
 }
 
+/* v truncated toward zero and saturated to [lo, hi] (NaN gives 0): converting an out-of-range double to an
+ * integer type is undefined behaviour, and case files may ask for any range. */
+static double sat(double v, double lo, double hi) {
+    if (isnan(v)) return 0;
+    v = trunc(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
     unsigned char *p = (unsigned char *)t->data;
     switch (t->dtype) {
     case IFA_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
     case IFA_DTYPE_FLOAT16: ((uint16_t *)p)[i] = ifa_float_to_half((float)v); break;
     case IFA_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = ifa_float_to_bf16((float)v); break;
-    case IFA_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case IFA_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)sat(v, -128, 127); break;
     case IFA_DTYPE_UINT8:
-    case IFA_DTYPE_BOOL: p[i] = (unsigned char)v; break;
-    case IFA_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case IFA_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case IFA_DTYPE_BOOL: p[i] = (unsigned char)sat(v, 0, 255); break;
+    case IFA_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)sat(v, -2147483648.0, 2147483647.0); break;
+    case IFA_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)sat(v, -9223372036854775808.0, 9223372036854774784.0); break;
     case IFA_DTYPE_INT4: {
-        const unsigned nib = (unsigned)((int)v & 0xf);
+        const unsigned nib = (unsigned)((int)sat(v, -8, 7) & 0xf);
         p[i / 2] = (unsigned char)((i & 1) ? (p[i / 2] & 0x0fu) | nib << 4 : (p[i / 2] & 0xf0u) | nib);
         break;
     }
