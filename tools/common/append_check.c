@@ -1,0 +1,98 @@
+#include "common/append_check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kv_quant.h"
+#include "common/reference.h"
+
+static int64_t attr_int(const ifa_generic_case *c, const char *name, int64_t dflt) {
+    const ifa_named_attr *a = ifa_generic_case_attr(c, name);
+    return a ? a->i : dflt;
+}
+
+int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *const after[4], ifa_append_check *k) {
+    memset(k, 0, sizeof *k);
+    const ifa_host_tensor *kn = ifa_generic_case_input(c, "key"), *vn = ifa_generic_case_input(c, "value");
+    const ifa_host_tensor *kc = ifa_generic_case_input(c, "key_cache");
+    const ifa_host_tensor *before[4] = {kc, ifa_generic_case_input(c, "value_cache"),
+                                        ifa_generic_case_input(c, "antiquant_scale"),
+                                        ifa_generic_case_input(c, "antiquant_offset")};
+    const ifa_named_attr *lay = ifa_generic_case_attr(c, "input_layout"), *lens = ifa_generic_case_attr(c, "cache_seq_lengths");
+    const ifa_named_attr *tab = ifa_generic_case_attr(c, "block_table"), *pos = ifa_generic_case_attr(c, "rope_positions");
+    const ifa_named_attr *rmode = ifa_generic_case_attr(c, "rope_mode"), *rtheta = ifa_generic_case_attr(c, "rope_theta");
+    const char *layout = lay ? lay->s : "BSH";
+    const int bnsd = strcmp(layout, "BNSD") == 0;
+    const int64_t nkv = attr_int(c, "num_key_value_heads", 0), bs = attr_int(c, "block_size", 0);
+    const int64_t cols = attr_int(c, "block_table_cols", 0);
+    if (!kn || !vn || !kc || !before[1] || !lens || nkv < 1 || kn->ndim < 3 || kc->ndim < 3) return -1;
+    const int64_t B = kn->shape[0], S1 = bnsd ? kn->shape[2] : kn->shape[1];
+    const int64_t D = kn->ndim == 4 ? kn->shape[3] : kn->shape[2] / nkv;
+    const int64_t R = tab ? bs : bnsd ? kc->shape[2] : kc->shape[1], U = kc->shape[0];
+    const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4, asym = before[3] != NULL;
+    const double eps = kc->dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24 : kc->dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    if (D < 1 || (quant && !before[2])) return -1;
+    ifa_host_tensor expect[4], one;
+    memset(expect, 0, sizeof expect);
+    for (int t = 0; t < 4; ++t)
+        if (before[t]) {
+            if (!after[t] || ifa_host_tensor_alloc(&expect[t], before[t]->dtype, before[t]->ndim, before[t]->shape)) return -1;
+            memcpy(expect[t].data, before[t]->data, before[t]->bytes);
+        }
+    double *x = malloc((size_t)D * sizeof *x);
+    if (!x || ifa_host_tensor_alloc(&one, kc->dtype, 1, (int64_t[]){2}) != 0) return free(x), -1;
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t i = 0; i < S1; ++i)
+                for (int64_t n = 0; n < nkv; ++n) {
+                    const int64_t p = lens->list[lens->list_len == 1 ? 0 : b] + i;
+                    const int64_t u = tab ? tab->list[b * cols + p / bs] : b, r = tab ? p % bs : p;
+                    for (int64_t d = 0; d < D; ++d)
+                        x[d] = ifa_host_get(half ? vn : kn, ifa_kv_cache_at(bnsd, S1, nkv, D, b, i, n, d));
+                    double amax = 0, rot = 0;
+                    if (half == 0 && rmode && strcmp(rmode->s, "none") != 0) {
+                        ifa_reference_rope(rmode->s, rtheta ? rtheta->f : 0, attr_int(c, "rope_dim", 0),
+                                           ifa_generic_case_input(c, "rope_cos"), ifa_generic_case_input(c, "rope_sin"),
+                                           pos ? pos->list[b] + i : p, x, D);
+                        rot = 1;
+                    }
+                    for (int64_t d = 0; d < D; ++d) amax = fmax(amax, fabs(x[d]));
+                    rot *= 16 * 0x1p-24 * amax; /* the fp32 rotation against this float64 one */
+                    const int64_t si = ((half * U + u) * nkv + n) * R + r;
+                    const double sc = quant ? ifa_host_get(after[2], si) : 1, of = quant && asym ? ifa_host_get(after[3], si) : 0;
+                    double worst = 0;
+                    for (int64_t d = 0; d < D; ++d) {
+                        const int64_t e = ifa_kv_cache_at(bnsd, R, nkv, D, u, r, n, d);
+                        const double g = ifa_host_get(after[half], e);
+                        double err, bound;
+                        if (quant) {
+                            err = fabs((g + of) * sc - x[d]), bound = ifa_kv_quant_bound(sc, of, amax) + rot;
+                        } else {
+                            ifa_host_set(&one, 0, x[d]);
+                            err = rot > 0 ? fabs(g - x[d]) : fabs(g - ifa_host_get(&one, 0));
+                            bound = rot > 0 ? rot + fabs(x[d]) * eps + 0x1p-24 : 0;
+                        }
+                        const double ratio = err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
+                        worst = fmax(worst, ratio);
+                        ifa_host_set(&expect[half], e, g);
+                    }
+                    if (quant) {
+                        ifa_host_set(&expect[2], si, sc);
+                        if (asym) ifa_host_set(&expect[3], si, of);
+                    }
+                    k->rows++;
+                    k->bad_rows += !(worst <= 1);
+                    k->worst = fmax(k->worst, worst);
+                }
+    for (int t = 0; t < 4; ++t)
+        if (before[t]) {
+            const unsigned char *a = expect[t].data, *g = after[t]->data;
+            for (size_t i = 0; i < expect[t].bytes; ++i) k->changed += a[i] != g[i];
+            ifa_host_tensor_free(&expect[t]);
+        }
+    ifa_host_tensor_free(&one);
+    free(x);
+    k->pass = k->bad_rows == 0 && k->changed == 0;
+    return 0;
+}

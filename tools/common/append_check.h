@@ -1,0 +1,21 @@
+/* The float64 check of a KVCacheAppend case (ifa-run --check): every new row where the op defines it (rotated
+ * and quantised as docs/kv-cache.md and docs/rope.md say), and every other element of the caches, scales and
+ * offsets unchanged. */
+#ifndef IFA_TOOLS_APPEND_CHECK_H
+#define IFA_TOOLS_APPEND_CHECK_H
+
+#include "common/generic_case.h"
+
+typedef struct ifa_append_check {
+    int64_t rows, bad_rows; /* new (token, head, key|value) rows checked, and those off their bound */
+    int64_t changed;        /* elements outside the new rows (and their scales) that changed */
+    double worst;           /* the largest error over its bound (<= 1 passes) */
+    int pass;
+} ifa_append_check;
+
+/* c: the case as given (the caches before the run); after[4]: key_cache, value_cache, antiquant_scale,
+ * antiquant_offset as read back after the run (NULL for absent ones). 0, or -1 when the case's shapes do not
+ * allow a reference (the op should have rejected it). */
+int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *const after[4], ifa_append_check *k);
+
+#endif
