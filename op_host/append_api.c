@@ -9,6 +9,7 @@
 #include "op_host/ifa_check.h"
 #include "op_host/launch.h"
 #include "op_host/rope.h"
+#include "op_host/verbose.h"
 #include "op_host/tensor_check.h"
 #include "tiling/tuning_table.h"
 
@@ -322,6 +323,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
     IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
     IFA__TRY(ifa__check_queue(ctx, queue));
+    ifa__verbose_append(args);
 
     const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
     int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;

@@ -21,9 +21,51 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
-void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *a) {
+static int verbose_on(void) {
     const char *v = getenv("IFA_VERBOSE");
-    if (!v || !*v || strcmp(v, "0") == 0) return;
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void int_list_json(FILE *f, const char *name, const int64_t *v, int64_t n) {
+    fprintf(f, ", \"%s\": [", name);
+    for (int64_t i = 0; i < n; ++i) fprintf(f, i ? ", %lld" : "%lld", (long long)v[i]);
+    fputc(']', f);
+}
+
+void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
+    if (!verbose_on()) return;
+    flockfile(stderr);
+    fprintf(stderr, "ifa_verbose: op=KVCacheAppend case={\"op\": \"KVCacheAppend\", \"attrs\": {\"input_layout\": \"%s\", "
+            "\"num_key_value_heads\": %lld", a->input_layout, (long long)a->num_key_value_heads);
+    if (a->block_table) fprintf(stderr, ", \"block_size\": %lld", (long long)a->block_size);
+    if (a->rope_mode) fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", a->rope_mode, (long long)a->rope_dim);
+    if (a->rope_mode && a->rope_theta != 0) fprintf(stderr, ", \"rope_theta\": %.17g", a->rope_theta);
+    fputs("}, \"inputs\": {", stderr);
+    tensor_json(stderr, "key", a->key, 1), fputs(", ", stderr), tensor_json(stderr, "value", a->value, 2);
+    fputs(", ", stderr), tensor_json(stderr, "key_cache", a->key_cache, 3);
+    fputs(", ", stderr), tensor_json(stderr, "value_cache", a->value_cache, 4);
+    if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 5);
+    if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 6);
+    if (a->rope_cos) fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 7);
+    if (a->rope_sin) fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 8);
+    int_list_json(stderr, "cache_seq_lengths", a->cache_seq_lengths, a->cache_seq_lengths_count);
+    if (a->rope_positions) int_list_json(stderr, "rope_positions", a->rope_positions, a->rope_positions_count);
+    if (a->block_table) {
+        fputs(", \"block_table\": [", stderr);
+        for (int64_t b = 0; b < a->key->shape[0]; ++b) {
+            fputs(b ? ", [" : "[", stderr);
+            for (int64_t i = 0; i < a->block_table_cols; ++i)
+                fprintf(stderr, i ? ", %d" : "%d", (int)a->block_table[b * a->block_table_cols + i]);
+            fputc(']', stderr);
+        }
+        fputc(']', stderr);
+    }
+    fputs("}}\n", stderr);
+    funlockfile(stderr);
+}
+
+void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *a) {
+    if (!verbose_on()) return;
     const ifa_problem *p = &plan->problem;
     float scale;
     memcpy(&scale, &p->scale_bits, sizeof scale);

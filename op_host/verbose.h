@@ -7,5 +7,7 @@
 
 /* Prints the line if IFA_VERBOSE is set to a non-empty value other than "0". */
 void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *args);
+/* The same for a KVCacheAppend run (validated args; B = key's first dimension). */
+void ifa__verbose_append(const ifa_kv_cache_append_args *args);
 
 #endif
