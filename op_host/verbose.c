@@ -32,6 +32,17 @@ static void int_list_json(FILE *f, const char *name, const int64_t *v, int64_t n
     fputc(']', f);
 }
 
+/* ", "block_table": [[...], ...]" for rows x cols ids. */
+static void table_json(FILE *f, const int32_t *table, int64_t rows, int64_t cols) {
+    fputs(", \"block_table\": [", f);
+    for (int64_t b = 0; b < rows; ++b) {
+        fputs(b ? ", [" : "[", f);
+        for (int64_t i = 0; i < cols; ++i) fprintf(f, i ? ", %d" : "%d", (int)table[b * cols + i]);
+        fputc(']', f);
+    }
+    fputc(']', f);
+}
+
 void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (!verbose_on()) return;
     flockfile(stderr);
@@ -50,16 +61,7 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->rope_sin) fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 8);
     int_list_json(stderr, "cache_seq_lengths", a->cache_seq_lengths, a->cache_seq_lengths_count);
     if (a->rope_positions) int_list_json(stderr, "rope_positions", a->rope_positions, a->rope_positions_count);
-    if (a->block_table) {
-        fputs(", \"block_table\": [", stderr);
-        for (int64_t b = 0; b < a->key->shape[0]; ++b) {
-            fputs(b ? ", [" : "[", stderr);
-            for (int64_t i = 0; i < a->block_table_cols; ++i)
-                fprintf(stderr, i ? ", %d" : "%d", (int)a->block_table[b * a->block_table_cols + i]);
-            fputc(']', stderr);
-        }
-        fputc(']', stderr);
-    }
+    if (a->block_table) table_json(stderr, a->block_table, a->key->shape[0], a->block_table_cols);
     fputs("}}\n", stderr);
     funlockfile(stderr);
 }
@@ -121,16 +123,7 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
         fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 13);
     }
     if (a->kv_padding_size) fprintf(stderr, ", \"kv_padding_size\": %lld", (long long)*a->kv_padding_size);
-    if (a->block_table) {
-        fputs(", \"block_table\": [", stderr);
-        for (int64_t b = 0; b < p->batch; ++b) {
-            fputs(b ? ", [" : "[", stderr);
-            for (int64_t i = 0; i < p->table_cols; ++i)
-                fprintf(stderr, i ? ", %d" : "%d", (int)a->block_table[b * p->table_cols + i]);
-            fputc(']', stderr);
-        }
-        fputc(']', stderr);
-    }
+    if (a->block_table) table_json(stderr, a->block_table, p->batch, p->table_cols);
     fputs("}}\n", stderr);
     funlockfile(stderr);
 }
