@@ -7,6 +7,7 @@
 #include "op_host/context.h"
 #include "op_host/launch.h"
 #include "op_host/tensor_check.h"
+#include "op_host/verbose.h"
 #include "tiling/tuning_table.h"
 
 #define IFA_MAX_MERGE_PARTS 4096
@@ -108,6 +109,7 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
     IFA__TRY(ifa__check_buffer(args->partial_lses, "partial_lses"));
     IFA__TRY(ifa__check_buffer(args->merged_output, "merged_output"));
     if (args->merged_lse) IFA__TRY(ifa__check_buffer(args->merged_lse, "merged_lse"));
+    ifa__verbose_merge(args);
 
     const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
     int32_t wg = t.combine_work_group_size > 0 ? t.combine_work_group_size : 64;

@@ -32,6 +32,19 @@ static void int_list_json(FILE *f, const char *name, const int64_t *v, int64_t n
     fputc(']', f);
 }
 
+void ifa__verbose_merge(const ifa_merge_attention_states_args *a) {
+    if (!verbose_on()) return;
+    flockfile(stderr);
+    fprintf(stderr, "ifa_verbose: op=MergeAttentionStates case={\"op\": \"MergeAttentionStates\", \"attrs\": "
+            "{\"merged_lse_flag\": %s, \"out_dtype\": \"%s\"}, \"inputs\": {", a->merged_lse ? "true" : "false",
+            ifa_dtype_name(a->merged_output->dtype));
+    tensor_json(stderr, "partial_outputs", a->partial_outputs, 1);
+    fputs(", ", stderr);
+    tensor_json(stderr, "partial_lses", a->partial_lses, 2);
+    fputs("}}\n", stderr);
+    funlockfile(stderr);
+}
+
 /* ", "block_table": [[...], ...]" for rows x cols ids. */
 static void table_json(FILE *f, const int32_t *table, int64_t rows, int64_t cols) {
     fputs(", \"block_table\": [", f);

@@ -9,5 +9,7 @@
 void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *args);
 /* The same for a KVCacheAppend run (validated args; B = key's first dimension). */
 void ifa__verbose_append(const ifa_kv_cache_append_args *args);
+/* The same for a MergeAttentionStates run (validated args). */
+void ifa__verbose_merge(const ifa_merge_attention_states_args *args);
 
 #endif

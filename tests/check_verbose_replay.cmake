@@ -7,7 +7,7 @@ if(NOT rc EQUAL 0)
 endif()
 string(REGEX MATCH "ifa_verbose: [^\n]*" line "${err}")
 if(NOT line MATCHES "op=IncreFlashAttention template=all_vector tiling_key=[0-9]+ .* case=" AND
-   NOT line MATCHES "op=KVCacheAppend case=")
+   NOT line MATCHES "op=KVCacheAppend case=" AND NOT line MATCHES "op=MergeAttentionStates case=")
   message(FATAL_ERROR "no verbose line in: ${err}")
 endif()
 string(REGEX REPLACE "^.* case=" "" json "${line}")
