@@ -234,14 +234,9 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
         }
     }
     if (m->rope.mode) {
-        int64_t *defaults = malloc((size_t)m->batch * sizeof *defaults);
-        if (!defaults) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "rope positions of %" PRId64 " batches", m->batch);
-        for (int64_t b = 0; b < m->batch; ++b) defaults[b] = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b];
         const ifa__rope_view v = rope_view(a);
-        const ifa_status st = ifa__rope_check_positions(&v, &m->rope, m->batch, defaults, "cache_seq_lengths",
-                                                        m->seq_new, NULL);
-        free(defaults);
-        IFA__TRY(st);
+        const ifa__rope_default dflt = {a->cache_seq_lengths, a->cache_seq_lengths_count, 0, 0, "cache_seq_lengths"};
+        IFA__TRY(ifa__rope_check_positions(&v, &m->rope, m->batch, &dflt, m->seq_new, NULL));
     }
     if (!m->paged || m->batch < 2) return IFA_STATUS_OK; /* one batch's positions are distinct */
     const int64_t n = m->batch * m->seq_new;

@@ -387,18 +387,9 @@ static ifa__rope_view rope_view(const ifa_incre_flash_attention_args *a) {
 ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t *first) {
     const ifa__rope_view v = rope_view(a);
     const ifa__rope_info info = {p->rope, p->rope_table, p->rope_dim, p->rope_table_rows, 0};
-    int64_t *defaults = NULL;
-    if (!a->rope_positions) {
-        if (!(defaults = malloc((size_t)p->batch * sizeof *defaults)))
-            return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "rope positions of %" PRId64 " batches", p->batch);
-        for (int64_t b = 0; b < p->batch; ++b)
-            defaults[b] = (a->actual_seq_lengths ? a->actual_seq_lengths[a->actual_seq_lengths_count == 1 ? 0 : b]
-                                                 : p->seq_kv) - p->seq_q;
-    }
-    const ifa_status st = ifa__rope_check_positions(&v, &info, p->batch, defaults, "actual_seq_lengths - S1", p->seq_q,
-                                                    first);
-    free(defaults);
-    return st;
+    const ifa__rope_default dflt = {a->actual_seq_lengths, a->actual_seq_lengths_count, p->seq_kv, p->seq_q,
+                                    "actual_seq_lengths - S1"};
+    return ifa__rope_check_positions(&v, &info, p->batch, &dflt, p->seq_q, first);
 }
 
 /* Rotary embedding of the query: attributes, then each batch's positions. */

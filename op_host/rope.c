@@ -73,16 +73,16 @@ ifa_status ifa__rope_check(const ifa__rope_view *v, int64_t batch, int64_t head_
 }
 
 ifa_status ifa__rope_check_positions(const ifa__rope_view *v, const ifa__rope_info *info, int64_t batch,
-                                     const int64_t *defaults, const char *default_what, int64_t tokens,
-                                     int64_t *first) {
+                                     const ifa__rope_default *dflt, int64_t tokens, int64_t *first) {
     if (info->mode == IFA_ROPE_NONE) return IFA_STATUS_OK;
     for (int64_t b = 0; b < batch; ++b) {
-        const int64_t p = v->positions ? v->positions[b] : defaults ? defaults[b] : 0;
+        const int64_t p = v->positions ? v->positions[b]
+                          : (dflt->lengths ? dflt->lengths[dflt->count == 1 ? 0 : b] : dflt->fallback) - dflt->shift;
         char what[96];
         if (v->positions)
             snprintf(what, sizeof what, "rope_positions[%" PRId64 "] = %" PRId64, b, p);
         else
-            snprintf(what, sizeof what, "batch %" PRId64 "'s default rope position (%s) = %" PRId64, b, default_what, p);
+            snprintf(what, sizeof what, "batch %" PRId64 "'s default rope position (%s) = %" PRId64, b, dflt->what, p);
         if (p < 0)
             return ifa__fail(IFA_STATUS_INVALID_POSITION, "%s is negative%s", what,
                              v->positions ? "" : "; rope_positions gives positions explicitly");

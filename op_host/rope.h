@@ -30,12 +30,18 @@ typedef struct ifa__rope_info {
  * off). Positions are not looked at: ifa__rope_check_positions does that. */
 ifa_status ifa__rope_check(const ifa__rope_view *v, int64_t batch, int64_t head_dim, ifa__rope_info *info);
 
-/* Checks each batch's first position (rope_positions[b], else defaults[b]; a NULL defaults means 0) and its
- * span of tokens positions: non-negative, below 2^24 and within the tables' rows. default_what names the
- * default in messages ("actual_seq_lengths[b] - S1"). Fills first (batch values) when not NULL. */
+/* The ops' default positions: batch b's length (lengths[b], lengths[0] when count is 1, fallback when lengths
+ * is NULL) minus shift. */
+typedef struct ifa__rope_default {
+    const int64_t *lengths;
+    int64_t count, fallback, shift;
+    const char *what; /* names the default in messages ("actual_seq_lengths - S1") */
+} ifa__rope_default;
+
+/* Checks each batch's first position (rope_positions[b], else the default) and its span of tokens positions:
+ * non-negative, below 2^24 and within the tables' rows. Fills first (batch values) when not NULL. */
 ifa_status ifa__rope_check_positions(const ifa__rope_view *v, const ifa__rope_info *info, int64_t batch,
-                                     const int64_t *defaults, const char *default_what, int64_t tokens,
-                                     int64_t *first);
+                                     const ifa__rope_default *dflt, int64_t tokens, int64_t *first);
 
 /* The inverse frequencies theta^(-2i/dim), i < dim/2, each as two floats (hi, lo) whose sum is the float64
  * value to about 2^-48: the kernels reduce pos * (hi + lo) modulo 2 pi without losing the angle at large
