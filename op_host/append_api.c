@@ -261,7 +261,8 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
     return st;
 }
 
-static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m, cl_int *dst) {
+/* Everything but the lengths and block table (check_destinations), which every call checks once. */
+static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m) {
     if (!a) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "args is NULL");
     const struct {
         const ifa_tensor *t;
@@ -284,8 +285,7 @@ static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m,
     IFA__TRY(check_cache(a, m));
     IFA__TRY(check_scales(a, m));
     const ifa__rope_view v = rope_view(a);
-    IFA__TRY(ifa__rope_check(&v, m->batch, m->dim, &m->rope));
-    return check_destinations(a, m, dst);
+    return ifa__rope_check(&v, m->batch, m->dim, &m->rope);
 }
 
 ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv_cache_append_args *args,
@@ -293,8 +293,42 @@ ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
     if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
     append_shape m;
-    IFA__TRY(check_args(args, &m, NULL));
+    IFA__TRY(check_args(args, &m));
+    IFA__TRY(check_destinations(args, &m, NULL));
     *workspace_bytes = (size_t)append_workspace(&m);
+    return IFA_STATUS_OK;
+}
+
+/* What run needs beyond the arguments: real buffers, a workspace of table_bytes, ctx's queue, and the kernel
+ * variant (built once per context) with its work-group size. */
+static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args *args, const append_shape *m,
+                               size_t table_bytes, cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
+                               ifa__cached_kernel **k, int32_t *wg_out) {
+    IFA__TRY(ifa__check_buffer(args->key, "key"));
+    IFA__TRY(ifa__check_buffer(args->value, "value"));
+    IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
+    IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
+    if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
+    if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
+    if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
+    if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
+    IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
+    IFA__TRY(ifa__check_queue(ctx, queue));
+
+    const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
+    int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;
+    while (wg > 1 && (wg / 2 >= m->dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
+        wg /= 2;
+    char options[256];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D ROPE=%d "
+             "-D ROPE_DIM=%d -D ROPE_TAB=%d",
+             (int)args->key->dtype, (int)args->key_cache->dtype, (int)m->dim, m->layout == IFA_LAYOUT_BNSD, m->quant,
+             (int)wg, (int)m->rope.mode, (int)m->rope.dim, (int)m->rope.table);
+    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", k));
+    IFA__TRY(ifa__check_kernel(ctx, *k, wg));
+    *wg_out = wg;
     return IFA_STATUS_OK;
 }
 
@@ -306,38 +340,15 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
                          (unsigned)num_events_in_wait_list);
     append_shape m;
-    IFA__TRY(check_args(args, &m, NULL));
+    IFA__TRY(check_args(args, &m));
     const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = (size_t)append_workspace(&m);
-    IFA__TRY(ifa__check_buffer(args->key, "key"));
-    IFA__TRY(ifa__check_buffer(args->value, "value"));
-    IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
-    IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
-    if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
-    if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
-    if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
-    if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
-    IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
-    IFA__TRY(ifa__check_queue(ctx, queue));
-    ifa__verbose_append(args);
-
-    const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
-    int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;
-    while (wg > 1 && (wg / 2 >= m.dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
-        wg /= 2;
-    char options[256];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D ROPE=%d "
-             "-D ROPE_DIM=%d -D ROPE_TAB=%d",
-             (int)args->key->dtype, (int)args->key_cache->dtype, (int)m.dim, m.layout == IFA_LAYOUT_BNSD, m.quant,
-             (int)wg, (int)m.rope.mode, (int)m.rope.dim, (int)m.rope.table);
-    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
-    ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", &k));
-    IFA__TRY(ifa__check_kernel(ctx, k, wg));
-
+    ifa__cached_kernel *k = NULL;
+    int32_t wg = 1;
+    /* the destinations, checked and staged in one pass; the staging copy goes to the upload below */
     cl_int *host = malloc(table_bytes);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu destinations", tokens);
-    ifa_status st = check_args(args, &m, host);
+    ifa_status st = check_destinations(args, &m, host);
+    if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, &k, &wg);
     if (st != IFA_STATUS_OK) {
         free(host);
         return st;
@@ -346,6 +357,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     cl_event uploaded = NULL;
     IFA__TRY(ifa__upload_staged(host, table_bytes, workspace, workspace_offset, queue, num_events_in_wait_list,
                                 event_wait_list, &uploaded));
+    ifa__verbose_append(args);
 
     const ifa_tensor *kn = args->key, *vn = args->value, *kc = args->key_cache, *vc = args->value_cache;
     const ifa_tensor *sc = args->antiquant_scale, *of = args->antiquant_offset;
