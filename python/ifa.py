@@ -88,6 +88,7 @@ def _library():
     lib.ifa_op_def_json.argtypes = [C.c_void_p]
     lib.ifa_free.argtypes = [C.c_void_p]
     lib.ifa_plan_size.restype = C.c_size_t
+    lib.ifa_op_at.restype = C.c_void_p
     lib.ifa_op_infer.argtypes = [C.c_void_p, C.POINTER(_Call), C.POINTER(_TensorC)]
     lib.ifa_op_get_workspace_size.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(_Call), C.c_void_p,
                                               C.POINTER(C.c_size_t)]
@@ -137,7 +138,7 @@ def ops():
 
 
 def definition_at(i):
-    _lib.ifa_op_at.restype = C.c_void_p
+    """The i-th registered op's definition (as definition)."""
     return _definition(C.c_void_p(_lib.ifa_op_at(i)))
 
 
