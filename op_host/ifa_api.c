@@ -10,6 +10,7 @@
 #include "op_host/rope.h"
 #include "op_host/verbose.h"
 #include "templates/all_vector.h"
+#include "templates/cv.h"
 #include "tiling/planner.h"
 
 void ifa_incre_flash_attention_args_init(ifa_incre_flash_attention_args *args) {
@@ -44,7 +45,7 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
     FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
-    FIELD(rope_theta_bits) FIELD(rope_table_rows)
+    FIELD(rope_theta_bits) FIELD(rope_table_rows) FIELD(template_request)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
@@ -168,8 +169,11 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
         event_wait_list = uploaded;
     }
     cl_event done = NULL;
-    ifa_status st = ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
-                                           num_events_in_wait_list, event_wait_list, first_kernel, &done);
+    ifa_status st = plan->template_id == IFA_TEMPLATE_CV
+                        ? ifa__cv_launch(ctx, plan, args, workspace, workspace_offset, queue, num_events_in_wait_list,
+                                         event_wait_list, first_kernel, &done)
+                        : ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
+                                                 num_events_in_wait_list, event_wait_list, first_kernel, &done);
     for (cl_uint i = 0; i < nup; ++i) clReleaseEvent(uploaded[i]);
     if (st != IFA_STATUS_OK) return st;
     if (event)

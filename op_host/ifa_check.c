@@ -393,6 +393,18 @@ ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, cons
 }
 
 /* Rotary embedding of the query: attributes, then each batch's positions. */
+/* template_mode: whether the planner chooses the template or the caller forces one (tests, experiments). */
+static ifa_status check_template(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+    const char *m = a->template_mode;
+    if (!m || strcmp(m, "auto") == 0) p->template_request = 0;
+    else if (strcmp(m, "all_vector") == 0) p->template_request = IFA_TEMPLATE_ALL_VECTOR;
+    else if (strcmp(m, "cv") == 0) p->template_request = IFA_TEMPLATE_CV;
+    else
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "template_mode \"%.32s\" is not \"auto\", \"all_vector\" or \"cv\"",
+                         m);
+    return IFA_STATUS_OK;
+}
+
 static ifa_status check_rope(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
     const ifa__rope_view v = rope_view(a);
     ifa__rope_info info;
@@ -612,6 +624,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     IFA__TRY(check_antiquant(a, p, max_len));
     IFA__TRY(check_quant_out(a, p));
     IFA__TRY(check_prefix(a, p));
+    IFA__TRY(check_template(a, p));
     return check_rope(a, p);
 }
 

@@ -53,6 +53,7 @@ static const ifa_attr_def ifa_attrs[] = {
     {"rope_theta", IFA_ATTR_FLOAT, 0, "0", "RoPE base; 0 = 10000"},
     {"rope_dim", IFA_ATTR_INT, 0, "0", "rotated dims; 0 = D"},
     {"rope_positions", IFA_ATTR_INT_LIST, 0, NULL, "B first-token positions; absent = length - S1"},
+    {"template_mode", IFA_ATTR_STRING, 0, "auto", "auto, all_vector or cv"},
 };
 static const ifa_dtype_combo ifa_combos[] = {
     {{"query", "key", "attention_out"}, {IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16}},

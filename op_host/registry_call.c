@@ -149,6 +149,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->rope_mode = attr_string(call, "rope_mode", NULL);
         x->rope_theta = attr_float(call, "rope_theta", 0), x->rope_dim = attr_int(call, "rope_dim", 0);
         if ((a = attr(call, "rope_positions"))) x->rope_positions = a->list, x->rope_positions_count = a->list_len;
+        x->template_mode = attr_string(call, "template_mode", NULL);
     } else if (b->op == 1) {
         ifa_merge_attention_states_args *x = &b->merge;
         x->partial_outputs = tensor(call, "partial_outputs"), x->partial_lses = tensor(call, "partial_lses");

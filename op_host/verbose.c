@@ -102,6 +102,8 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
         memcpy(&theta, &p->rope_theta_bits, sizeof theta);
         if (!p->rope_table) fprintf(stderr, ", \"rope_theta\": %.17g", theta);
     }
+    if (p->template_request)
+        fprintf(stderr, ", \"template_mode\": \"%s\"", p->template_request == IFA_TEMPLATE_CV ? "cv" : "all_vector");
     fputs("}, \"inputs\": {", stderr);
     tensor_json(stderr, "query", a->query, 1);
     fputs(", ", stderr);

@@ -63,20 +63,11 @@
 #ifndef BALANCED
 #define BALANCED 0
 #endif
-#ifndef ANTIQUANT
-#define ANTIQUANT 0
-#endif
 #ifndef PREFIX
 #define PREFIX 0
 #endif
 #ifndef PREFIX_SLOTS
 #define PREFIX_SLOTS 0
-#endif
-#ifndef AQ_T
-#define AQ_T 0
-#endif
-#ifndef AQ_OFF
-#define AQ_OFF 0
 #endif
 #ifndef VW
 #define VW 1
@@ -191,31 +182,6 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
 typedef IFA_STORE_TYPE(O_T) o_store;
-typedef IFA_STORE_TYPE(AQ_T) aq_store;
-
-/* Antiquant: dequantised x = (x_q + offset) * scale. Channel modes (1 per channel, 2 per tensor) fold the
- * key's scale into the query and its offset into a per-row constant, and dequantise each value vector with
- * one FMA; token modes (3 per token, 4 per head and token) scale each row's dot product and each value
- * row. AQ_IDX is the element index of a (d or position) entry of the key half; the value half follows at
- * aq_vstride. */
-#if ANTIQUANT == 1
-#define AQ_IDX(pos, d) ((ulong)kvh * HEAD_DIM + (ulong)(d))
-#elif ANTIQUANT == 2
-#define AQ_IDX(pos, d) ((ulong)0)
-#elif ANTIQUANT == 3
-#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)(pos))
-#elif ANTIQUANT == 4
-#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos))
-#elif ANTIQUANT == 5
-/* pos is the pool block's index times block_size plus the row in the block */
-#define AQ_IDX(pos, d) ((ulong)(pos) / (ulong)block_size * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos) % (ulong)block_size)
-#endif
-#define AQ_SCALE(i) IFA_LOAD(AQ_T, aqs, aqs_off + (i))
-#if AQ_OFF
-#define AQ_OFFSET(i) IFA_LOAD(AQ_T, aqo, aqo_off + (i))
-#else
-#define AQ_OFFSET(i) 0.0f
-#endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,

@@ -7,11 +7,16 @@
  * L = sum_s l_s, out = sum_s acc_s / L.
  * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_all_vector.cl);
  * a block that one unit holds whole was written by that unit, and the row is left alone here.
+ * With CV=1 the partials are the cv template's (ifa_cv.cl): entry (batch, KV head, split), row (head in
+ * group, token).
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE,
- * ROWMAX, BALANCED, GT, SQ, CAUSAL, QUANT_OUT, Q2_T, Q2_OFF (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
+ * ROWMAX, BALANCED, CV, GT, SQ, CAUSAL, QUANT_OUT, Q2_T, Q2_OFF (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
 #define BALANCED 0
+#endif
+#ifndef CV
+#define CV 0 /* 1: the cv template's partials, indexed by (batch, KV head, split) entry and row (g, t) */
 #endif
 #ifndef PREFIX_SLOTS
 #define PREFIX_SLOTS 0 /* 1: slot 0 of each row holds the shared prefix's partial */
@@ -55,6 +60,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * (GT * SQ) + r)
 /* a unit whose stretch is empty (more units than cost positions) ran nothing and wrote no slot */
 #define IFA_PVALID(s) (ifa_unit_start(total_cost, units, uf + (s)) < ifa_unit_start(total_cost, units, uf + (s) + 1))
+#elif CV
+    /* entry (b, KV head, split) holds the GT x SQ rows of the KV head's query heads; GT = group */
+    const ulong ebase = (b * (ulong)(num_heads / group) + h / (ulong)group) * (ulong)max_splits;
+    const ulong erow = (h % (ulong)group) * SQ + t;
+    const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
+#define IFA_PIDX(s) ((ebase + (ulong)(s)) * (GT * SQ) + erow)
+#define IFA_PVALID(s) 1
 #else
     const ulong first = row * (ulong)max_splits;
     /* only the splits this batch has were written */

@@ -131,3 +131,38 @@ inline float ifa_rope_apply(float x, float xp, int d, float2 cs) {
     return first ? x * cs.x - xp * cs.y : x * cs.x + xp * cs.y;
 }
 #endif
+
+/* Antiquant (ANTIQUANT 0-5, ifa_antiquant; AQ_T the scale's dtype code, AQ_OFF 1 with offsets): dequantised
+ * x = (x_q + offset) * scale. AQ_IDX(pos, d) is the element index of the key half's scale/offset entry for
+ * key row pos (logical position for paged modes 3-4, pool block x block_size + row for mode 5) and dim d;
+ * the value half follows at aq_vstride. The kernel must declare b, kvh, block_size, aq_bstride, aq_hstride,
+ * aqs, aqs_off, aqo, aqo_off. The all-vector kernel folds channel modes (1 per channel, 2 per tensor) into
+ * the query and token modes (3 per token, 4 per head and token, 5 with the pages) into each row's dot
+ * product; the cv gather dequantises each element. */
+#ifndef ANTIQUANT
+#define ANTIQUANT 0
+#endif
+#ifndef AQ_T
+#define AQ_T 0
+#endif
+#ifndef AQ_OFF
+#define AQ_OFF 0
+#endif
+typedef IFA_STORE_TYPE(AQ_T) aq_store;
+#if ANTIQUANT == 1
+#define AQ_IDX(pos, d) ((ulong)kvh * HEAD_DIM + (ulong)(d))
+#elif ANTIQUANT == 2
+#define AQ_IDX(pos, d) ((ulong)0)
+#elif ANTIQUANT == 3
+#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)(pos))
+#elif ANTIQUANT == 4
+#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos))
+#elif ANTIQUANT == 5
+#define AQ_IDX(pos, d) ((ulong)(pos) / (ulong)block_size * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos) % (ulong)block_size)
+#endif
+#define AQ_SCALE(i) IFA_LOAD(AQ_T, aqs, aqs_off + (i))
+#if AQ_OFF
+#define AQ_OFFSET(i) IFA_LOAD(AQ_T, aqo, aqo_off + (i))
+#else
+#define AQ_OFFSET(i) 0.0f
+#endif

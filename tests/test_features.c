@@ -48,6 +48,7 @@ typedef struct fspec {
     int64_t rope_pos0;  /* > 0: rope_positions[b] = rope_pos0 + 7b, else the op's default */
     double rope_table;  /* > 0: cos/sin tables of angles (pos · rope_table) · theta^(-2i/dim) (rope_table 1: the
                          * theta formula's own values; 0.25: a linearly scaled context) */
+    int tmpl;           /* ifa_template to force through template_mode; 0: the planner's choice */
     uint64_t seed;
 } fspec;
 
@@ -288,6 +289,7 @@ static int build(const fspec *p, ifa_case *c) {
                 }
         }
     }
+    if (p->tmpl) strcpy(c->template_mode, p->tmpl == IFA_TEMPLATE_CV ? "cv" : "all_vector");
     if (p->prefix > 0) {
         shape4(p->layout, 1, p->prefix, p->nkv, p->d, &nd, sh);
         if (ifa_host_tensor_alloc(&c->key_shared_prefix, p->kv, nd, sh) != 0 ||
@@ -326,7 +328,8 @@ static int force_split(ifa_plan *plan, void *user) {
     test_tuning_push(
            want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
            : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"
-                                             : "split_min_tokens=16,chunk_rows=16,balance_milli=1000000");
+                                             : "split_min_tokens=16,chunk_rows=16,balance_milli=1000000,"
+                                               "cv_chunk_rows=32"); /* cv: several chunks per split */
     ifa_problem p = plan->problem;
     ifa_status st = ifa__plan_make(&p, &facts, plan);
     test_tuning_pop();
@@ -336,13 +339,16 @@ static int force_split(ifa_plan *plan, void *user) {
 static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
-             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g seed=%llu",
+             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
+             "seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
-             p->rope_theta, (long long)p->rope_pos0, p->rope_table, (unsigned long long)p->seed);
+             p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, (unsigned long long)p->seed);
 }
+
+static double last_tolerance; /* the storage-precision tolerance of the last check() */
 
 /* Runs p and checks it against the reference; returns the result for further comparison if keep. An int8
  * output runs twice, its elements set to -128 and then 127 before the run, so an unwritten one fails. */
@@ -358,9 +364,11 @@ static void check(const fspec *p, ifa_case_result *keep) {
         ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split ? force_split : NULL, &want, &r);
         ck_assert_msg(st == IFA_STATUS_OK, "%s: run failed: %s (%s)", what, ifa_status_name(st), ifa_last_error());
         if (p->split) ck_assert_int_eq(r.plan.split_kv, p->split);
+        if (p->tmpl) ck_assert_int_eq(r.plan.template_id, p->tmpl);
         ck_assert_int_eq(r.plan.problem.paged, p->block_size > 0);
         ifa_case_check k;
         ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+        last_tolerance = k.tolerance;
         ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld int8_bad=%lld", what,
                       k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad,
                       (long long)k.int8_bad);
@@ -728,6 +736,101 @@ START_TEST(shared_prefix_equals_concatenated) {
 }
 END_TEST
 
+/* The cv template (CLBlast products, vector kernels between) on every feature it shares with the
+ * all-vector template: layouts, dtypes, uneven and empty lengths, equal splits, multi-token causal queries,
+ * masks, bias, soft-cap, window, kv padding, paged KV (shared blocks), every antiquant mode with int8 and
+ * int4, int8 output, RoPE, GQA ratios 1 to 128. Each runs forced to cv and forced to all_vector: both
+ * against the float64 reference (NaN in every row they must not read), and against each other. */
+START_TEST(cv_equals_all_vector) {
+    static const int64_t lens[] = {300, 5, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 64, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .seed = 2000 + (uint64_t)_i};
+    switch (_i / 3) {
+    case 0: break;
+    case 1: p.split = IFA_SPLIT_PARTIAL_ROWMAX; break;
+    case 2: /* everything at once, S1 = 3 causal */
+        p.sq = 3, p.mask = MASK_B1S, p.mask_dtype = IFA_DTYPE_INT8, p.pse = IFA_PSE_BROADCAST, p.softcap = 5.0,
+        p.window = 150, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+        break;
+    case 3: p.block_size = _i % 2 ? 16 : 5, p.share_blocks = 1, p.sq = 2, p.split = _i % 2 ? 0 : IFA_SPLIT_PARTIAL_ROWMAX; break;
+    case 4: /* antiquant channel and token modes */
+    case 5:
+        p.kv = _i % 2 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8, p.aq = 1 + _i % 4, p.aq_offset = _i % 2,
+        p.aq_dtype = IFA_DTYPE_FLOAT32, p.split = _i >= 15 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+        break;
+    case 6: /* scales with the pages; int8 output; per-token mask */
+        if (_i == 18)
+            p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PAGED_HEAD_TOKEN, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT32,
+            p.block_size = 16, p.share_blocks = 1, p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+        if (_i == 19) p.q2 = 2, p.q2_offset = 1, p.q2_max = 150.0, p.q = IFA_DTYPE_BFLOAT16, p.kv = IFA_DTYPE_BFLOAT16;
+        if (_i == 20) p.sq = 4, p.mask = MASK_PER_TOKEN, p.mask_dtype = IFA_DTYPE_BOOL, p.pse = IFA_PSE_PER_BATCH;
+        break;
+    case 7: /* RoPE: theta and tables, explicit positions; kv padding */
+        if (_i == 21) p.rope = IFA_ROPE_NEOX, p.rope_dim = 32, p.sq = 2, p.rope_pos0 = 10;
+        if (_i == 22) p.rope = IFA_ROPE_GPTJ, p.rope_table = 0.25, p.rope_pos0 = 1000, p.q = IFA_DTYPE_FLOAT32,
+                      p.kv = IFA_DTYPE_FLOAT32;
+        if (_i == 23) p.pad = 1, p.pad_size = 20, p.s = 330, p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+        break;
+    default: { /* GQA ratios 1, 16, 64, 128 */
+        static const int64_t heads[][2] = {{4, 4}, {32, 2}, {64, 1}, {128, 1}};
+        const int k = _i - 24;
+        p.n = heads[k][0], p.nkv = heads[k][1], p.d = k >= 2 ? 32 : 64, p.split = k % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+        break;
+    }
+    }
+    ifa_case_result rc, ra;
+    p.tmpl = IFA_TEMPLATE_CV;
+    test_tuning_push("cv_chunk_rows=64"); /* several chunks per entry: the online rescaling between GEMMs */
+    check(&p, &rc);
+    ck_assert_int_ge(rc.plan.cv_steps, p.s > 64 && !p.split ? 2 : 1);
+    test_tuning_pop();
+    const double tol = last_tolerance;
+    p.tmpl = IFA_TEMPLATE_ALL_VECTOR;
+    check(&p, &ra);
+    double num = 0, den = 0, lse = 0;
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rc.out); ++i) {
+        const double a = ifa_host_get(&rc.out, i), b = ifa_host_get(&ra.out, i);
+        if (p.q2) ck_assert_msg(fabs(a - b) <= 1, "int8 element %lld: %g vs %g", (long long)i, a, b);
+        num += (a - b) * (a - b), den += b * b;
+    }
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rc.lse); ++i) {
+        const double a = ifa_host_get(&rc.lse, i), b = ifa_host_get(&ra.lse, i);
+        ck_assert_msg(a == b || fabs(a - b) < 1e-4 * (1 + fabs(b)), "lse row %lld: %g vs %g", (long long)i, a, b);
+        lse = fmax(lse, a == b ? 0 : fabs(a - b));
+    }
+    if (!p.q2) ck_assert_msg(den == 0 || sqrt(num / den) <= tol, "case %d: cv vs all_vector rel_l2 %.3g (tol %.0e)", _i,
+                             sqrt(num / den), tol);
+    ifa_case_result_free(&rc), ifa_case_result_free(&ra);
+}
+END_TEST
+
+/* The planner picks cv by the tuning rule (G x S1 >= cv_min_rows) and refuses a forced cv for the cascade. */
+START_TEST(cv_chosen_by_rule) {
+    static const int64_t lens[] = {100, 40};
+    fspec p = {.layout = "BSND", .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 2, .n = 16, .nkv = 2, .d = 32,
+               .s = 100, .sq = 2, .lens = lens, .nlens = 2, .seed = 2100};
+    test_tuning_push("cv_min_rows=16");
+    ifa_case_result r;
+    check(&p, &r);
+    ck_assert_int_eq(r.plan.template_id, IFA_TEMPLATE_CV); /* G x S1 = 16 */
+    ck_assert_int_eq(r.plan.tiling_key / 10000 % 10, IFA_TEMPLATE_CV);
+    ifa_case_result_free(&r);
+    p.sq = 1;
+    check(&p, &r);
+    ck_assert_int_eq(r.plan.template_id, IFA_TEMPLATE_ALL_VECTOR); /* 8 < 16 */
+    ifa_case_result_free(&r);
+    test_tuning_pop();
+    p.prefix = 50, p.tmpl = IFA_TEMPLATE_CV;
+    ifa_case c;
+    ck_assert_int_eq(build(&p, &c), 0);
+    ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r);
+    ck_assert_int_eq(st, IFA_STATUS_INVALID_ATTRIBUTE);
+    ck_assert_msg(strstr(ifa_last_error(), "template_mode \"cv\" cannot run this case: the shared-prefix"), "%s",
+                  ifa_last_error());
+    ifa_case_free(&c);
+}
+END_TEST
+
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
     TCase *t = tcase_create("features");
@@ -754,6 +857,12 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, shared_prefix, 0, 9);
     tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
     suite_add_tcase(s, t);
+    /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
+    TCase *cv = tcase_create("cv");
+    tcase_set_timeout(cv, 600);
+    tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
+    tcase_add_loop_test(cv, cv_chosen_by_rule, 0, 1);
+    suite_add_tcase(s, cv);
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include <threads.h>
 
 #include "common/runner.h"
+#include "templates/blas.h"
 #include "test_util.h"
 #include "tiling/planner.h"
 
@@ -338,6 +339,46 @@ START_TEST(out_of_order_queue) {
 }
 END_TEST
 
+/* The cv template refuses an out-of-order queue (CLBlast's products take no wait lists) and runs on an
+ * in-order one; CLBlast's failures come back as statuses with messages, never as a crash. */
+START_TEST(cv_queue_and_clblast_errors) {
+    const spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 8, 2, 32, 100, NULL, 0, 1, 3100};
+    ifa_case c;
+    ck_assert_int_eq(build_case(&p, p.seed, &c), 0);
+    strcpy(c.template_mode, "cv");
+    ifa_case_result r;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()),
+                                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    if (q) {
+        ck_assert_int_eq(ifa_case_run(test_ctx(), q, &c, NULL, NULL, &r), IFA_STATUS_INVALID_QUEUE);
+        ck_assert_msg(strstr(ifa_last_error(), "the cv template needs an in-order queue"), "%s", ifa_last_error());
+        clReleaseCommandQueue(q);
+    }
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_int_eq(r.plan.template_id, IFA_TEMPLATE_CV);
+    ifa_case_check k;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+    ck_assert(k.pass);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+
+    /* two 4 x 4 products need 128 bytes of C; the buffer has 64 */
+    cl_mem small = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, 64, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    const ifa__gemm g = {4, 4, 4, 0, small, 0, 4, 0, small, 0, 4, 0, 0.0f, small, 0, 4, 16, 2};
+    ck_assert_int_eq(ifa__sgemm_batched(&g, test_queue(), NULL, "a test product"), IFA_STATUS_BLAS_ERROR);
+    ck_assert_msg(strstr(ifa_last_error(), "CLBlastSgemmStridedBatched (a test product) failed with CLBlast status "
+                                           "-1009: matrix C's buffer is too small"), "%s", ifa_last_error());
+    clReleaseMemObject(small);
+    ck_assert_int_eq(ifa__blas_status(0, "call", "what"), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__blas_status(CL_OUT_OF_RESOURCES, "call", "what"), IFA_STATUS_OUT_OF_MEMORY);
+    ck_assert_int_eq(ifa__blas_status(CL_BUILD_PROGRAM_FAILURE, "call", "what"), IFA_STATUS_BUILD_FAILED);
+    ck_assert_int_eq(ifa__blas_status(-1017, "call", "what"), IFA_STATUS_BLAS_ERROR);
+    ck_assert_msg(strstr(ifa_last_error(), "M, N and K must be larger than zero"), "%s", ifa_last_error());
+}
+END_TEST
+
 /* Both flash-decoding algorithms: the second half of each loop runs global rowmax. */
 START_TEST(split_kv_layout_by_dtype) {
     static const int64_t lens[] = {1000, 999, 257, 0};
@@ -474,6 +515,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
+    tcase_add_test(t, cv_queue_and_clblast_errors);
     tcase_add_loop_test(t, split_kv_layout_by_dtype, 0, 2 * 3 * NPAIRS);
     tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
     tcase_add_loop_test(t, split_kv_empty_splits, 0, 2 * 3);

@@ -4,6 +4,7 @@
 
 #include "test_util.h"
 #include "tiling/planner.h"
+#include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
 
 static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s) {
@@ -55,6 +56,94 @@ START_TEST(key_rejects_illegal) {
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 500000000000ull, back), IFA_STATUS_INVALID_PLAN); /* rope 5 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 1000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
     ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
+}
+END_TEST
+
+/* The cv template's plan: entries (batch, KV head, split) x rows G x S1, chunks that cover every row of an
+ * entry, workspace regions aligned, disjoint and in order, a chunk shrunk to the workspace budget, equal
+ * splits only (never balanced units or global rowmax), and the plan check catching a broken field. */
+START_TEST(cv_plan) {
+    ifa_problem p = problem(3, 32, 4, 128, 5000);
+    p.template_request = IFA_TEMPLATE_CV, p.seq_q = 2, p.causal = 1;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_CV);
+    ck_assert_int_eq(plan.tiling_key / 10000 % 10, IFA_TEMPLATE_CV);
+    ck_assert_int_eq(plan.cv_rows, 8 * 2);
+    ck_assert_int_eq(plan.cv_entries, 3 * 4 * plan.max_splits);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_ge((int64_t)plan.cv_steps * plan.chunk_rows, plan.split_kv ? plan.split_tokens : 5000);
+    ck_assert_int_lt((int64_t)(plan.cv_steps - 1) * plan.chunk_rows, plan.split_kv ? plan.split_tokens : 5000);
+    const int64_t e = plan.cv_entries, m = plan.cv_rows, c = plan.chunk_rows, d = 128;
+    const int64_t at[] = {plan.ws_cv_q_offset, plan.ws_cv_k_offset, plan.ws_cv_v_offset, plan.ws_cv_s_offset,
+                          plan.ws_part_acc_offset, plan.ws_part_m_offset, plan.ws_part_l_offset, plan.workspace_bytes};
+    const int64_t size[] = {4 * e * m * d, 4 * e * c * d, 4 * e * c * d, 4 * e * m * c, 4 * e * m * d, 4 * e * m, 4 * e * m};
+    for (int i = 0; i < 7; ++i) {
+        ck_assert_int_eq(at[i] % IFA_WORKSPACE_ALIGN, 0);
+        ck_assert_int_ge(at[i + 1], at[i] + size[i]);
+    }
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* the budget bounds the K, V and score tiles */
+    test_tuning_push("cv_workspace_mib=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_le(4 * plan.cv_entries * plan.chunk_rows * (2 * 128 + plan.cv_rows), 1 << 20);
+    ck_assert_int_eq(plan.chunk_rows % 16, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* batch 1 on the h100 profile splits, by equal splits even with per-batch lengths and global rowmax asked */
+    p = problem(1, 32, 8, 128, 32768);
+    p.template_request = IFA_TEMPLATE_CV, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
+    test_tuning_push("split_rowmax=2");
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.cv_entries, 8 * plan.max_splits);
+    ck_assert_int_ge(plan.cv_entries, 132);
+    ck_assert_int_eq(plan.cv_work_group_size, 64);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.cv_steps += 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.ws_cv_s_offset -= 256;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.template_id = IFA_TEMPLATE_ALL_VECTOR; /* the key and the cv fields disagree */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
+/* The template rule: candidates in order with reasons, the tuning threshold, forcing, and refusals. */
+START_TEST(template_choice) {
+    ifa_problem p = problem(2, 64, 2, 64, 1000);
+    ifa_tuning t = ifa__tuning_for(IFA_VENDOR_CPU);
+    ifa_template_candidate c[IFA_TEMPLATE_CANDIDATES];
+    int32_t chosen;
+    t.cv_min_rows = 0; /* never by itself */
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
+    ck_assert_int_eq(c[0].template_id, IFA_TEMPLATE_CV);
+    ck_assert(c[0].applicable && !c[0].chosen && c[1].chosen);
+    ck_assert_ptr_nonnull(strstr(c[0].reason, "cv_min_rows = 0"));
+    t.cv_min_rows = 32; /* G = 32 rows */
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_CV);
+    ck_assert_ptr_nonnull(strstr(c[0].reason, "G x S1 = 32"));
+    p.num_kv_heads = 4; /* G = 16 */
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
+    p.template_request = IFA_TEMPLATE_CV;
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_CV);
+    ck_assert_ptr_nonnull(strstr(c[0].reason, "forced"));
+    p.has_prefix = 1; /* the cascade runs only in all_vector */
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_INVALID_ATTRIBUTE);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "template_mode \"cv\" cannot run this case: the shared-prefix"));
+    p.template_request = 0, t.cv_min_rows = 1;
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
+    ck_assert(!c[0].applicable);
+    p.template_request = IFA_TEMPLATE_ALL_VECTOR, p.has_prefix = 0;
+    ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
+    ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
 }
 END_TEST
 
@@ -375,6 +464,8 @@ int main(void) {
     tcase_add_test(t, paged_plan);
     tcase_add_test(t, window_bounds_the_rows_read);
     tcase_add_test(t, shared_prefix_plan);
+    tcase_add_test(t, cv_plan);
+    tcase_add_test(t, template_choice);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -522,6 +522,19 @@ static void expect_run(live *l, const ifa_plan *plan, cl_mem ws, cl_command_queu
     if (needle) ck_assert_msg(strstr(ifa_last_error(), needle), "message \"%s\" lacks \"%s\"", ifa_last_error(), needle);
 }
 
+/* template_mode names the template or leaves the choice to the planner. */
+START_TEST(template_mode_rules) {
+    fixture f;
+    static const char *const ok[] = {"auto", "all_vector", "cv"};
+    for (int i = 0; i < 3; ++i) {
+        setup(&f), f.a.template_mode = ok[i];
+        expect(&f, IFA_STATUS_OK, NULL);
+    }
+    setup(&f), f.a.template_mode = "cube";
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "template_mode \"cube\" is not \"auto\", \"all_vector\" or \"cv\"");
+}
+END_TEST
+
 /* RoPE on the fixture (D = 16, lengths 32 and 7, S1 = 1): each rule has its own status and message. */
 START_TEST(rope_rules) {
     fixture f;
@@ -697,6 +710,7 @@ int main(void) {
     tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, rope_rules);
+    tcase_add_test(t, template_mode_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op_host/status.h"
+#include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
@@ -99,7 +100,8 @@ static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
  *   than split_min_tokens rows, each a whole number of chunks; the grid follows the longest batch and a
  *   batch with fewer rows uses fewer splits.
  * The plan's load ratio estimates the busiest work-group's cost over the fair share. */
-static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan) {
+static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int allow_balanced,
+                         ifa_plan *plan) {
     plan->split_kv = IFA_SPLIT_NONE;
     plan->split_tokens = 0;
     plan->max_splits = 1;
@@ -112,7 +114,8 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     const double share = dev->compute_units > 0 ? (double)total / dev->compute_units : 1.0;
     const int64_t balance_milli = t->balance_milli > 0 ? t->balance_milli : 1100;
     int64_t critical = p->max_length + c0; /* the busiest work-group's cost */
-    if (p->lengths_mode == IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && slots >= 2 && slots <= INT32_MAX &&
+    if (allow_balanced && p->lengths_mode == IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && slots >= 2 &&
+        slots <= INT32_MAX &&
         (double)critical * 1000.0 > share * (double)balance_milli) {
         plan->split_kv = IFA_SPLIT_BALANCED;
         plan->units = (int32_t)slots;
@@ -132,7 +135,8 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
             tokens = (tokens + grain - 1) / grain * grain;
             const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
             if (max_splits >= 2 && tokens <= INT32_MAX) {
-                plan->split_kv = t->split_rowmax == 2 ? IFA_SPLIT_GLOBAL_ROWMAX : IFA_SPLIT_PARTIAL_ROWMAX;
+                plan->split_kv = t->split_rowmax == 2 && allow_balanced ? IFA_SPLIT_GLOBAL_ROWMAX
+                                                                        : IFA_SPLIT_PARTIAL_ROWMAX;
                 plan->split_tokens = (int32_t)tokens;
                 plan->max_splits = (int32_t)max_splits;
                 critical = tokens + c0;
@@ -144,6 +148,68 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     plan->load_ratio_milli = ratio * 1000.0 > 2e9 ? 2000000000 : (int32_t)(ratio * 1000.0 + 0.5);
 }
 
+static void place_common(const ifa_problem *p, ifa_plan *plan, workspace_cursor *ws) {
+    if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
+        plan->ws_lengths_bytes = 4 * p->batch;
+        plan->ws_lengths_offset = place(ws, plan->ws_lengths_bytes);
+    }
+    if (p->paged) {
+        plan->ws_table_bytes = 4 * p->batch * p->table_cols;
+        plan->ws_table_offset = place(ws, plan->ws_table_bytes);
+    }
+    if (p->rope) {
+        plan->ws_rope_bytes = 8 * p->batch + (p->rope_table ? 0 : 4 * p->rope_dim);
+        plan->ws_rope_offset = place(ws, plan->ws_rope_bytes);
+    }
+}
+
+/* The cv template: every (batch, KV head, split) block is one entry of two batched GEMMs per chunk, with all
+ * G x S1 query rows of the KV head (no local memory is involved, so no head groups). Splits follow the equal
+ * split rule (partial rowmax; balanced units would need entries of different lengths); the chunk is the
+ * tuning row's cv_chunk_rows, no longer than an entry's rows, shrunk until the K, V and score tiles of all
+ * entries fit cv_workspace_mib. */
+static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan) {
+    int32_t wg = t->cv_work_group_size > 0 ? t->cv_work_group_size : 1;
+    if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
+    const int32_t grain = wg > 16 ? wg : 16;
+    plan->template_id = IFA_TEMPLATE_CV;
+    plan->work_group_size = wg;
+    plan->cv_work_group_size = wg;
+    plan->vector_width = 1, plan->pv_block = 1;
+    plan->heads_per_group = (int32_t)(p->num_heads / p->num_kv_heads), plan->head_groups = 1;
+    plan->chunk_rows = grain; /* the split grain */
+    choose_split(p, dev, t, 0, plan);
+    const int64_t m = p->num_heads / p->num_kv_heads * p->seq_q;
+    const int64_t entries = p->batch * p->num_kv_heads * plan->max_splits;
+    const int64_t rows = plan->split_kv ? plan->split_tokens : (p->max_length > 0 ? p->max_length : 1);
+    int64_t chunk = t->cv_chunk_rows > grain ? t->cv_chunk_rows / grain * grain : grain;
+    const int64_t need = (rows + grain - 1) / grain * grain;
+    if (chunk > need) chunk = need;
+    const int64_t budget = (int64_t)(t->cv_workspace_mib > 0 ? t->cv_workspace_mib : 64) << 20;
+    while (chunk > grain && 4 * entries * chunk * (2 * p->head_dim + m) > budget) chunk -= grain;
+    if (entries > INT32_MAX || 4 * entries * chunk * (2 * p->head_dim + m) > ((int64_t)1 << 40))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "the cv template would need %" PRId64 " entries of %" PRId64
+                         " rows: too large a workspace; use template_mode \"all_vector\"", entries, chunk);
+    plan->chunk_rows = (int32_t)chunk;
+    plan->cv_entries = entries;
+    plan->cv_rows = (int32_t)m;
+    plan->cv_steps = (int32_t)((rows + chunk - 1) / chunk);
+    plan->combine_work_group_size = combine_wg(dev, t);
+    plan->num_work_groups = entries * m;
+
+    workspace_cursor ws = {0};
+    place_common(p, plan, &ws);
+    plan->ws_cv_q_offset = place(&ws, 4 * entries * m * p->head_dim);
+    plan->ws_cv_k_offset = place(&ws, 4 * entries * chunk * p->head_dim);
+    plan->ws_cv_v_offset = place(&ws, 4 * entries * chunk * p->head_dim);
+    plan->ws_cv_s_offset = place(&ws, 4 * entries * m * chunk);
+    plan->ws_part_acc_offset = place(&ws, 4 * entries * m * p->head_dim);
+    plan->ws_part_m_offset = place(&ws, 4 * entries * m);
+    plan->ws_part_l_offset = place(&ws, 4 * entries * m);
+    plan->workspace_bytes = ws.used;
+    return make_key(plan, &plan->tiling_key);
+}
+
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
     if (!p || !dev || !plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "planner: problem, device facts or plan is NULL");
     memset(plan, 0, sizeof *plan);
@@ -153,6 +219,10 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->template_id = IFA_TEMPLATE_ALL_VECTOR;
 
     ifa_tuning t = ifa__tuning_for(dev->vendor);
+    ifa_template_candidate candidates[IFA_TEMPLATE_CANDIDATES];
+    int32_t chosen;
+    IFA__TRY(ifa__template_choose(p, &t, candidates, &chosen));
+    if (chosen == IFA_TEMPLATE_CV) return plan_cv(p, dev, &t, plan);
     int32_t wg = t.work_group_size;
     if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
     /* the widest power-of-2 vector (up to the tuning row's) that divides D */
@@ -177,7 +247,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
     plan->num_work_groups = p->batch * p->num_kv_heads * groups;
 
-    choose_split(p, dev, &t, plan);
+    choose_split(p, dev, &t, 1, plan);
     if (p->has_prefix) {
         /* Cascade: one pass over the prefix per KV head holds the query rows of every batch (B x G virtual
          * heads, as many per work-group as fit), so the prefix is read ceil(B*G / rows per group) times instead
@@ -206,18 +276,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     if (p->has_prefix) plan->num_work_groups += p->num_kv_heads * plan->prefix_head_groups;
 
     workspace_cursor ws = {0};
-    if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
-        plan->ws_lengths_bytes = 4 * p->batch;
-        plan->ws_lengths_offset = place(&ws, plan->ws_lengths_bytes);
-    }
-    if (p->paged) {
-        plan->ws_table_bytes = 4 * p->batch * p->table_cols;
-        plan->ws_table_offset = place(&ws, plan->ws_table_bytes);
-    }
-    if (p->rope) {
-        plan->ws_rope_bytes = 8 * p->batch + (p->rope_table ? 0 : 4 * p->rope_dim);
-        plan->ws_rope_offset = place(&ws, plan->ws_rope_bytes);
-    }
+    place_common(p, plan, &ws);
     if (plan->split_kv == IFA_SPLIT_BALANCED) {
         const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group * p->seq_q;
         plan->ws_prefix_offset = place(&ws, 8 * (p->batch + 1));
@@ -232,6 +291,29 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     }
     plan->workspace_bytes = ws.used;
     return make_key(plan, &plan->tiling_key);
+}
+
+/* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
+static int cv_consistent(const ifa_plan *plan) {
+    const ifa_problem *p = &plan->problem;
+    if (plan->template_id != IFA_TEMPLATE_CV)
+        return plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->cv_entries == 0 && plan->cv_rows == 0 &&
+               plan->cv_steps == 0 && plan->cv_work_group_size == 0;
+    const int64_t g = p->num_heads / p->num_kv_heads, m = g * p->seq_q;
+    const int64_t entries = p->batch * p->num_kv_heads * plan->max_splits;
+    const int64_t rows = plan->split_kv ? plan->split_tokens : (p->max_length > 0 ? p->max_length : 1);
+    return !p->has_prefix && (plan->split_kv == IFA_SPLIT_NONE || plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX) &&
+           plan->max_splits >= 1 && (plan->split_kv || plan->max_splits == 1) && plan->cv_entries == entries &&
+           plan->cv_rows == m && plan->heads_per_group == g && plan->head_groups == 1 && plan->vector_width == 1 &&
+           plan->cv_work_group_size == plan->work_group_size && plan->combine_work_group_size >= 1 &&
+           plan->cv_steps == (rows + plan->chunk_rows - 1) / plan->chunk_rows &&
+           plan->ws_cv_q_offset >= 0 && plan->ws_cv_k_offset >= plan->ws_cv_q_offset + 4 * entries * m * p->head_dim &&
+           plan->ws_cv_v_offset >= plan->ws_cv_k_offset + 4 * entries * plan->chunk_rows * p->head_dim &&
+           plan->ws_cv_s_offset >= plan->ws_cv_v_offset + 4 * entries * plan->chunk_rows * p->head_dim &&
+           plan->ws_part_acc_offset >= plan->ws_cv_s_offset + 4 * entries * m * plan->chunk_rows &&
+           plan->ws_part_m_offset >= plan->ws_part_acc_offset + 4 * entries * m * p->head_dim &&
+           plan->ws_part_l_offset >= plan->ws_part_m_offset + 4 * entries * m &&
+           plan->workspace_bytes >= plan->ws_part_l_offset + 4 * entries * m;
 }
 
 ifa_status ifa__plan_check(const ifa_plan *plan) {
@@ -274,7 +356,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->problem.paged && plan->workspace_bytes < plan->ws_table_offset + 4 * plan->problem.batch *
                                                                                   plan->problem.table_cols) ||
         (plan->problem.rope && (plan->ws_rope_bytes < 8 * plan->problem.batch ||
-                                plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)))
+                                plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)) ||
+        !cv_consistent(plan))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

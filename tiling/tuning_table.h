@@ -19,6 +19,10 @@ typedef struct ifa_tuning {
                                 * divides D); 1 = the scalar work-group kernel */
     int32_t pv_block;          /* vectors per P.V register block (with vector_width > 1) */
     int32_t append_work_group_size; /* KVCacheAppend: work-items per (token, head) row */
+    int32_t cv_min_rows;       /* the planner picks the cv template when G x S1 >= this (0: never by itself) */
+    int32_t cv_chunk_rows;     /* cv template: most KV rows per chunk (per GEMM) */
+    int32_t cv_workspace_mib;  /* cv template: the chunk shrinks until its K, V and score tiles fit this many MiB */
+    int32_t cv_work_group_size; /* cv template: work-items per query row of the softmax kernel */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

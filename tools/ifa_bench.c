@@ -24,6 +24,7 @@ static int usage(void) {
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
+            "                 [--template auto|all_vector|cv]\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
             "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
@@ -131,6 +132,7 @@ typedef struct options {
     ifa_dtype q, kv;
     int warmup, runs, rotate, check;
     int64_t prefix; /* > 0: each shape also runs with a shared prefix of this many rows, and copied into each sequence */
+    const char *template_mode; /* NULL: the planner's choice */
 } options;
 
 typedef struct row_result {
@@ -172,6 +174,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
+    if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     if (prefix > 0) {
         int64_t ps[4] = {1, bnsd ? sh->nkv : prefix, bnsd ? prefix : sh->nkv, sh->d}, ps3[3] = {1, prefix, sh->nkv * sh->d};
         if (ifa_host_tensor_alloc(&c.key_shared_prefix, kv, bsh ? 3 : 4, bsh ? ps3 : ps) ||
@@ -306,7 +309,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -326,6 +329,7 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--warmup") == 0) o.warmup = atoi(val);
         else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
         else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
+        else if (strcmp(arg, "--template") == 0) o.template_mode = val;
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
             if (ifa_dtype_from_name(val, &o.q) != 0) return usage();

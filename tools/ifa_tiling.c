@@ -18,6 +18,7 @@
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
 #include "tiling/planner.h"
+#include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
 
 static const struct {
@@ -31,6 +32,7 @@ static const struct {
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
+                    "                  [--template auto|all_vector|cv]\n"
                     "                  [--device-profile h100|pocl-2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
@@ -88,6 +90,30 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddStringToObject(o, "tiling_key", key);
     cJSON_AddItemToObject(o, "key_fields", key_fields_json(p->tiling_key));
     cJSON_AddStringToObject(o, "template", p->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv");
+    /* the candidates the planner weighed, in order, and why */
+    ifa_template_candidate cands[IFA_TEMPLATE_CANDIDATES];
+    int32_t chosen;
+    const ifa_tuning tuning = ifa__tuning_for(dev->vendor);
+    if (ifa__template_choose(&p->problem, &tuning, cands, &chosen) == IFA_STATUS_OK) {
+        cJSON *cl = cJSON_AddArrayToObject(o, "template_candidates");
+        for (int i = 0; i < IFA_TEMPLATE_CANDIDATES; ++i) {
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "template", cands[i].template_id == IFA_TEMPLATE_CV ? "cv" : "all_vector");
+            cJSON_AddBoolToObject(c, "applicable", cands[i].applicable);
+            cJSON_AddBoolToObject(c, "chosen", cands[i].chosen);
+            cJSON_AddStringToObject(c, "reason", cands[i].reason);
+            cJSON_AddItemToArray(cl, c);
+        }
+    }
+    if (p->template_id == IFA_TEMPLATE_CV) {
+        cJSON *cv = cJSON_AddObjectToObject(o, "cv");
+        cJSON_AddNumberToObject(cv, "entries", (double)p->cv_entries);
+        cJSON_AddNumberToObject(cv, "rows_per_entry", p->cv_rows);
+        cJSON_AddNumberToObject(cv, "chunk_rows", p->chunk_rows);
+        cJSON_AddNumberToObject(cv, "steps", p->cv_steps);
+        cJSON_AddNumberToObject(cv, "gemm_calls", 2.0 * p->cv_steps);
+        cJSON_AddNumberToObject(cv, "softmax_work_group_size", p->cv_work_group_size);
+    }
     cJSON *pr = cJSON_AddObjectToObject(o, "problem");
     cJSON_AddNumberToObject(pr, "B", (double)p->problem.batch);
     cJSON_AddNumberToObject(pr, "N", (double)p->problem.num_heads);
@@ -139,12 +165,18 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(w, "part_acc_offset", (double)p->ws_part_acc_offset);
     cJSON_AddNumberToObject(w, "part_m_offset", (double)p->ws_part_m_offset);
     cJSON_AddNumberToObject(w, "part_l_offset", (double)p->ws_part_l_offset);
+    if (p->template_id == IFA_TEMPLATE_CV) {
+        cJSON_AddNumberToObject(w, "cv_query_offset", (double)p->ws_cv_q_offset);
+        cJSON_AddNumberToObject(w, "cv_key_offset", (double)p->ws_cv_k_offset);
+        cJSON_AddNumberToObject(w, "cv_value_offset", (double)p->ws_cv_v_offset);
+        cJSON_AddNumberToObject(w, "cv_scores_offset", (double)p->ws_cv_s_offset);
+    }
     cJSON_AddNumberToObject(w, "total_bytes", (double)p->workspace_bytes);
     return o;
 }
 
 int main(int argc, char **argv) {
-    const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH";
+    const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH", *tmpl = NULL;
     ifa_dtype qdt = IFA_DTYPE_FLOAT16, kvdt = IFA_DTYPE_FLOAT16;
     int lse = 0, timing = 0, kv_set = 0;
     for (int i = 1; i < argc; ++i) {
@@ -153,6 +185,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
         else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) layout = argv[++i];
+        else if (strcmp(argv[i], "--template") == 0 && i + 1 < argc) tmpl = argv[++i];
         else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
             if (ifa_dtype_from_name(argv[++i], &qdt) != 0) return usage();
         } else if (strcmp(argv[i], "--kv-dtype") == 0 && i + 1 < argc) {
@@ -220,6 +253,7 @@ int main(int argc, char **argv) {
         a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
     }
 
+    if (tmpl) a.template_mode = tmpl;
     int rc = 0;
     ifa_problem problem;
     ifa_plan plan;

@@ -168,6 +168,10 @@ typedef struct ifa_incre_flash_attention_args {
     int64_t rope_positions_count;
     const ifa_tensor *rope_cos;     /* optional, with rope_sin: float32 (P, rope_dim/2), row = position */
     const ifa_tensor *rope_sin;
+    /* which template computes the op (docs/templates.md): NULL or "auto" lets the planner choose; "all_vector"
+     * (one fused kernel) or "cv" (matrix products through CLBlast, vector kernels between) forces one, and a
+     * forced template that cannot run the case is INVALID_ATTRIBUTE with the reason */
+    const char *template_mode;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 6u
+#define IFA_PLAN_VERSION 7u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -21,7 +21,7 @@ typedef enum ifa_lengths_mode {
 /* Templates: how the op is computed. */
 typedef enum ifa_template {
     IFA_TEMPLATE_ALL_VECTOR = 1, /* one fused kernel: scores, online softmax and P·V in registers/local memory */
-    IFA_TEMPLATE_CV = 2          /* matrix products through CLBlast with vector kernels between (not yet built) */
+    IFA_TEMPLATE_CV = 2          /* matrix products through CLBlast with vector kernels between (templates/cv.c) */
 } ifa_template;
 
 /* How the KV sequence is split across work-groups (the plan's split_kv and the key's split_kv digit). */
@@ -94,7 +94,7 @@ typedef struct ifa_problem {
     int64_t pse_len;        /* pse_shift's last dimension */
     int64_t kv_padding;     /* kv_padding_size */
     int32_t paged;          /* 1: key/value are a pool of blocks addressed through block_table */
-    int32_t reserved;
+    int32_t template_request; /* template_mode: 0 auto (the planner chooses), else the ifa_template asked for */
     int64_t block_size;     /* paged: rows per block */
     int64_t table_cols;     /* paged: block_table's second dimension (blocks per sequence) */
     int64_t pool_blocks;    /* paged: blocks in the key/value pool */
@@ -155,6 +155,21 @@ typedef struct ifa_plan {
     int64_t ws_rope_offset;     /* rope: each batch's first query position (int64, B), then with rope_theta the
                                  * inverse frequencies as float pairs (hi, lo), rope_dim / 2 of them */
     int64_t ws_rope_bytes;
+    /* the cv template (template_id IFA_TEMPLATE_CV): E = cv_entries (batch, KV head, split) blocks, each with
+     * M = cv_rows query rows (G x S1), walking its KV rows in cv_steps chunks of chunk_rows rows. Per chunk a
+     * gather kernel writes the chunk's K and V rows as fp32 (E, chunk_rows, D) tiles, CLBlast computes the
+     * scores (E, M, chunk_rows) = Q x K^T, a vector kernel turns them into probabilities and rescales the
+     * accumulators, and CLBlast adds P x V into them; ifa_combine.cl finishes. The accumulators, maxima and
+     * sums use ws_part_acc/m/l, indexed by entry and row. */
+    int64_t cv_entries;
+    int32_t cv_rows;
+    int32_t cv_steps;
+    int32_t cv_work_group_size; /* work-items per row of the cv softmax kernel */
+    int32_t reserved2;
+    int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
+    int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
+    int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
+    int64_t ws_cv_s_offset;     /* scores, then probabilities, fp32 (E, M, chunk_rows) */
     int64_t workspace_bytes;   /* total workspace run needs */
 } ifa_plan;
 

@@ -28,3 +28,4 @@ IFA_STATUS_ROW(UNSUPPORTED_SHAPE, 22, "a dimension is outside the range ifa supp
 IFA_STATUS_ROW(INVALID_QUEUE, 23, "the command queue is NULL or belongs to another context or device")
 IFA_STATUS_ROW(INVALID_BLOCK_TABLE, 24, "block_table is too short for a length or names a block outside the pool")
 IFA_STATUS_ROW(INVALID_POSITION, 25, "a rotary position is negative, 2^24 or more, or past the rope_cos/rope_sin rows")
+IFA_STATUS_ROW(BLAS_ERROR, 26, "CLBlast, the matrix-product library of the cv template, failed (the message names the call and its status)")

@@ -156,7 +156,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
     static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
                                               "softmax_lse_flag", "softcap",     "window",       "block_size",
-                                              "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim"};
+                                              "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim",
+                                              "template_mode"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
@@ -258,6 +259,14 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
             goto done;
         }
         strcpy(c->rope_mode, rmode->valuestring);
+    }
+    const cJSON *tmode = cJSON_GetObjectItemCaseSensitive(attrs, "template_mode");
+    if (tmode) {
+        if (!cJSON_IsString(tmode) || strlen(tmode->valuestring) >= sizeof c->template_mode) {
+            snprintf(err, err_size, "attrs.template_mode must be \"auto\", \"all_vector\" or \"cv\"");
+            goto done;
+        }
+        strcpy(c->template_mode, tmode->valuestring);
     }
     if (get_number(attrs, "rope_theta", &c->rope_theta, err, err_size) ||
         get_int(attrs, "rope_dim", &c->rope_dim, err, err_size))

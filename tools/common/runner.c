@@ -97,6 +97,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->rope_positions = c->rope_positions, a->rope_positions_count = c->rope_positions_count;
     a->rope_cos = c->rope_cos.data ? &t->rope_cos : NULL;
     a->rope_sin = c->rope_sin.data ? &t->rope_sin : NULL;
+    a->template_mode = c->template_mode[0] ? c->template_mode : NULL;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {

@@ -37,6 +37,7 @@ typedef struct ifa_case {
     int64_t *rope_positions;          /* malloc'd, B values; NULL: the op's default */
     int64_t rope_positions_count;
     ifa_host_tensor rope_cos, rope_sin; /* data NULL: absent */
+    char template_mode[16];           /* "" or "auto": the planner's choice; "all_vector" or "cv" forces one */
     int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
 } ifa_case;

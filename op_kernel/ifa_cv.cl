@@ -1,0 +1,185 @@
+/* The cv template's vector kernels. templates/cv.c runs them around CLBlast's matrix products:
+ *   ifa_cv_query    once: the query rows of every (batch, KV head, split) entry as fp32 (E, M, D), M = GT x SQ
+ *                   rows r = g x SQ + t, rotated (RoPE) on the way; one copy per split, so both products
+ *                   are plain strided batches;
+ *   then per chunk (`step`) of CHUNK KV rows:
+ *   ifa_cv_gather   the chunk's K and V rows of every entry as fp32 (E, CHUNK, D): converted from the
+ *                   storage dtype, dequantised (antiquant), fetched through the block table; rows past the
+ *                   entry's end are written as zeros without being read;
+ *   (CLBlast)       S = Q x K^T, (E, M, CHUNK);
+ *   ifa_cv_softmax  one work-group per (entry, row): scale, pse, softcap and visibility (length, causal
+ *                   query tokens, window, mask) turn S into scores; the online softmax updates the row's max
+ *                   m and sum l, writes the probabilities over the scores and rescales the row's accumulator
+ *                   by exp(m_old - m_new) (zeroes it on chunk 0);
+ *   (CLBlast)       acc += P x V, (E, M, D);
+ * and ifa_combine.cl (CV=1) merges the splits, normalises and writes the output and the LSE.
+ * Entry e = (b x N_kv + kvh) x max_splits + s reads batch b's logical positions [first, end) with
+ * first = kv_lo + min(span, s x split_tokens), end = min(len_b, first + split_tokens) (ifa_all_vector.cl's
+ * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D), maxima and
+ * sums (E, M) are the combine's partials. All arithmetic is fp32.
+ * Build options (-D): Q_T, KV_T, HEAD_DIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
+ * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, SOFTCAP, HAS_PAD, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
+ * ROPE_TAB, as in ifa_all_vector.cl. */
+
+#define M_ROWS (GT * SQ)
+#define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
+
+typedef IFA_STORE_TYPE(Q_T) q_store;
+typedef IFA_STORE_TYPE(KV_T) kv_store;
+
+/* Global id (d, r, e): element d of row r of entry e. */
+__kernel void ifa_cv_query(__global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
+                           int num_kv_heads, int max_splits, __global float *ws, ulong qt_off,
+                           __global const long *rope_pos, ulong rope_pos_off, __global const float2 *rope_f,
+                           ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
+                           __global const float *rope_sin, ulong rope_s_off) {
+    const int d = (int)get_global_id(0), r = (int)get_global_id(1);
+    const ulong e = get_global_id(2);
+    const ulong bh = e / (ulong)max_splits, b = bh / (ulong)num_kv_heads, kvh = bh % (ulong)num_kv_heads;
+    const int g = r / SQ, t = r - g * SQ;
+    const ulong addr = q_off + b * q_bstride + (kvh * GT + (ulong)g) * q_hstride + (ulong)t * q_tstride + (ulong)d;
+    float x = IFA_LOAD(Q_T, q, addr);
+#if ROPE
+    if (d < ROPE_DIM) {
+        const int pos = (int)rope_pos[rope_pos_off + b] + t;
+        const float xp = IFA_LOAD(Q_T, q, addr - (ulong)d + (ulong)ifa_rope_partner(d));
+        x = ifa_rope_apply(x, xp, d, IFA_ROPE_CS(pos, ifa_rope_index(d)));
+    }
+#endif
+    ws[qt_off + (e * M_ROWS + (ulong)r) * HEAD_DIM + (ulong)d] = x;
+}
+
+/* The logical rows [*first, *end) entry e reads, and its batch and KV head. */
+inline void ifa_cv_entry(ulong e, int num_kv_heads, int max_splits, int split_tokens, __global const int *lens,
+                         ulong lens_off, int uniform_len, int per_batch, int window, ulong *b, ulong *kvh, int *len_b,
+                         int *first, int *end) {
+    const ulong bh = e / (ulong)max_splits;
+    const int s = (int)(e - bh * (ulong)max_splits);
+    *b = bh / (ulong)num_kv_heads, *kvh = bh % (ulong)num_kv_heads;
+    *len_b = per_batch ? lens[lens_off + *b] : uniform_len;
+    const int kv_lo = ifa_kv_lo(*len_b, window, CAUSAL_SHIFT), span = *len_b - kv_lo;
+    *first = kv_lo + min(span, s * split_tokens);
+    *end = min(*len_b, *first + split_tokens);
+}
+
+/* Global id (d, j, e): element d of chunk row j of entry e, for K and V. */
+__kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
+                            ulong kv_bstride, ulong kv_hstride, ulong kv_rstride, __global const int *lens,
+                            ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits,
+                            int split_tokens, int step, int window, int kv_end, __global const int *table,
+                            ulong table_off, int table_cols, int block_size, __global const aq_store *aqs,
+                            ulong aqs_off, __global const aq_store *aqo, ulong aqo_off, ulong aq_vstride,
+                            ulong aq_bstride, ulong aq_hstride, __global float *ws, ulong kt_off, ulong vt_off) {
+    const int d = (int)get_global_id(0), j = (int)get_global_id(1);
+    const ulong e = get_global_id(2);
+    ulong b, kvh;
+    int len_b, first, end;
+    ifa_cv_entry(e, num_kv_heads, max_splits, split_tokens, lens, lens_off, uniform_len, per_batch, window, &b, &kvh,
+                 &len_b, &first, &end);
+    const int p = first + step * CHUNK + j;
+#if HAS_PAD
+    const int row0 = kv_end - len_b; /* Ascend's kv padding: batch b's rows end at kv_end */
+#else
+    const int row0 = 0;
+#endif
+    float kx = 0.0f, vx = 0.0f;
+    if (p < end) {
+#if PAGED
+        const int pb = table[table_off + b * (ulong)table_cols + (ulong)(p / block_size)];
+        const ulong ro = (ulong)pb * kv_bstride + (ulong)(p % block_size) * kv_rstride;
+#else
+        const ulong ro = b * kv_bstride + (ulong)(row0 + p) * kv_rstride;
+#endif
+        const ulong at = ro + kvh * kv_hstride + (ulong)d;
+        kx = IFA_LOAD(KV_T, k, k_off + at);
+        vx = IFA_LOAD(KV_T, v, v_off + at);
+#if ANTIQUANT
+#if ANTIQUANT == 5
+        const ulong ai = AQ_IDX((ulong)pb * (ulong)block_size + (ulong)(p % block_size), d);
+#elif ANTIQUANT >= 3
+        const ulong ai = AQ_IDX(PAGED ? p : row0 + p, d);
+#else
+        const ulong ai = AQ_IDX(0, d);
+#endif
+        kx = (kx + AQ_OFFSET(ai)) * AQ_SCALE(ai);
+        vx = (vx + AQ_OFFSET(ai + aq_vstride)) * AQ_SCALE(ai + aq_vstride);
+#endif
+    }
+    const ulong o = (e * CHUNK + (ulong)j) * HEAD_DIM + (ulong)d;
+    ws[kt_off + o] = kx;
+    ws[vt_off + o] = vx;
+}
+
+/* The max (is_max) or sum of x over the work-group; every work-item gets it. */
+inline float ifa_cv_reduce(__local float *red, float x, int lid, int is_max) {
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w) red[lid] = is_max ? fmax(red[lid], red[lid + w]) : red[lid] + red[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float r = red[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+/* One work-group of WG work-items per (entry, row). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
+    __global float *ws, ulong s_off, ulong acc_off, ulong m_off, ulong l_off, int step, __global const int *lens,
+    ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits, int split_tokens, int window,
+    float scale, float softcap, __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
+    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride) {
+    __local float red[WG];
+    const int lid = (int)get_local_id(0);
+    const ulong row = get_group_id(0), e = row / M_ROWS;
+    const int r = (int)(row - e * M_ROWS), g = r / SQ, t = r - g * SQ;
+    ulong b, kvh;
+    int len_b, first, end;
+    ifa_cv_entry(e, num_kv_heads, max_splits, split_tokens, lens, lens_off, uniform_len, per_batch, window, &b, &kvh,
+                 &len_b, &first, &end);
+    const int c0 = first + step * CHUNK;
+    const int end_t = len_b - (CAUSAL ? SQ - 1 - t : 0); /* the token's causal end */
+    __global float *sr = ws + s_off + row * CHUNK;
+    float mx = -INFINITY;
+    for (int j = lid; j < CHUNK; j += WG) {
+        const int p = c0 + j;
+        float s = -INFINITY;
+        int visible = p < end && p < end_t && (window <= 0 || p >= end_t - window);
+#if HAS_MASK
+        visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
+#endif
+        if (visible) {
+            s = sr[j] * scale;
+#if HAS_PSE
+            s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (kvh * GT + (ulong)g) * pse_hstride +
+                                        (ulong)t * pse_tstride + (ulong)p);
+#endif
+#if SOFTCAP
+            s = softcap * tanh(s / softcap);
+#endif
+        }
+        sr[j] = s;
+        mx = fmax(mx, s);
+    }
+    mx = ifa_cv_reduce(red, mx, lid, 1);
+    const float m_old = step == 0 ? -INFINITY : ws[m_off + row];
+    const float l_old = step == 0 ? 0.0f : ws[l_off + row];
+    const float m_new = fmax(m_old, mx);
+    /* -inf - -inf is NaN: a row that has seen nothing rescales by 0, and a row still at -inf has only -inf
+     * scores, whose exp against 0 is 0 */
+    const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
+    const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+    float sum = 0.0f;
+    for (int j = lid; j < CHUNK; j += WG) {
+        const float pr = exp(sr[j] - m_use);
+        sr[j] = pr;
+        sum += pr;
+    }
+    sum = ifa_cv_reduce(red, sum, lid, 0);
+    if (lid == 0) {
+        ws[m_off + row] = m_new;
+        ws[l_off + row] = l_old * alpha + sum;
+    }
+    __global float *acc = ws + acc_off + row * HEAD_DIM;
+    for (int d = lid; d < HEAD_DIM; d += WG) acc[d] = step == 0 ? 0.0f : acc[d] * alpha;
+}

@@ -1,0 +1,112 @@
+/* Kernel arguments from a plan, and the split combine launch. */
+#include "templates/op_args.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "op_host/launch.h"
+#include "op_host/tensor_check.h"
+
+void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem workspace,
+                       size_t workspace_offset, ifa__op_args *a) {
+    const ifa_problem *p = &plan->problem;
+    memset(a, 0, sizeof *a);
+    const cl_ulong d = (cl_ulong)p->head_dim, n = (cl_ulong)p->num_heads, nkv = (cl_ulong)p->num_kv_heads;
+    const cl_ulong sq = (cl_ulong)p->seq_q;
+    const cl_ulong rows = p->paged ? (cl_ulong)p->block_size : (cl_ulong)p->seq_kv; /* rows per batch or block */
+    if (p->layout == IFA_LAYOUT_BNSD) {
+        a->q_batch = n * sq * d, a->q_head = sq * d, a->q_tok = d;
+        a->kv_batch = nkv * rows * d, a->kv_head = rows * d, a->kv_row = d;
+    } else {
+        a->q_batch = sq * n * d, a->q_head = d, a->q_tok = n * d;
+        a->kv_batch = rows * nkv * d, a->kv_head = d, a->kv_row = nkv * d;
+    }
+    const ifa_tensor *q = args->query, *o = args->attention_out;
+    const cl_ulong ws_word = workspace_offset / 4;
+    a->q = q->buffer, a->k = args->key->buffer, a->v = args->value->buffer, a->o = o->buffer;
+    a->q_off = ifa__elem_offset(q), a->k_off = ifa__elem_offset(args->key), a->v_off = ifa__elem_offset(args->value);
+    a->o_off = ifa__elem_offset(o);
+    a->lse = args->softmax_lse ? args->softmax_lse->buffer : o->buffer;
+    a->lse_off = args->softmax_lse ? args->softmax_lse->offset / 4 : 0;
+    a->per_batch = p->lengths_mode == IFA_LENGTHS_PER_BATCH;
+    a->lens = a->per_batch ? workspace : q->buffer;
+    a->lens_off = a->per_batch ? ws_word + (cl_ulong)plan->ws_lengths_offset / 4 : 0;
+    a->uniform_len = (cl_int)p->uniform_length;
+    a->num_heads = (cl_int)p->num_heads, a->group = (cl_int)(p->num_heads / p->num_kv_heads);
+    a->batch = (cl_int)p->batch;
+    memcpy(&a->scale, &p->scale_bits, sizeof a->scale);
+    memcpy(&a->softcap, &p->softcap_bits, sizeof a->softcap);
+    a->window = (cl_int)p->window, a->kv_end = (cl_int)(p->seq_kv - p->kv_padding);
+
+    const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
+    a->mask = mask ? mask->buffer : q->buffer, a->pse = pse ? pse->buffer : q->buffer;
+    a->mask_off = mask ? mask->offset : 0, a->pse_off = pse ? ifa__elem_offset(pse) : 0;
+    a->mask_tstride = p->mask_kind == IFA_MASK_PER_TOKEN ? (cl_ulong)p->mask_len : 0;
+    a->mask_bstride = mask ? (cl_ulong)(ifa_tensor_numel(mask) / mask->shape[0]) : 0;
+    a->pse_tstride = (cl_ulong)p->pse_len, a->pse_hstride = (cl_ulong)(p->seq_q * p->pse_len);
+    a->pse_bstride = p->pse_kind == IFA_PSE_PER_BATCH ? (cl_ulong)p->num_heads * a->pse_hstride : 0;
+    a->table = p->paged ? workspace : q->buffer;
+    a->table_off = p->paged ? ws_word + (cl_ulong)plan->ws_table_offset / 4 : 0;
+    a->table_cols = (cl_int)p->table_cols, a->block_size = (cl_int)p->block_size;
+
+    /* int8 output: quant_scale2 / quant_offset2 */
+    const ifa_tensor *qs2 = args->quant_scale2, *qo2 = args->quant_offset2;
+    a->qs2 = qs2 ? qs2->buffer : q->buffer, a->qo2 = qo2 ? qo2->buffer : a->qs2;
+    a->qs2_off = qs2 ? ifa__elem_offset(qs2) : 0, a->qo2_off = qo2 ? ifa__elem_offset(qo2) : 0;
+    snprintf(a->q2_options, sizeof a->q2_options, "-D QUANT_OUT=%d -D Q2_T=%d -D Q2_OFF=%d -D PREFIX_SLOTS=%d",
+             (int)p->quant_out, p->quant_out ? (int)p->q2_dtype : 0, (int)p->q2_offset, (int)plan->prefix_slots);
+
+    /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
+    const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
+    a->aqs = aqs ? aqs->buffer : q->buffer, a->aqo = aqo ? aqo->buffer : a->aqs;
+    a->aqs_off = aqs ? ifa__elem_offset(aqs) : 0, a->aqo_off = aqo ? ifa__elem_offset(aqo) : 0;
+    const cl_ulong aq_len = (cl_ulong)p->aq_len, b_u = (cl_ulong)p->batch;
+    if (p->antiquant == IFA_ANTIQUANT_PER_CHANNEL) a->aq_vstride = nkv * d;
+    if (p->antiquant == IFA_ANTIQUANT_PER_TENSOR) a->aq_vstride = 1;
+    if (p->antiquant == IFA_ANTIQUANT_PER_TOKEN) a->aq_bstride = aq_len, a->aq_vstride = b_u * aq_len;
+    if (p->antiquant == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN)
+        a->aq_hstride = aq_len, a->aq_bstride = nkv * aq_len, a->aq_vstride = b_u * nkv * aq_len;
+    if (p->antiquant == IFA_ANTIQUANT_PAGED_HEAD_TOKEN)
+        a->aq_hstride = aq_len, a->aq_bstride = nkv * aq_len, a->aq_vstride = (cl_ulong)p->pool_blocks * nkv * aq_len;
+
+    /* rope: the first query positions (int64) and inverse frequencies (float pairs) in the workspace, or tables */
+    a->rope = p->rope ? workspace : q->buffer;
+    a->rope_pos_off = p->rope ? (workspace_offset + (cl_ulong)plan->ws_rope_offset) / 8 : 0;
+    a->rope_f_off = p->rope ? a->rope_pos_off + (cl_ulong)p->batch : 0; /* float2 = 8 bytes */
+    const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
+    a->rcos = rcos ? rcos->buffer : q->buffer, a->rsin = rsin ? rsin->buffer : q->buffer;
+    a->rcos_off = rcos ? ifa__elem_offset(rcos) : 0, a->rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
+}
+
+ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a,
+                               const ifa__combine_parts *c, cl_command_queue queue, cl_uint num_wait,
+                               const cl_event *wait, cl_event *event) {
+    const ifa_problem *p = &plan->problem;
+    char options[320];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D CV=%d "
+             "-D GT=%d -D SQ=%d -D CAUSAL=%d %s",
+             (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse, c->rowmax,
+             c->balanced, c->cv, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal, a->q2_options);
+    static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
+    ifa__cached_kernel *k;
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_combine", &k));
+    IFA__TRY(ifa__check_kernel(ctx, k, plan->combine_work_group_size));
+    const ifa__karg args[] = {
+        {sizeof(cl_mem), &c->part},       {sizeof c->acc, &c->acc},           {sizeof c->m, &c->m},
+        {sizeof c->l, &c->l},             {sizeof c->max_splits, &c->max_splits}, {sizeof(cl_mem), &a->o},
+        {sizeof a->o_off, &a->o_off},     {sizeof a->q_batch, &a->q_batch},   {sizeof a->q_head, &a->q_head},
+        {sizeof a->q_tok, &a->q_tok},     {sizeof(cl_mem), &a->lse},          {sizeof a->lse_off, &a->lse_off},
+        {sizeof a->num_heads, &a->num_heads}, {sizeof(cl_mem), &a->lens},     {sizeof a->lens_off, &a->lens_off},
+        {sizeof a->uniform_len, &a->uniform_len}, {sizeof a->per_batch, &a->per_batch},
+        {sizeof c->split_tokens, &c->split_tokens}, {sizeof(cl_mem), &c->prefix}, {sizeof c->prefix_off, &c->prefix_off},
+        {sizeof c->total_cost, &c->total_cost}, {sizeof c->units, &c->units}, {sizeof c->c0, &c->c0},
+        {sizeof a->group, &a->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
+        {sizeof(cl_mem), &a->qs2},        {sizeof a->qs2_off, &a->qs2_off},   {sizeof(cl_mem), &a->qo2},
+        {sizeof a->qo2_off, &a->qo2_off},
+    };
+    const size_t local[1] = {(size_t)plan->combine_work_group_size};
+    const size_t global[1] = {local[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
+    return ifa__enqueue(k, "ifa_combine", args, sizeof args / sizeof args[0], global, local, 1, queue, num_wait, wait,
+                        event);
+}

@@ -1,0 +1,50 @@
+/* Internal: the kernel arguments both templates derive from a plan and the op's arguments (buffers, element
+ * offsets and strides of every tensor), computed once by one function, and the split combine launch they
+ * share. */
+#ifndef IFA_TEMPLATES_OP_ARGS_H
+#define IFA_TEMPLATES_OP_ARGS_H
+
+#include "ifa/ifa.h"
+#include "op_host/context.h"
+
+/* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
+ * buffer (the kernels are built without reading them). */
+typedef struct ifa__op_args {
+    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin;
+    cl_ulong q_off, q_batch, q_head, q_tok;
+    cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
+    cl_ulong o_off, lse_off, lens_off;
+    cl_ulong mask_off, mask_bstride, mask_tstride;
+    cl_ulong pse_off, pse_bstride, pse_hstride, pse_tstride;
+    cl_ulong table_off;
+    cl_ulong aqs_off, aqo_off, aq_vstride, aq_bstride, aq_hstride;
+    cl_ulong qs2_off, qo2_off;
+    cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
+    cl_int uniform_len, per_batch, num_heads, group, window, kv_end, table_cols, block_size, batch;
+    float scale, softcap;
+    char q2_options[96]; /* -D QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS */
+} ifa__op_args;
+
+/* Fills a from plan and args (already checked against each other); the plan's workspace regions start at
+ * workspace_offset of workspace. */
+void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem workspace,
+                       size_t workspace_offset, ifa__op_args *a);
+
+/* Where a launch's partial results are and how the combine reads them (ifa_combine.cl). */
+typedef struct ifa__combine_parts {
+    cl_mem part;                      /* the workspace */
+    cl_ulong acc, m, l;               /* float offsets of the accumulators, maxima and sums */
+    cl_int max_splits, split_tokens;  /* partial slots per row (prefix slot included), KV rows per split */
+    cl_mem prefix;                    /* balanced units: int64 batch cost offsets */
+    cl_ulong prefix_off;
+    cl_long total_cost;
+    cl_int units, c0, head_groups;
+    int balanced, rowmax, cv;         /* cv: partials indexed by (batch, KV head, split) entry and row */
+} ifa__combine_parts;
+
+/* Enqueues ifa_combine over every (batch, query head, query token) row after the wait list. */
+ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a,
+                               const ifa__combine_parts *parts, cl_command_queue queue, cl_uint num_wait,
+                               const cl_event *wait, cl_event *event);
+
+#endif
