@@ -101,6 +101,11 @@ static const char *rope(reader *r) {
     return names[u8(r) % 5];
 }
 
+static const char *template_mode(reader *r) {
+    static const char *const names[] = {NULL, "auto", "all_vector", "cv", "cube"};
+    return names[u8(r) % 5];
+}
+
 static void fuzz_ifa(reader *r) {
     ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs;
     ifa_tensor *opt[] = {&lse, &mask, &pse, &aqs, &aqo, &qs2, &qo2, &kp, &vp, &rc, &rs};
@@ -127,6 +132,7 @@ static void fuzz_ifa(reader *r) {
     a.antiquant_mode = u8(r) % 5;
     a.rope_mode = rope(r), a.rope_theta = u8(r) < 200 ? 0 : real(r), a.rope_dim = u8(r) < 200 ? 0 : dim(r);
     a.rope_positions = pos, a.rope_positions_count = u8(r) < 240 ? npos : -(int64_t)(u8(r) % 4);
+    a.template_mode = template_mode(r);
     ifa_plan plan;
     size_t ws;
     ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);

@@ -1,10 +1,12 @@
 /* Contexts: the OpenCL objects ifa works with, the device's facts for the planner, and the program cache. */
+#include <clblast_c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
+
 
 static ifa_status read_facts(ifa_context *c) {
     cl_uint cu = 0;
@@ -44,6 +46,7 @@ ifa_status ifa_context_create(cl_context cl_ctx, cl_device_id device, ifa_contex
     }
     c->cl_ctx = cl_ctx;
     c->device = device;
+    atomic_init(&c->blas_used, 0);
     ifa_status st = read_facts(c);
     if (st != IFA_STATUS_OK) {
         mtx_destroy(&c->lock);
@@ -114,6 +117,7 @@ ifa_status ifa_context_create_default(const char *selector, ifa_context **out) {
 
 void ifa_context_destroy(ifa_context *ctx) {
     if (!ctx) return;
+    if (atomic_load(&ctx->blas_used)) CLBlastClearCache(); /* its programs hold this context */
     ifa__program_cache_clear(ctx);
     mtx_destroy(&ctx->lock);
     clReleaseDevice(ctx->device);

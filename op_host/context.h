@@ -2,6 +2,7 @@
 #ifndef IFA_OP_HOST_CONTEXT_H
 #define IFA_OP_HOST_CONTEXT_H
 
+#include <stdatomic.h>
 #include <threads.h>
 
 #include "ifa/ifa.h"
@@ -27,6 +28,7 @@ struct ifa_context {
     mtx_t lock; /* guards programs and programs_built */
     ifa__cached_kernel *programs;
     int64_t programs_built;
+    atomic_int blas_used; /* 1 once a cv run has called CLBlast (its programs are then in CLBlast's cache) */
 };
 
 /* Returns the kernel kernel_name of the program made of sources (names in op_kernel/, concatenated in

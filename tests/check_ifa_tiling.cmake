@@ -24,3 +24,19 @@ execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile a100
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "an unknown profile gave ${rc}")
 endif()
+# The template candidates: all_vector chosen by the h100 row's rule, cv when forced (with its entries and
+# chunks), and a forced cv refused with the reason for a shared-prefix case.
+execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON tmpl GET "${out}" template)
+string(JSON cv_reason GET "${out}" template_candidates 0 reason)
+if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "cv_min_rows = 0")
+  message(FATAL_ERROR "expected all_vector with cv refused by cv_min_rows: ${tmpl}, ${cv_reason}")
+endif()
+execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 --template cv RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out)
+string(JSON tmpl GET "${out}" template)
+string(JSON entries GET "${out}" cv entries)
+string(JSON key GET "${out}" key_fields template meaning)
+if(NOT rc EQUAL 0 OR NOT tmpl STREQUAL "cv" OR NOT key STREQUAL "cv" OR entries LESS 132)
+  message(FATAL_ERROR "forced cv: ${rc} ${tmpl} ${key} ${entries} entries")
+endif()

@@ -18,13 +18,16 @@
 #include "common/reference.h"
 #include "common/runner.h"
 #include "op_host/context.h"
+#include "tiling/planner.h"
 
 static int usage(void) {
     fprintf(stderr,
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
-            "                 [--template auto|all_vector|cv]\n"
+            "                 [--template auto|all_vector|cv | --compare-templates]\n"
+            "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
+            "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
             "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
@@ -133,6 +136,7 @@ typedef struct options {
     int warmup, runs, rotate, check;
     int64_t prefix; /* > 0: each shape also runs with a shared prefix of this many rows, and copied into each sequence */
     const char *template_mode; /* NULL: the planner's choice */
+    int compare;               /* --compare-templates */
 } options;
 
 typedef struct row_result {
@@ -255,6 +259,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
     if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
+    a.template_mode = o->template_mode;
     ifa_tensor tkp = {bkp, 0, kv, c.key_shared_prefix.ndim, {0}}, tvp = tkp;
     memcpy(tkp.shape, c.key_shared_prefix.shape, sizeof tkp.shape), memcpy(tvp.shape, tkp.shape, sizeof tvp.shape);
     tvp.buffer = bvp;
@@ -303,13 +308,45 @@ done:
     return rc;
 }
 
+/* --compare-templates: sh forced to each template, and the planner's own choice for it. Prints (and writes to
+ * csv) one row; returns -1 when a run failed, else 1 if the planner picked the winner, 0 if not. */
+static int compare_templates(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
+                             ifa_dtype kv, int64_t llc, FILE *csv) {
+    options forced = *o;
+    row_result r[2];
+    static const char *const names[2] = {"all_vector", "cv"};
+    for (int t = 0; t < 2; ++t) {
+        forced.template_mode = names[t];
+        if (bench_shape(ctx, queue, sh, &forced, kv, 0, llc, &r[t]) != 0 || r[t].pass == 0) return -1;
+    }
+    ifa_problem p = r[0].plan.problem;
+    p.template_request = 0;
+    ifa_plan own;
+    if (ifa__plan_make(&p, &ctx->facts, &own) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+        return -1;
+    }
+    const int winner = r[1].us < r[0].us; /* 1: cv */
+    const int chosen = own.template_id == IFA_TEMPLATE_CV;
+    char line[320];
+    snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%lld,%s,%.1f,%.2f,%.2f,%s,%.2f,%s,%s,%s",
+             (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)(sh->n / sh->nkv), (long long)sh->d,
+             (long long)sh->s, ifa_dtype_name(kv), (double)r[0].kv_bytes / 1e6, r[0].us, r[1].us, names[winner],
+             winner ? r[0].us / r[1].us : r[1].us / r[0].us, names[chosen], chosen == winner ? "yes" : "NO",
+             r[0].pass < 0 ? "skipped" : "pass");
+    printf("%s\n", line);
+    fflush(stdout);
+    if (csv) fprintf(csv, "%s\n", line);
+    return chosen == winner;
+}
+
 static const char *split_name(int s) {
     static const char *const names[] = {"none", "partial", "global", "balanced"};
     return s >= 0 && s < 4 ? names[s] : "?";
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -317,6 +354,10 @@ int main(int argc, char **argv) {
         const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(arg, "--no-check") == 0) {
             o.check = 0;
+            continue;
+        }
+        if (strcmp(arg, "--compare-templates") == 0) {
+            o.compare = 1;
             continue;
         }
         if (!val) return usage();
@@ -391,11 +432,13 @@ int main(int argc, char **argv) {
            (long long)(bw_bytes >> 20), bw, o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
     FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
-    const char *header = "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,template,"
-                         "tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup";
+    const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
+                                   : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,plan_us,"
+                                     "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup";
     printf("%s\n", header);
-    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s,bw_GBps\n", ctx->device_name, bw, date, header);
-    int failures = 0;
+    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s%s\n", ctx->device_name, bw, date, header,
+                     o.compare ? "" : ",bw_GBps");
+    int failures = 0, compared = 0, right = 0;
     double log_ratio = 0;
     int nratio = 0;
     for (int i = 0; i < nshapes; ++i) {
@@ -410,6 +453,12 @@ int main(int argc, char **argv) {
         else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
             printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
+            continue;
+        }
+        if (o.compare) {
+            const int c = compare_templates(ctx, queue, sh, &o, kv, llc, csv);
+            if (c < 0) ++failures;
+            else ++compared, right += c;
             continue;
         }
         /* with --prefix: the cascade (prefix shared), then the same keys copied into every sequence */
@@ -449,6 +498,7 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "\n");
     if (nratio) printf("# geometric-mean speedup over the peer: %.3f (%d rows)\n", exp(log_ratio / nratio), nratio);
+    if (o.compare) printf("# the planner chose the faster template on %d of %d rows\n", right, compared);
     if (csv) fclose(csv);
     clReleaseCommandQueue(queue);
     ifa_context_destroy(ctx);

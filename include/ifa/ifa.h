@@ -79,7 +79,10 @@ IFA_API ifa_status ifa_context_create(cl_context cl_ctx, cl_device_id device, if
  * set, else the first device of the first platform that has one; "P:D" = device D of platform P (indices
  * as clinfo lists them); any other text = the first device whose name or platform name contains it. */
 IFA_API ifa_status ifa_context_create_default(const char *selector, ifa_context **out);
-/* Releases everything the context holds. NULL is ignored. No run may be in flight on its programs. */
+/* Releases everything the context holds. NULL is ignored. No run may be in flight on its programs. If the
+ * context ran the cv template, CLBlast's program cache is cleared too: CLBlast keeps one cache for the whole
+ * process, holding every context it served, so other contexts rebuild (or reload) their GEMM programs on
+ * their next cv run. */
 IFA_API void ifa_context_destroy(ifa_context *ctx);
 /* The OpenCL objects the context uses (not retained for the caller). */
 IFA_API cl_context ifa_context_cl_context(const ifa_context *ctx);

@@ -84,6 +84,17 @@ static int get_number(const cJSON *attrs, const char *name, double *out, char *e
     return 0;
 }
 
+/* Reads the string attrs.name into out (size bytes); absent leaves out. choices names the values for the
+ * message (the op itself judges the value). */
+static int get_string(const cJSON *attrs, const char *name, const char *choices, char *out, size_t size, char *err,
+                      size_t err_size) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(attrs, name);
+    if (!j) return 0;
+    if (!cJSON_IsString(j) || strlen(j->valuestring) >= size) FAIL("attrs.%s must be %s", name, choices);
+    strcpy(out, j->valuestring);
+    return 0;
+}
+
 /* inputs.<name>, when present: a non-empty array of integers into a malloc'd *out of *count values. */
 static int get_int_array(const cJSON *inputs, const char *name, int64_t **out, int64_t *count, char *err,
                          size_t err_size) {
@@ -204,14 +215,9 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         snprintf(err, err_size, "attrs.num_heads is required");
         goto done;
     }
-    const cJSON *layout = cJSON_GetObjectItemCaseSensitive(attrs, "input_layout");
-    if (layout) {
-        if (!cJSON_IsString(layout) || strlen(layout->valuestring) >= sizeof c->input_layout) {
-            snprintf(err, err_size, "attrs.input_layout must be \"BSH\", \"BSND\" or \"BNSD\"");
-            goto done;
-        }
-        strcpy(c->input_layout, layout->valuestring);
-    }
+    if (get_string(attrs, "input_layout", "\"BSH\", \"BSND\" or \"BNSD\"", c->input_layout, sizeof c->input_layout,
+                   err, err_size))
+        goto done;
     const cJSON *lse = cJSON_GetObjectItemCaseSensitive(attrs, "softmax_lse_flag");
     if (lse) {
         if (!cJSON_IsBool(lse)) {
@@ -252,22 +258,11 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     if (get_int_array(inputs, "actual_seq_lengths", &c->lengths, &c->lengths_count, err, err_size) ||
         get_int_array(inputs, "rope_positions", &c->rope_positions, &c->rope_positions_count, err, err_size))
         goto done;
-    const cJSON *rmode = cJSON_GetObjectItemCaseSensitive(attrs, "rope_mode");
-    if (rmode) {
-        if (!cJSON_IsString(rmode) || strlen(rmode->valuestring) >= sizeof c->rope_mode) {
-            snprintf(err, err_size, "attrs.rope_mode must be \"none\", \"neox\" or \"gptj\"");
-            goto done;
-        }
-        strcpy(c->rope_mode, rmode->valuestring);
-    }
-    const cJSON *tmode = cJSON_GetObjectItemCaseSensitive(attrs, "template_mode");
-    if (tmode) {
-        if (!cJSON_IsString(tmode) || strlen(tmode->valuestring) >= sizeof c->template_mode) {
-            snprintf(err, err_size, "attrs.template_mode must be \"auto\", \"all_vector\" or \"cv\"");
-            goto done;
-        }
-        strcpy(c->template_mode, tmode->valuestring);
-    }
+    if (get_string(attrs, "rope_mode", "\"none\", \"neox\" or \"gptj\"", c->rope_mode, sizeof c->rope_mode, err,
+                   err_size) ||
+        get_string(attrs, "template_mode", "\"auto\", \"all_vector\" or \"cv\"", c->template_mode,
+                   sizeof c->template_mode, err, err_size))
+        goto done;
     if (get_number(attrs, "rope_theta", &c->rope_theta, err, err_size) ||
         get_int(attrs, "rope_dim", &c->rope_dim, err, err_size))
         goto done;

@@ -121,7 +121,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     if (out_dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
     if (c->softmax_lse_flag) {
         int64_t shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
-        if (ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, 3, shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
+        if (ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, 3, shape) != 0) {
+            ifa_case_result_free(r);
+            return IFA_STATUS_OUT_OF_MEMORY;
+        }
         poison(&r->lse);
     }
     cl_int err = CL_SUCCESS;
@@ -179,6 +182,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);
     if (ws) clReleaseMemObject(ws);
+    if (st != IFA_STATUS_OK) ifa_case_result_free(r); /* nothing to read: the caller need not free */
     return st;
 }
 
