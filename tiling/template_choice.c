@@ -28,7 +28,7 @@ ifa_status ifa__template_choose(const ifa_problem *p, const ifa_tuning *t, ifa_t
     if (p->template_request) {
         pick = p->template_request;
         snprintf(pick == IFA_TEMPLATE_CV ? cv->reason : av->reason, sizeof cv->reason, "forced by template_mode");
-        snprintf(pick == IFA_TEMPLATE_CV ? av->reason : cv->reason, sizeof cv->reason,
+        snprintf(pick == IFA_TEMPLATE_CV ? av->reason : cv->reason, sizeof cv->reason, "%s",
                  refusal && pick != IFA_TEMPLATE_CV ? refusal : "template_mode forces the other template");
     } else if (refusal) {
         pick = IFA_TEMPLATE_ALL_VECTOR;
