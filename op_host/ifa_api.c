@@ -78,7 +78,7 @@ static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_atte
                                 size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                 cl_event *done) {
     const ifa_problem *p = &plan->problem;
-    const int64_t blocks = p->num_kv_heads * plan->head_groups;
+    const int64_t blocks = ifa__plan_blocks(plan);
     cl_long *host = malloc((size_t)(p->batch + 1) * sizeof *host);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " batch offsets", p->batch + 1);
     host[0] = 0;

@@ -48,6 +48,8 @@
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
  * ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
+ * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
+ * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
@@ -78,11 +80,21 @@
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
 #define R (GT * SQ)
 #define DV (HEAD_DIM / VW)
-/* query rows per register tile of the dot products and of P.V (all of them in the scalar shape) */
-#if VW > 1 && R > 8
+#ifndef MH
+#define MH 1
+#endif
+/* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
+ * KV heads per work-group, RB_MH divides one head's GSQ = G x SQ rows (ifa__tile_rows), so that a tile reads
+ * one head's K/V slice, IFA_HOFF(r0) elements after the block's first head */
+#if VW > 1 && MH > 1
+#define RB RB_MH
+#define IFA_HOFF(r0) ((ulong)((r0) / GSQ) * kv_hstride)
+#elif VW > 1 && R > 8
 #define RB 8
+#define IFA_HOFF(r0) 0
 #else
 #define RB R
+#define IFA_HOFF(r0) 0
 #endif
 
 /* fv: VW floats. IFA_LV/IFA_SV load and store one from float memory (local or private), IFA_VLOAD loads
@@ -333,7 +345,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
-    const ulong kvh_off = (ulong)kvh * kv_hstride;
+    const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
     for (int c = first; c < len; c += CHUNK) {
         const int rows = min(CHUNK, len - c);
         /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
@@ -367,7 +379,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     fv dot[RB];
                     _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
                     IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
-                        const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + (ulong)x * VW);
+                        const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + IFA_HOFF(r0) + (ulong)x * VW);
                         _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
                             if (r0 + rr < R) dot[rr] = fma(IFA_LV(qs + (r0 + rr) * HEAD_DIM + x * VW), kk, dot[rr]);
                     }
@@ -463,7 +475,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int j = 0; j < rows; ++j) {
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DV) {
-                        fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + (ulong)(x0 + xb) * VW);
+                        fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
 #if ANTIQUANT == 1 || ANTIQUANT == 2
                         vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + HEAD_DIM + (x0 + xb) * VW));
 #elif ANTIQUANT

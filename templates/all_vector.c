@@ -9,6 +9,7 @@
 #include "op_host/launch.h"
 #include "op_host/tensor_check.h"
 #include "templates/op_args.h"
+#include "tiling/planner.h"
 
 /* Replaces the value of the argument whose value pointer is `was` (one of the main pass's variables). */
 static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now) {
@@ -55,13 +56,15 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
              "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
              "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d "
-             "-D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
+             "-D MH=%d -D RB_MH=%d -D GSQ=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
              (int)p->seq_q, (int)p->causal, (int)p->has_lse,
              p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
              (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, a.q2_options,
-             (int)p->rope, (int)p->rope_dim, (int)p->rope_table, equal_splits, balanced, global_max ? 2 : 1);
+             (int)p->rope, (int)p->rope_dim, (int)p->rope_table, (int)plan->kv_heads_per_group,
+             (int)ifa__tile_rows(plan), (int)(p->num_heads / p->num_kv_heads * p->seq_q), equal_splits, balanced,
+             global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
@@ -86,6 +89,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     c.prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     c.total_cost = plan->total_cost, c.units = plan->units, c.c0 = plan->block_cost_rows;
     c.head_groups = plan->head_groups, c.balanced = balanced, c.rowmax = global_max ? 2 : 1;
+    c.group = a.group * (plan->kv_heads_per_group > 1 ? plan->kv_heads_per_group : 1); /* a block's query heads */
     const cl_int real_group = a.group;
 
     const ifa__karg kargs[] = {
@@ -96,7 +100,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof a.kv_head, &a.kv_head},  {sizeof a.kv_row, &a.kv_row},   {sizeof(cl_mem), &a.o},
         {sizeof a.o_off, &a.o_off},      {sizeof(cl_mem), &a.lse},       {sizeof a.lse_off, &a.lse_off},
         {sizeof(cl_mem), &a.lens},       {sizeof a.lens_off, &a.lens_off}, {sizeof a.uniform_len, &a.uniform_len},
-        {sizeof a.per_batch, &a.per_batch}, {sizeof a.num_heads, &a.num_heads}, {sizeof a.group, &a.group},
+        {sizeof a.per_batch, &a.per_batch}, {sizeof a.num_heads, &a.num_heads}, {sizeof c.group, &c.group},
         {sizeof c.head_groups, &c.head_groups}, {sizeof a.scale, &a.scale}, {sizeof(cl_mem), &c.part},
         {sizeof c.acc, &c.acc},          {sizeof c.m, &c.m},             {sizeof c.l, &c.l},
         {sizeof c.split_tokens, &c.split_tokens}, {sizeof c.max_splits, &c.max_splits}, {sizeof(cl_mem), &c.prefix},
@@ -116,7 +120,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof(cl_mem), &a.rsin},       {sizeof a.rsin_off, &a.rsin_off},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
-    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->head_groups),
+    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)ifa__plan_blocks(plan),
                               (size_t)p->batch, (size_t)plan->max_splits};
     if (plan->split_kv == IFA_SPLIT_NONE) {
         IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
@@ -149,7 +153,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         set_arg(pargs, NARGS, &a.kv_row, &rstride);
         set_arg(pargs, NARGS, &a.uniform_len, &plen);
         set_arg(pargs, NARGS, &a.per_batch, &not_per_batch);
-        set_arg(pargs, NARGS, &a.group, &vgroup);
+        set_arg(pargs, NARGS, &c.group, &vgroup);
         set_arg(pargs, NARGS, &c.head_groups, &pgroups);
         set_arg(pargs, NARGS, &c.split_tokens, &ptokens);
         set_arg(pargs, NARGS, &a.window, &no_window);

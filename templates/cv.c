@@ -50,7 +50,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     const cl_ulong qt = ws_word + (cl_ulong)plan->ws_cv_q_offset / 4, kt = ws_word + (cl_ulong)plan->ws_cv_k_offset / 4;
     const cl_ulong vt = ws_word + (cl_ulong)plan->ws_cv_v_offset / 4, st = ws_word + (cl_ulong)plan->ws_cv_s_offset / 4;
     ifa__combine_parts c = {0};
-    c.part = workspace, c.prefix = workspace, c.cv = 1, c.rowmax = 1, c.head_groups = 1;
+    c.part = workspace, c.prefix = workspace, c.cv = 1, c.rowmax = 1, c.head_groups = 1, c.group = a.group;
     c.acc = ws_word + (cl_ulong)plan->ws_part_acc_offset / 4;
     c.m = ws_word + (cl_ulong)plan->ws_part_m_offset / 4;
     c.l = ws_word + (cl_ulong)plan->ws_part_l_offset / 4;

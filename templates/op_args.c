@@ -101,7 +101,7 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
         {sizeof a->uniform_len, &a->uniform_len}, {sizeof a->per_batch, &a->per_batch},
         {sizeof c->split_tokens, &c->split_tokens}, {sizeof(cl_mem), &c->prefix}, {sizeof c->prefix_off, &c->prefix_off},
         {sizeof c->total_cost, &c->total_cost}, {sizeof c->units, &c->units}, {sizeof c->c0, &c->c0},
-        {sizeof a->group, &a->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
+        {sizeof c->group, &c->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
         {sizeof(cl_mem), &a->qs2},        {sizeof a->qs2_off, &a->qs2_off},   {sizeof(cl_mem), &a->qo2},
         {sizeof a->qo2_off, &a->qo2_off},
     };

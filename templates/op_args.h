@@ -39,6 +39,7 @@ typedef struct ifa__combine_parts {
     cl_ulong prefix_off;
     cl_long total_cost;
     cl_int units, c0, head_groups;
+    cl_int group;                     /* query heads per block (KV heads per work-group x G) */
     int balanced, rowmax, cv;         /* cv: partials indexed by (batch, KV head, split) entry and row */
 } ifa__combine_parts;
 

@@ -111,6 +111,37 @@ START_TEST(cv_plan) {
 }
 END_TEST
 
+/* Several adjacent KV heads per work-group: only BSH/BSND in the vector shape without antiquant or cascade,
+ * as many as keep the rows within multi_head_rows, register tiles within one head; the plan check refuses
+ * anything else. */
+START_TEST(multi_head_blocks) {
+    ifa_problem p = problem(2, 24, 6, 64, 1000); /* G = 4 */
+    p.layout = IFA_LAYOUT_BSND, p.seq_q = 3;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 2); /* 2 x 4 x 3 = 24 <= 32; 3 heads would be 36 */
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
+    ck_assert_int_eq(ifa__plan_blocks(&plan), 3);
+    ck_assert_int_eq(plan.num_work_groups % (2 * 3), 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.kv_heads_per_group = 4; /* does not divide 6 */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.layout = IFA_LAYOUT_BNSD; /* a head's rows are adjacent already */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    p.layout = IFA_LAYOUT_BSH, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL, p.kv_dtype = IFA_DTYPE_INT8;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    p = problem(2, 24, 6, 64, 1000);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the GPU's scalar shape */
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    bad = plan, bad.kv_heads_per_group = 2, bad.heads_per_group = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
 /* The template rule: candidates in order with reasons, the tuning threshold, forcing, and refusals. */
 START_TEST(template_choice) {
     ifa_problem p = problem(2, 64, 2, 64, 1000);
@@ -259,10 +290,20 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(plan.split_kv, 2);
     ck_assert_int_eq(plan.tiling_key / 10000000 % 10, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    /* the 2-core CPU is filled by the blocks */
+    /* the 2-core CPU is filled by the blocks (BNSD: one KV head per work-group) */
     p = problem(1, 32, 8, 128, 32768);
+    p.layout = IFA_LAYOUT_BNSD;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    /* BSH: all 8 KV heads (32 query rows) in one work-group, so the KV is split to fill both cores */
+    p.layout = IFA_LAYOUT_BSH;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.heads_per_group, 32);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.max_splits, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
 }
 END_TEST
 
@@ -466,6 +507,7 @@ int main(void) {
     tcase_add_test(t, shared_prefix_plan);
     tcase_add_test(t, cv_plan);
     tcase_add_test(t, template_choice);
+    tcase_add_test(t, multi_head_blocks);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -76,6 +76,23 @@ static ifa_status fit_heads(int64_t group, int64_t seq_q, int64_t head_dim, int3
     return IFA_STATUS_OK;
 }
 
+/* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
+ * adjacent, so a work-group holding several reads runs of them where one holding a single head reads a
+ * D-element slice every N_kv x D elements. The vector (CPU) shape only, no antiquant (its constants are per
+ * KV head) and no cascade; the most heads whose query rows stay within multi_head_rows and fit local memory
+ * in one group. */
+static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t chunk, int64_t budget) {
+    const int64_t rows = p->num_heads / p->num_kv_heads * p->seq_q;
+    if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
+        p->has_prefix)
+        return 1;
+    for (int64_t m = p->num_kv_heads; m > 1; --m)
+        if (p->num_kv_heads % m == 0 && m * rows <= t->multi_head_rows &&
+            ifa__all_vector_local_bytes(m * (p->num_heads / p->num_kv_heads), p->seq_q, p->head_dim, chunk) <= budget)
+            return m;
+    return 1;
+}
+
 /* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
  * block when a work-group holds many query rows. */
 static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t rows) {
@@ -106,7 +123,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     plan->split_tokens = 0;
     plan->max_splits = 1;
     plan->combine_work_group_size = 0;
-    const int64_t per_batch_blocks = p->num_kv_heads * plan->head_groups;
+    const int64_t per_batch_blocks = ifa__plan_blocks(plan);
     const int64_t blocks = p->batch * per_batch_blocks;
     const int64_t c0 = t->block_cost_rows > 0 ? t->block_cost_rows : 1;
     const int64_t total = p->total_length * per_batch_blocks + blocks * c0;
@@ -176,7 +193,7 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     plan->work_group_size = wg;
     plan->cv_work_group_size = wg;
     plan->vector_width = 1, plan->pv_block = 1;
-    plan->heads_per_group = (int32_t)(p->num_heads / p->num_kv_heads), plan->head_groups = 1;
+    plan->heads_per_group = (int32_t)(p->num_heads / p->num_kv_heads), plan->head_groups = 1, plan->kv_heads_per_group = 1;
     plan->chunk_rows = grain; /* the split grain */
     choose_split(p, dev, t, 0, plan);
     const int64_t m = p->num_heads / p->num_kv_heads * p->seq_q;
@@ -234,18 +251,20 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
 
     const int64_t group = p->num_heads / p->num_kv_heads;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
+    const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
-    while (chunk > step && ifa__all_vector_local_bytes(group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
+    while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
     int64_t groups, per_group;
-    IFA__TRY(fit_heads(group, p->seq_q, p->head_dim, chunk, budget, &per_group, &groups));
+    IFA__TRY(fit_heads(mh * group, p->seq_q, p->head_dim, chunk, budget, &per_group, &groups));
+    plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
     plan->heads_per_group = (int32_t)per_group;
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
-    plan->pv_block = pv_block(vw, &t, (int64_t)plan->heads_per_group * p->seq_q);
+    plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan));
     plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
-    plan->num_work_groups = p->batch * p->num_kv_heads * groups;
+    plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
     choose_split(p, dev, &t, 1, plan);
     if (p->has_prefix) {
@@ -294,6 +313,16 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
 }
 
 /* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
+/* Several KV heads per work-group only where the planner puts them (multi_heads), whole, in one head group. */
+static int multi_heads_consistent(const ifa_plan *plan) {
+    const ifa_problem *p = &plan->problem;
+    const int32_t mh = plan->kv_heads_per_group;
+    if (mh < 1 || p->num_kv_heads % mh != 0) return 0;
+    return mh == 1 || (plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
+                       p->layout != IFA_LAYOUT_BNSD && p->antiquant == IFA_ANTIQUANT_NONE && !p->has_prefix &&
+                       plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
+}
+
 static int cv_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     if (plan->template_id != IFA_TEMPLATE_CV)
@@ -357,7 +386,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
                                                                                   plan->problem.table_cols) ||
         (plan->problem.rope && (plan->ws_rope_bytes < 8 * plan->problem.batch ||
                                 plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)) ||
-        !cv_consistent(plan))
+        !cv_consistent(plan) || !multi_heads_consistent(plan))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

@@ -30,6 +30,24 @@ static inline int64_t ifa__kv_span(int64_t len, int64_t window, int64_t causal_s
     return len - ifa__kv_lo(len, window, causal_shift);
 }
 
+/* The (batch-independent) blocks of query heads a plan's work-groups hold per batch: KV heads / KV heads per
+ * work-group, times the head groups. */
+static inline int64_t ifa__plan_blocks(const ifa_plan *plan) {
+    const int64_t mh = plan->kv_heads_per_group > 1 ? plan->kv_heads_per_group : 1;
+    return plan->problem.num_kv_heads / mh * plan->head_groups;
+}
+
+/* Query rows per register tile of the vector-shape kernel (RB in ifa_all_vector.cl): up to 8, and with several
+ * KV heads per work-group a divisor of one head's G x S1 rows, so that a tile reads one head's K/V slice. */
+static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
+    const int64_t rows = (int64_t)plan->heads_per_group * plan->problem.seq_q;
+    if (plan->kv_heads_per_group <= 1) return rows < 8 ? rows : 8;
+    const int64_t head_rows = plan->problem.num_heads / plan->problem.num_kv_heads * plan->problem.seq_q;
+    int64_t rb = 8;
+    while (head_rows % rb != 0) rb /= 2;
+    return rb;
+}
+
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
  * dim d and chunk rows. */
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows);

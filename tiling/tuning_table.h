@@ -23,6 +23,8 @@ typedef struct ifa_tuning {
     int32_t cv_chunk_rows;     /* cv template: most KV rows per chunk (per GEMM) */
     int32_t cv_workspace_mib;  /* cv template: the chunk shrinks until its K, V and score tiles fit this many MiB */
     int32_t cv_work_group_size; /* cv template: work-items per query row of the softmax kernel */
+    int32_t multi_head_rows;   /* BSH/BSND, vector shape: a work-group holds as many adjacent KV heads as keep its
+                                * query rows (KV heads x G x S1) within this (0: one KV head per work-group) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -143,6 +143,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     }
     cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);
     cJSON_AddNumberToObject(o, "heads_per_group", p->heads_per_group);
+    cJSON_AddNumberToObject(o, "kv_heads_per_group", p->kv_heads_per_group);
     cJSON_AddNumberToObject(o, "head_groups", p->head_groups);
     cJSON_AddNumberToObject(o, "local_mem_bytes", (double)p->local_mem_bytes);
     cJSON *s = cJSON_AddObjectToObject(o, "split_kv");

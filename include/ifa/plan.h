@@ -165,7 +165,9 @@ typedef struct ifa_plan {
     int32_t cv_rows;
     int32_t cv_steps;
     int32_t cv_work_group_size; /* work-items per row of the cv softmax kernel */
-    int32_t reserved2;
+    int32_t kv_heads_per_group; /* all_vector: adjacent KV heads one work-group holds (BSH/BSND on CPUs, so that it
+                                 * reads whole runs of a position's heads instead of one head's slice of each row);
+                                 * its query heads are kv_heads_per_group x G, heads_per_group counts them all */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
