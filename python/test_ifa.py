@@ -73,6 +73,23 @@ class Binding(unittest.TestCase):
         self.assertEqual(r["attention_out"].dtype, np.float16)
         self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
 
+    def test_attention_cv_template(self):
+        """template_mode forces the CLBlast (cv) template; its result matches the reference and the fused one."""
+        q = self.rng.uniform(-1, 1, (2, 2, 16 * 32)).astype(np.float32)
+        k = self.rng.uniform(-1, 1, (2, 150, 2 * 32)).astype(np.float32)
+        v = self.rng.uniform(-1, 1, (2, 150, 2 * 32)).astype(np.float32)
+        kw = dict(query=q, key=k, value=v, num_heads=16, num_key_value_heads=2, scale_value=0.2,
+                  actual_seq_lengths=[150, 40], softmax_lse_flag=True)
+        cv = ifa.run("IncreFlashAttention", template_mode="cv", **kw)
+        av = ifa.run("IncreFlashAttention", template_mode="all_vector", **kw)
+        out, lse = attention_ref(q, k, v, 16, 2, 0.2, [150, 40])
+        self.assertLess(rel_l2(cv["attention_out"], out), 1e-5)
+        self.assertLess(np.abs(cv["softmax_lse"] - lse).max(), 1e-4)
+        self.assertLess(rel_l2(cv["attention_out"], av["attention_out"]), 1e-5)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", template_mode="gemm", **kw)
+        self.assertIn("template_mode", str(e.exception))
+
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
         kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)

@@ -1,6 +1,7 @@
 /* Thread safety as documented (docs/api.md): host threads share one context, each with its own queue, and
- * run ops at the same time, building kernel variants concurrently on a fresh context; every result matches
- * the float64 reference and each thread's last error is its own. */
+ * run ops at the same time (both templates: CLBlast's products beside the fused kernel), building kernel
+ * variants concurrently on a fresh context; every result matches the float64 reference and each thread's
+ * last error is its own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ static int make_case(int id, int round, ifa_case *c) {
     ifa_host_fill_random(&c->value, seed + 2, -1, 1);
     c->lengths[0] = s, c->lengths[1] = s / 3, c->lengths_count = 2;
     c->num_heads = n, c->num_key_value_heads = nkv, c->scale_value = 1.0 / sqrt((double)d), c->softmax_lse_flag = 1;
+    if ((id + round) % 2) strcpy(c->template_mode, "cv"); /* CLBlast products beside fused kernels */
     return 0;
 }
 
