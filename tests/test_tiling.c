@@ -83,6 +83,12 @@ START_TEST(cv_plan) {
         ck_assert_int_ge(at[i + 1], at[i] + size[i]);
     }
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* the softmax's work-group is a power of 2 (it reduces by halving) */
+    test_tuning_push("cv_work_group_size=48");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.cv_work_group_size, 32);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the budget bounds the K, V and score tiles */
     test_tuning_push("cv_workspace_mib=1");
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);

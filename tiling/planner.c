@@ -186,7 +186,8 @@ static void place_common(const ifa_problem *p, ifa_plan *plan, workspace_cursor 
  * tuning row's cv_chunk_rows, no longer than an entry's rows, shrunk until the K, V and score tiles of all
  * entries fit cv_workspace_mib. */
 static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, ifa_plan *plan) {
-    int32_t wg = t->cv_work_group_size > 0 ? t->cv_work_group_size : 1;
+    /* a power of 2: the softmax kernel reduces by halving */
+    int32_t wg = floor_pow2(t->cv_work_group_size > 0 ? t->cv_work_group_size : 1);
     if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
     const int32_t grain = wg > 16 ? wg : 16;
     plan->template_id = IFA_TEMPLATE_CV;
@@ -335,6 +336,7 @@ static int cv_consistent(const ifa_plan *plan) {
            plan->max_splits >= 1 && (plan->split_kv || plan->max_splits == 1) && plan->cv_entries == entries &&
            plan->cv_rows == m && plan->heads_per_group == g && plan->head_groups == 1 && plan->vector_width == 1 &&
            plan->cv_work_group_size == plan->work_group_size && plan->combine_work_group_size >= 1 &&
+           (plan->cv_work_group_size & (plan->cv_work_group_size - 1)) == 0 &&
            plan->cv_steps == (rows + plan->chunk_rows - 1) / plan->chunk_rows &&
            plan->ws_cv_q_offset >= 0 && plan->ws_cv_k_offset >= plan->ws_cv_q_offset + 4 * entries * m * p->head_dim &&
            plan->ws_cv_v_offset >= plan->ws_cv_k_offset + 4 * entries * plan->chunk_rows * p->head_dim &&
