@@ -392,7 +392,6 @@ ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, cons
     return ifa__rope_check_positions(&v, &info, p->batch, &dflt, p->seq_q, first);
 }
 
-/* Rotary embedding of the query: attributes, then each batch's positions. */
 /* template_mode: whether the planner chooses the template or the caller forces one (tests, experiments). */
 static ifa_status check_template(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
     const char *m = a->template_mode;
@@ -405,6 +404,7 @@ static ifa_status check_template(const ifa_incre_flash_attention_args *a, ifa_pr
     return IFA_STATUS_OK;
 }
 
+/* Rotary embedding of the query: attributes, then each batch's positions. */
 static ifa_status check_rope(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
     const ifa__rope_view v = rope_view(a);
     ifa__rope_info info;
