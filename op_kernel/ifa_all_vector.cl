@@ -223,6 +223,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
     __local float aq_q[R], aq_v[2 * HEAD_DIM], aq_t[2 * CHUNK];
+#if ROPE && !PREFIX
+    /* cos and sin of each query token's angles, computed once per work-group instead of once per head and
+     * per element of a rotated pair (a sincos costs about as much as streaming a few KV rows on a CPU) */
+    __local float2 rope_cs[SQ * (ROPE_DIM / 2)];
+#endif
 
 #if BALANCED
     const long unit = (long)get_group_id(0);
@@ -280,6 +285,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int row0 = 0;
 #endif
 
+#if ROPE && !PREFIX
+    for (int i = lid; i < SQ * (ROPE_DIM / 2); i += WG) {
+        const int t = i / (ROPE_DIM / 2);
+        rope_cs[i] = IFA_ROPE_CS((int)rope_pos[rope_pos_off + b] + t, i - t * (ROPE_DIM / 2));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     const ulong qbase = q_off + b * q_bstride + (ulong)h0 * q_hstride;
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
@@ -298,9 +310,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if ROPE
         /* rotated in registers at the token's position; the query in memory is left as it is */
         if (g < gn && d < ROPE_DIM) {
-            const int pos = (int)rope_pos[rope_pos_off + qb] + t;
             const float xp = IFA_LOAD(Q_T, q, qaddr - (ulong)d + (ulong)ifa_rope_partner(d));
-            qv = ifa_rope_apply(qv, xp, d, IFA_ROPE_CS(pos, ifa_rope_index(d)));
+#if PREFIX
+            /* virtual heads of different batches: each its own positions */
+            const float2 cs = IFA_ROPE_CS((int)rope_pos[rope_pos_off + qb] + t, ifa_rope_index(d));
+#else
+            const float2 cs = rope_cs[t * (ROPE_DIM / 2) + ifa_rope_index(d)];
+#endif
+            qv = ifa_rope_apply(qv, xp, d, cs);
         }
 #else
         (void)qb;

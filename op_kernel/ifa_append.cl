@@ -43,11 +43,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     const ulong src0 = (kv ? v_off : k_off) + src_row;
     const ulong u = (ulong)dst[dst_off + 4 * t], r = (ulong)dst[dst_off + 4 * t + 1], R = (ulong)rows_per_unit;
 #if ROPE
+    /* the row's cos/sin pairs, once: both elements of a pair and both passes of the quantisation use them */
+    __local float2 rope_cs[ROPE_DIM / 2];
     const int pos = dst[dst_off + 4 * t + 2];
+    for (int j = lid; kv == 0 && j < ROPE_DIM / 2; j += WG) rope_cs[j] = IFA_ROPE_CS(pos, j);
+    barrier(CLK_LOCAL_MEM_FENCE);
 #define SRC(d)                                                                                                   \
     (kv == 0 && (d) < ROPE_DIM                                                                                  \
          ? ifa_rope_apply(IFA_LOAD(SRC_T, src, src0 + (d)), IFA_LOAD(SRC_T, src, src0 + ifa_rope_partner(d)), (d),   \
-                          IFA_ROPE_CS(pos, ifa_rope_index(d)))                                                   \
+                          rope_cs[ifa_rope_index(d)])                                                            \
          : IFA_LOAD(SRC_T, src, src0 + (d)))
 #else
 #define SRC(d) IFA_LOAD(SRC_T, src, src0 + (d))

@@ -96,6 +96,24 @@ typedef IFA_STORE_TYPE(Q2_T) q2_store;
 #define ROPE_TAB 0
 #endif
 #if ROPE
+/* cos and sin of r for |r| up to a few π (the angle after ifa_rope_cs's reduction): r = k·π/2 + y with
+ * |y| <= π/4 (π/2 split into a float and its remainder), then Cephes' single-precision minimax polynomials
+ * for sin and cos on [-π/4, π/4] (about 1 ulp) and the quadrant's swap and signs. PoCL's sincos runs a
+ * general argument reduction even for small arguments (about 40 ns per call on the CPU, most of a decode
+ * step's KVCacheAppend with RoPE). */
+inline float2 ifa_sincos_small(float r) {
+    const float k = rint(r * 0.636619772367581343f);
+    float y = fma(-k, 1.57079637050628662f, r);
+    y = fma(-k, -4.37113900630947676e-8f, y);
+    const float z = y * y;
+    const float s = fma(fma(fma(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f), z * y, y);
+    const float c = fma(fma(fma(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f), z * z,
+                        fma(-0.5f, z, 1.0f));
+    const int q = (int)k & 3;
+    const float sn = (q & 1) ? c : s, cs = (q & 1) ? s : c;
+    return (float2)(((q + 1) & 2) ? -cs : cs, (q & 2) ? -sn : sn);
+}
+
 /* cos and sin of pos · (f.x + f.y), reduced modulo 2π in float32 without losing the angle at large pos:
  * a = pos·f.x rounded, e its exact rounding error (fma), k = round(a / 2π); a - k·2π with 2π split into a
  * float and its remainder (Cody-Waite, each product by fma), then e and pos·f.y added to the small result.
@@ -109,9 +127,7 @@ inline float2 ifa_rope_cs(int pos, float2 f) {
     float r = fma(-k, 6.28318548202514648f, a);
     r = fma(-k, -1.7484556000744487e-07f, r);
     r += e + p * f.y;
-    float c;
-    const float s = sincos(r, &c);
-    return (float2)(c, s);
+    return ifa_sincos_small(r);
 }
 #if ROPE_TAB
 #define IFA_ROPE_CS(pos, i)                                                                                      \

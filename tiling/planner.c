@@ -251,7 +251,9 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     int32_t chunk = t.chunk_rows < step ? step : t.chunk_rows / step * step;
 
     const int64_t group = p->num_heads / p->num_kv_heads;
-    const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve;
+    /* with RoPE the kernel keeps each query token's cos/sin pairs: 8 bytes x S1 x rope_dim / 2 */
+    const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
+    const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
     const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
     while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
@@ -264,7 +266,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
     plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan));
-    plan->local_mem_bytes = ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk);
+    plan->local_mem_bytes =
+        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk) + rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
     choose_split(p, dev, &t, 1, plan);
@@ -288,7 +291,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
             plan->units = 0, plan->total_cost = 0, plan->block_cost_rows = 0;
         }
         plan->combine_work_group_size = combine_wg(dev, &t);
-        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, chunk);
+        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, chunk) + rope_local;
         if (prefix_local > plan->local_mem_bytes) plan->local_mem_bytes = prefix_local;
     }
     plan->num_work_groups =

@@ -31,17 +31,18 @@ static int usage(void) {
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|int8|int4] [--symmetric]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
-            "                  [--rope neox|gptj]\n"
+            "                  [--rope neox|gptj] [--template auto|all_vector|cv]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
             "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n"
-            "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n");
+            "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n"
+            "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n");
     return 2;
 }
 
 typedef struct opts {
-    const char *device, *trace, *layout, *rope;
+    const char *device, *trace, *layout, *rope, *template_mode;
     int slots, requests, prefixes, verify, quiet, symmetric;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps;
@@ -526,6 +527,7 @@ static int decode_step(driver *dr, int64_t step) {
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
     if (dr->quant) a.antiquant_scale = &sc, a.antiquant_offset = o->symmetric ? NULL : &of, a.antiquant_mode = 3;
     a.rope_mode = o->rope; /* the query at its position, length - 1 */
+    a.template_mode = o->template_mode;
     ifa_plan plan;
     size_t ws = 0;
     const double t0 = now_us();
@@ -605,6 +607,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--trace") == 0) o->trace = v;
         else if (strcmp(a, "--layout") == 0) o->layout = v;
         else if (strcmp(a, "--rope") == 0) o->rope = v;
+        else if (strcmp(a, "--template") == 0) o->template_mode = v;
         else if (strcmp(a, "--slots") == 0) o->slots = atoi(v);
         else if (strcmp(a, "--requests") == 0) o->requests = atoi(v);
         else if (strcmp(a, "--prefixes") == 0) o->prefixes = atoi(v);
