@@ -53,34 +53,17 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
 }
 
 /* The per-batch lengths as int32, after kv padding. */
-static ifa_status upload_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
-                                 size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
-                                 cl_event *done) {
-    const int64_t b = plan->problem.batch;
-    cl_int *host = malloc((size_t)b * sizeof *host);
-    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " lengths", b);
-    for (int64_t i = 0; i < b; ++i) host[i] = (cl_int)ifa__effective_length(&plan->problem, args->actual_seq_lengths[i]);
-    return ifa__upload_staged(host, (size_t)b * sizeof *host, ws, at, queue, num_wait, wait, done);
-}
-
-/* Paged KV: the block table as int32 (B, table_cols). */
-static ifa_status upload_table(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws, size_t at,
-                               cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
-    const size_t bytes = (size_t)plan->ws_table_bytes;
-    cl_int *host = malloc(bytes);
-    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging a %zu-byte block table", bytes);
-    memcpy(host, args->block_table, bytes);
-    return ifa__upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
+static void fill_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, unsigned char *at) {
+    cl_int *host = (cl_int *)at;
+    for (int64_t i = 0; i < plan->problem.batch; ++i)
+        host[i] = (cl_int)ifa__effective_length(&plan->problem, args->actual_seq_lengths[i]);
 }
 
 /* Balanced units: the cost-line position of each batch's first block, B + 1 int64 values. */
-static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
-                                size_t at, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
-                                cl_event *done) {
+static ifa_status fill_prefix(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, unsigned char *at) {
     const ifa_problem *p = &plan->problem;
     const int64_t blocks = ifa__plan_blocks(plan);
-    cl_long *host = malloc((size_t)(p->batch + 1) * sizeof *host);
-    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " batch offsets", p->batch + 1);
+    cl_long *host = (cl_long *)at;
     host[0] = 0;
     for (int64_t b = 0; b < p->batch; ++b) {
         const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH
@@ -88,32 +71,61 @@ static ifa_status upload_prefix(const ifa_plan *plan, const ifa_incre_flash_atte
         const int64_t span = ifa__kv_span(len, p->window, p->causal ? p->seq_q - 1 : 0);
         host[b + 1] = host[b] + (span + plan->block_cost_rows) * blocks;
     }
-    if (host[p->batch] != plan->total_cost) {
-        free(host);
+    if (host[p->batch] != plan->total_cost)
         return ifa__fail(IFA_STATUS_INTERNAL, "balanced units: the lengths add up to another cost than the plan's");
-    }
-    return ifa__upload_staged(host, (size_t)(p->batch + 1) * sizeof *host, ws, at, queue, num_wait, wait, done);
+    return IFA_STATUS_OK;
 }
 
 /* Rotary query: each batch's first query position (int64), then the inverse frequencies as float pairs. */
-static ifa_status upload_rope(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws, size_t at,
-                              cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+static ifa_status fill_rope(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, unsigned char *at) {
     const ifa_problem *p = &plan->problem;
-    const size_t bytes = (size_t)plan->ws_rope_bytes;
-    unsigned char *host = malloc(bytes);
-    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu bytes of rope positions", bytes);
-    int64_t *first = (int64_t *)host;
-    const ifa_status st = ifa__ifa_rope_positions(args, p, first);
+    IFA__TRY(ifa__ifa_rope_positions(args, p, (int64_t *)at));
+    if (!p->rope_table) {
+        ifa__rope_info info = {p->rope, 0, p->rope_dim, 0, 0};
+        memcpy(&info.theta, &p->rope_theta_bits, sizeof info.theta);
+        ifa__rope_freqs(&info, (float *)(at + 8 * p->batch));
+    }
+    return IFA_STATUS_OK;
+}
+
+/* What run writes into the workspace before the kernels: the per-batch lengths, the block table, the rotary
+ * positions and frequencies and the balanced units' batch offsets. The planner places these regions first,
+ * so they are staged in one host buffer (alignment gaps zeroed) and sent with one non-blocking write: each
+ * enqueue costs the host 10-20 us on PoCL. *done is NULL when there is nothing to send. */
+static ifa_status upload_inputs(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem ws,
+                                size_t ws_offset, cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                                cl_event *done) {
+    const ifa_problem *p = &plan->problem;
+    const int lens = p->lengths_mode == IFA_LENGTHS_PER_BATCH, balanced = plan->split_kv == IFA_SPLIT_BALANCED;
+    const struct {
+        int present;
+        int64_t offset, bytes;
+    } regions[] = {{lens, plan->ws_lengths_offset, plan->ws_lengths_bytes},
+                   {p->paged, plan->ws_table_offset, plan->ws_table_bytes},
+                   {p->rope != 0, plan->ws_rope_offset, plan->ws_rope_bytes},
+                   {balanced, plan->ws_prefix_offset, 8 * (p->batch + 1)}};
+    int64_t lo = INT64_MAX, hi = 0;
+    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
+        if (regions[i].present) {
+            if (regions[i].offset < lo) lo = regions[i].offset;
+            if (regions[i].offset + regions[i].bytes > hi) hi = regions[i].offset + regions[i].bytes;
+        }
+    *done = NULL;
+    if (hi == 0) return IFA_STATUS_OK;
+    /* nothing a kernel writes may lie in the span (the planner's order guarantees it) */
+    if (plan->split_kv != IFA_SPLIT_NONE && plan->ws_part_acc_offset < hi && plan->ws_part_acc_offset >= lo)
+        return ifa__fail(IFA_STATUS_INTERNAL, "workspace: the uploaded regions enclose the partials");
+    unsigned char *host = calloc(1, (size_t)(hi - lo));
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %" PRId64 " bytes of run inputs", hi - lo);
+    if (lens) fill_lengths(plan, args, host + (plan->ws_lengths_offset - lo));
+    if (p->paged) memcpy(host + (plan->ws_table_offset - lo), args->block_table, (size_t)plan->ws_table_bytes);
+    ifa_status st = p->rope ? fill_rope(plan, args, host + (plan->ws_rope_offset - lo)) : IFA_STATUS_OK;
+    if (st == IFA_STATUS_OK && balanced) st = fill_prefix(plan, args, host + (plan->ws_prefix_offset - lo));
     if (st != IFA_STATUS_OK) {
         free(host);
         return st;
     }
-    if (!p->rope_table) {
-        ifa__rope_info info = {p->rope, 0, p->rope_dim, 0, 0};
-        memcpy(&info.theta, &p->rope_theta_bits, sizeof info.theta);
-        ifa__rope_freqs(&info, (float *)(host + 8 * p->batch));
-    }
-    return ifa__upload_staged(host, bytes, ws, at, queue, num_wait, wait, done);
+    return ifa__upload_staged(host, (size_t)(hi - lo), ws, ws_offset + (size_t)lo, queue, num_wait, wait, done);
 }
 
 ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
@@ -144,29 +156,12 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
 
     ifa__verbose_run(plan, args);
 
-    cl_event uploaded[4] = {NULL, NULL, NULL, NULL};
-    cl_uint nup = 0;
-    ifa_status ust = IFA_STATUS_OK;
-    if (problem.lengths_mode == IFA_LENGTHS_PER_BATCH)
-        ust = upload_lengths(plan, args, workspace, workspace_offset + (size_t)plan->ws_lengths_offset, queue,
-                             num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
-    if (ust == IFA_STATUS_OK && problem.paged)
-        ust = upload_table(plan, args, workspace, workspace_offset + (size_t)plan->ws_table_offset, queue,
-                           num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
-    if (ust == IFA_STATUS_OK && problem.rope)
-        ust = upload_rope(plan, args, workspace, workspace_offset + (size_t)plan->ws_rope_offset, queue,
-                          num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
-    if (ust == IFA_STATUS_OK && plan->split_kv == IFA_SPLIT_BALANCED)
-        ust = upload_prefix(plan, args, workspace, workspace_offset + (size_t)plan->ws_prefix_offset, queue,
-                            num_events_in_wait_list, event_wait_list, &uploaded[nup++]);
-    if (ust != IFA_STATUS_OK) {
-        for (cl_uint i = 0; i < nup; ++i)
-            if (uploaded[i]) clReleaseEvent(uploaded[i]);
-        return ust;
-    }
-    if (nup) {
-        num_events_in_wait_list = nup;
-        event_wait_list = uploaded;
+    cl_event uploaded = NULL;
+    IFA__TRY(upload_inputs(plan, args, workspace, workspace_offset, queue, num_events_in_wait_list, event_wait_list,
+                           &uploaded));
+    if (uploaded) {
+        num_events_in_wait_list = 1;
+        event_wait_list = &uploaded;
     }
     cl_event done = NULL;
     ifa_status st = plan->template_id == IFA_TEMPLATE_CV
@@ -174,7 +169,7 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
                                          event_wait_list, first_kernel, &done)
                         : ifa__all_vector_launch(ctx, plan, args, workspace, workspace_offset, queue,
                                                  num_events_in_wait_list, event_wait_list, first_kernel, &done);
-    for (cl_uint i = 0; i < nup; ++i) clReleaseEvent(uploaded[i]);
+    if (uploaded) clReleaseEvent(uploaded);
     if (st != IFA_STATUS_OK) return st;
     if (event)
         *event = done;
