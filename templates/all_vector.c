@@ -89,7 +89,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     c.prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     c.total_cost = plan->total_cost, c.units = plan->units, c.c0 = plan->block_cost_rows;
     c.head_groups = plan->head_groups, c.balanced = balanced, c.rowmax = global_max ? 2 : 1;
-    c.group = a.group * (plan->kv_heads_per_group > 1 ? plan->kv_heads_per_group : 1); /* a block's query heads */
+    c.group = a.group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
     const cl_int real_group = a.group;
 
     const ifa__karg kargs[] = {

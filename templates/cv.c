@@ -11,6 +11,7 @@
 #include "op_host/status.h"
 #include "templates/blas.h"
 #include "templates/op_args.h"
+#include "tiling/planner.h"
 
 static ifa_status check_in_order(cl_command_queue queue) {
     cl_command_queue_properties props = 0;
@@ -56,8 +57,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     c.l = ws_word + (cl_ulong)plan->ws_part_l_offset / 4;
     c.max_splits = plan->max_splits;
     /* without splits one "split" covers every row an entry reads */
-    c.split_tokens = plan->split_kv ? plan->split_tokens
-                                    : (cl_int)(p->max_length > 0 ? p->max_length : 1);
+    c.split_tokens = (cl_int)ifa__cv_entry_rows(plan);
     const cl_int nkv = (cl_int)p->num_kv_heads;
     const size_t e = (size_t)plan->cv_entries, m = (size_t)plan->cv_rows, d = (size_t)p->head_dim;
     const size_t chunk = (size_t)plan->chunk_rows;

@@ -116,8 +116,10 @@ static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
  * - Equal splits, when the blocks alone cannot fill the slots: the fewest splits that do, never shorter
  *   than split_min_tokens rows, each a whole number of chunks; the grid follows the longest batch and a
  *   batch with fewer rows uses fewer splits.
- * The plan's load ratio estimates the busiest work-group's cost over the fair share. */
-static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int allow_balanced,
+ * The plan's load ratio estimates the busiest work-group's cost over the fair share. Only the fused
+ * (all-vector) kernel has balanced units and global rowmax; fused = 0 (the cv template) keeps to equal
+ * splits with partial rowmax. */
+static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int fused,
                          ifa_plan *plan) {
     plan->split_kv = IFA_SPLIT_NONE;
     plan->split_tokens = 0;
@@ -131,7 +133,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     const double share = dev->compute_units > 0 ? (double)total / dev->compute_units : 1.0;
     const int64_t balance_milli = t->balance_milli > 0 ? t->balance_milli : 1100;
     int64_t critical = p->max_length + c0; /* the busiest work-group's cost */
-    if (allow_balanced && p->lengths_mode == IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && slots >= 2 &&
+    if (fused && p->lengths_mode == IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && slots >= 2 &&
         slots <= INT32_MAX &&
         (double)critical * 1000.0 > share * (double)balance_milli) {
         plan->split_kv = IFA_SPLIT_BALANCED;
@@ -152,8 +154,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
             tokens = (tokens + grain - 1) / grain * grain;
             const int64_t max_splits = (p->max_length + tokens - 1) / tokens;
             if (max_splits >= 2 && tokens <= INT32_MAX) {
-                plan->split_kv = t->split_rowmax == 2 && allow_balanced ? IFA_SPLIT_GLOBAL_ROWMAX
-                                                                        : IFA_SPLIT_PARTIAL_ROWMAX;
+                plan->split_kv = t->split_rowmax == 2 && fused ? IFA_SPLIT_GLOBAL_ROWMAX : IFA_SPLIT_PARTIAL_ROWMAX;
                 plan->split_tokens = (int32_t)tokens;
                 plan->max_splits = (int32_t)max_splits;
                 critical = tokens + c0;
@@ -199,13 +200,14 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     choose_split(p, dev, t, 0, plan);
     const int64_t m = p->num_heads / p->num_kv_heads * p->seq_q;
     const int64_t entries = p->batch * p->num_kv_heads * plan->max_splits;
-    const int64_t rows = plan->split_kv ? plan->split_tokens : (p->max_length > 0 ? p->max_length : 1);
+    const int64_t rows = ifa__cv_entry_rows(plan);
     int64_t chunk = t->cv_chunk_rows > grain ? t->cv_chunk_rows / grain * grain : grain;
     const int64_t need = (rows + grain - 1) / grain * grain;
     if (chunk > need) chunk = need;
     const int64_t budget = (int64_t)(t->cv_workspace_mib > 0 ? t->cv_workspace_mib : 64) << 20;
-    while (chunk > grain && 4 * entries * chunk * (2 * p->head_dim + m) > budget) chunk -= grain;
-    if (entries > INT32_MAX || 4 * entries * chunk * (2 * p->head_dim + m) > ((int64_t)1 << 40))
+    const int64_t tile_bytes_per_row = 4 * entries * (2 * p->head_dim + m); /* K, V and score tiles */
+    while (chunk > grain && tile_bytes_per_row * chunk > budget) chunk -= grain;
+    if (entries > INT32_MAX || tile_bytes_per_row * chunk > ((int64_t)1 << 40))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "the cv template would need %" PRId64 " entries of %" PRId64
                          " rows: too large a workspace; use template_mode \"all_vector\"", entries, chunk);
     plan->chunk_rows = (int32_t)chunk;
@@ -316,7 +318,6 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     return make_key(plan, &plan->tiling_key);
 }
 
-/* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
 /* Several KV heads per work-group only where the planner puts them (multi_heads), whole, in one head group. */
 static int multi_heads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
@@ -327,6 +328,7 @@ static int multi_heads_consistent(const ifa_plan *plan) {
                        plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
+/* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
 static int cv_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     if (plan->template_id != IFA_TEMPLATE_CV)
@@ -334,7 +336,7 @@ static int cv_consistent(const ifa_plan *plan) {
                plan->cv_steps == 0 && plan->cv_work_group_size == 0;
     const int64_t g = p->num_heads / p->num_kv_heads, m = g * p->seq_q;
     const int64_t entries = p->batch * p->num_kv_heads * plan->max_splits;
-    const int64_t rows = plan->split_kv ? plan->split_tokens : (p->max_length > 0 ? p->max_length : 1);
+    const int64_t rows = ifa__cv_entry_rows(plan);
     return !p->has_prefix && (plan->split_kv == IFA_SPLIT_NONE || plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX) &&
            plan->max_splits >= 1 && (plan->split_kv || plan->max_splits == 1) && plan->cv_entries == entries &&
            plan->cv_rows == m && plan->heads_per_group == g && plan->head_groups == 1 && plan->vector_width == 1 &&

@@ -37,6 +37,13 @@ static inline int64_t ifa__plan_blocks(const ifa_plan *plan) {
     return plan->problem.num_kv_heads / mh * plan->head_groups;
 }
 
+/* cv template: the KV rows one (batch, KV head, split) entry may read, its split's length (or without
+ * splits the longest block's, at least 1). plan_cv sizes its chunks by it, the plan check and templates/cv.c
+ * (the combine's split length) read it back. */
+static inline int64_t ifa__cv_entry_rows(const ifa_plan *plan) {
+    return plan->split_kv ? plan->split_tokens : plan->problem.max_length > 0 ? plan->problem.max_length : 1;
+}
+
 /* Query rows per register tile of the vector-shape kernel (RB in ifa_all_vector.cl): up to 8, and with several
  * KV heads per work-group a divisor of one head's G x S1 rows, so that a tile reads one head's K/V slice. */
 static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
