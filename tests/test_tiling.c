@@ -412,6 +412,37 @@ START_TEST(tuning_env_override) {
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.work_group_size, 32);
     ck_assert_int_eq(plan.chunk_rows, 96);
+    /* 0 is accepted where it means off (prefetch_rows), refused elsewhere (chunk_rows keeps its row's value) */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    setenv("IFA_TUNING", "prefetch_rows=0,chunk_rows=0", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.prefetch_rows, 0);
+    ck_assert_int_eq(plan.chunk_rows, 64);
+}
+END_TEST
+
+/* Software prefetch belongs to the vector shape: the CPU row asks for it, the GPU rows and the scalar shape
+ * never, and the plan check refuses a scalar-shape plan that carries it. */
+START_TEST(prefetch_rows_rule) {
+    ifa_problem p = problem(2, 32, 8, 128, 4096);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_gt(plan.vector_width, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_width, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 0);
+    ifa_plan bad = plan;
+    bad.prefetch_rows = 16;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.prefetch_rows = -1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.template_request = IFA_TEMPLATE_CV;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 0);
 }
 END_TEST
 
@@ -503,6 +534,7 @@ int main(void) {
     tcase_add_test(t, plan_work_group_within_device);
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
+    tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

@@ -268,6 +268,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
     plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan));
+    plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
     plan->local_mem_bytes =
         ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk) + rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
@@ -372,6 +373,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
         plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||
         plan->pv_block < 1 || plan->pv_block > 16 ||
+        plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||

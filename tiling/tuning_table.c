@@ -10,16 +10,17 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
     /* vendor, work_group_size, chunk_rows, local_mem_reserve, split_min_tokens, split_waves, combine_wg,
      * split_rowmax (partial rowmax until the GPU measurement of docs/tiling.md says otherwise: global
      * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block, append_work_group_size,
-     * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows.
+     * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows, prefetch_rows.
      * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
      * docs/templates.md says where it wins. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 0},
     /* PoCL: one work-item per work-group with 16-wide vectors along D (AVX-512), 64-row chunks and P.V
      * blocks of 4 vectors per query row; docs/performance.md has the measurements behind each number.
      * The append runs a row per work-item: 2.6x faster than 16 work-items with barriers (int8 prefill of
-     * 41K tokens, D = 128: 463 vs 1222 ms). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 32},
+     * 41K tokens, D = 128: 463 vs 1222 ms). Software prefetch 16 key rows ahead (and each value row during
+     * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 32, 16},
 };
 
 static void apply_env(ifa_tuning *t) {
@@ -28,15 +29,17 @@ static void apply_env(ifa_tuning *t) {
     const struct {
         const char *key;
         int32_t *field;
-    } keys[] = {{"work_group_size", &t->work_group_size}, {"chunk_rows", &t->chunk_rows},
-                {"local_mem_reserve", &t->local_mem_reserve}, {"split_min_tokens", &t->split_min_tokens},
-                {"split_waves", &t->split_waves}, {"combine_work_group_size", &t->combine_work_group_size},
-                {"split_rowmax", &t->split_rowmax}, {"block_cost_rows", &t->block_cost_rows},
-                {"balance_milli", &t->balance_milli}, {"vector_width", &t->vector_width},
-                {"pv_block", &t->pv_block}, {"append_work_group_size", &t->append_work_group_size},
-                {"cv_min_rows", &t->cv_min_rows}, {"cv_chunk_rows", &t->cv_chunk_rows},
-                {"cv_workspace_mib", &t->cv_workspace_mib}, {"cv_work_group_size", &t->cv_work_group_size},
-                {"multi_head_rows", &t->multi_head_rows}};
+        long min; /* 0 only where 0 means "off" */
+    } keys[] = {{"work_group_size", &t->work_group_size, 1}, {"chunk_rows", &t->chunk_rows, 1},
+                {"local_mem_reserve", &t->local_mem_reserve, 1}, {"split_min_tokens", &t->split_min_tokens, 1},
+                {"split_waves", &t->split_waves, 1}, {"combine_work_group_size", &t->combine_work_group_size, 1},
+                {"split_rowmax", &t->split_rowmax, 1}, {"block_cost_rows", &t->block_cost_rows, 1},
+                {"balance_milli", &t->balance_milli, 1}, {"vector_width", &t->vector_width, 1},
+                {"pv_block", &t->pv_block, 1}, {"append_work_group_size", &t->append_work_group_size, 1},
+                {"cv_min_rows", &t->cv_min_rows, 1}, {"cv_chunk_rows", &t->cv_chunk_rows, 1},
+                {"cv_workspace_mib", &t->cv_workspace_mib, 1}, {"cv_work_group_size", &t->cv_work_group_size, 1},
+                {"multi_head_rows", &t->multi_head_rows, 1},
+                {"prefetch_rows", &t->prefetch_rows, 0}};
     const char *s = env;
     while (*s) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
@@ -44,7 +47,7 @@ static void apply_env(ifa_tuning *t) {
             if (strncmp(s, keys[i].key, n) == 0 && s[n] == '=') {
                 char *end;
                 long v = strtol(s + n + 1, &end, 10);
-                if (end != s + n + 1 && v > 0 && v <= (1L << 20)) *keys[i].field = (int32_t)v;
+                if (end != s + n + 1 && v >= keys[i].min && v <= (1L << 20)) *keys[i].field = (int32_t)v;
             }
         }
         const char *comma = strchr(s, ',');

@@ -25,6 +25,8 @@ typedef struct ifa_tuning {
     int32_t cv_work_group_size; /* cv template: work-items per query row of the softmax kernel */
     int32_t multi_head_rows;   /* BSH/BSND, vector shape: a work-group holds as many adjacent KV heads as keep its
                                 * query rows (KV heads x G x S1) within this (0: one KV head per work-group) */
+    int32_t prefetch_rows;     /* all_vector, vector shape: key rows the kernel prefetches ahead, and each value row
+                                * during the scores (0: none, the hardware prefetchers alone) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

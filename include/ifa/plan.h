@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 7u
+#define IFA_PLAN_VERSION 8u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -168,6 +168,7 @@ typedef struct ifa_plan {
     int32_t kv_heads_per_group; /* all_vector: adjacent KV heads one work-group holds (BSH/BSND on CPUs, so that it
                                  * reads whole runs of a position's heads instead of one head's slice of each row);
                                  * its query heads are kv_heads_per_group x G, heads_per_group counts them all */
+    int32_t prefetch_rows;      /* all_vector, vector shape: key rows the kernel prefetches ahead (0: none) */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
