@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "op_host/ifa_check.h"
 
@@ -21,9 +22,17 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
-static int verbose_on(void) {
+/* Read once per process: getenv walks the whole environment, a measurable share of a run call's host time
+ * on every decode step. */
+static int verbose_flag;
+static once_flag verbose_once = ONCE_FLAG_INIT;
+static void read_verbose(void) {
     const char *v = getenv("IFA_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
+    verbose_flag = v && *v && strcmp(v, "0") != 0;
+}
+static int verbose_on(void) {
+    call_once(&verbose_once, read_verbose);
+    return verbose_flag;
 }
 
 static void int_list_json(FILE *f, const char *name, const int64_t *v, int64_t n) {

@@ -5,7 +5,8 @@
 
 #include "ifa/ifa.h"
 
-/* Prints the line if IFA_VERBOSE is set to a non-empty value other than "0". */
+/* Prints the line if IFA_VERBOSE is set to a non-empty value other than "0" (read at the process's first
+ * call of any op). */
 void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *args);
 /* The same for a KVCacheAppend run (validated args; B = key's first dimension). */
 void ifa__verbose_append(const ifa_kv_cache_append_args *args);
