@@ -300,10 +300,10 @@ ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv
 }
 
 /* What run needs beyond the arguments: real buffers, a workspace of table_bytes, ctx's queue, and the kernel
- * variant (built once per context) with its work-group size. */
+ * variant (built once per context) with its work-group size and KV heads per work-group. */
 static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args *args, const append_shape *m,
                                size_t table_bytes, cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
-                               ifa__cached_kernel **k, int32_t *wg_out) {
+                               ifa__cached_kernel **k, int32_t *wg_out, int32_t *hpg_out) {
     IFA__TRY(ifa__check_buffer(args->key, "key"));
     IFA__TRY(ifa__check_buffer(args->value, "value"));
     IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
@@ -319,16 +319,18 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
     int32_t wg = t.append_work_group_size > 0 ? t.append_work_group_size : 64;
     while (wg > 1 && (wg / 2 >= m->dim || (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size)))
         wg /= 2;
+    int32_t hpg = t.append_heads > 1 ? t.append_heads : 1;
+    while (m->nkv % hpg != 0) --hpg;
     char options[256];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D ROPE=%d "
+             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D HPG=%d -D ROPE=%d "
              "-D ROPE_DIM=%d -D ROPE_TAB=%d",
              (int)args->key->dtype, (int)args->key_cache->dtype, (int)m->dim, m->layout == IFA_LAYOUT_BNSD, m->quant,
-             (int)wg, (int)m->rope.mode, (int)m->rope.dim, (int)m->rope.table);
+             (int)wg, (int)hpg, (int)m->rope.mode, (int)m->rope.dim, (int)m->rope.table);
     static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", k));
     IFA__TRY(ifa__check_kernel(ctx, *k, wg));
-    *wg_out = wg;
+    *wg_out = wg, *hpg_out = hpg;
     return IFA_STATUS_OK;
 }
 
@@ -343,12 +345,12 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     IFA__TRY(check_args(args, &m));
     const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = (size_t)append_workspace(&m);
     ifa__cached_kernel *k = NULL;
-    int32_t wg = 1;
+    int32_t wg = 1, hpg = 1;
     /* the destinations, checked and staged in one pass; the staging copy goes to the upload below */
     cl_int *host = malloc(table_bytes);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu destinations", tokens);
     ifa_status st = check_destinations(args, &m, host);
-    if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, &k, &wg);
+    if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, &k, &wg, &hpg);
     if (st != IFA_STATUS_OK) {
         free(host);
         return st;
@@ -378,7 +380,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         {sizeof rows, &rows},          {sizeof units, &units},     {sizeof(cl_mem), &workspace},  {sizeof rope_f_off, &rope_f_off},
         {sizeof(cl_mem), &rcos_buf},   {sizeof rcos_off, &rcos_off}, {sizeof(cl_mem), &rsin_buf},   {sizeof rsin_off, &rsin_off},
     };
-    const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)m.nkv, 2};
+    const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)(m.nkv / hpg), 2};
     cl_event done = NULL;
     st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1, &uploaded,
                       &done);

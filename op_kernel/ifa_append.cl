@@ -1,18 +1,23 @@
-/* KVCacheAppend: one work-group per (new token, KV head, key|value) row of HEAD_DIM values copies the row
- * from the new rows into the cache, converting to the cache's dtype, or quantising it online:
+/* KVCacheAppend: one work-group per (new token, group of HPG KV heads, key|value) copies those rows of
+ * HEAD_DIM values from the new rows into the cache, one after the other, converting to the cache's dtype,
+ * or quantising it online:
  *   QUANT 1 (symmetric):  a = max|x|, scale = a / QMAX (1 if a = 0), q = rint(x / scale), no offset
  *   QUANT 2 (asymmetric): span = max x - min x (|min x|, or 1, if that is 0), scale = span / (QMAX - QMIN),
  *                         offset = min x / scale - QMIN, q = rint(x / scale - offset)
  * with q clamped to [QMIN, QMAX] ([-128, 127] for int8, [-8, 7] for int4), so that (q + offset) * scale,
  * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound).
  * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
- * block and row in the block (paged), validated on the host, and its rotary position. The cache element of (unit u, row r, head n, d) is
- * ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with BNSD; the scale of half h is
- * ((h * U + u) * NKV + n) * R + r in both cases.
+ * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
+ * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
+ * BNSD; the scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
  * With ROPE (ifa_common.cl) the key rows are rotated at their position before anything else, so the cache
- * holds rotated keys and the quantisation sees the rotated values.
- * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2), ROPE,
- * ROPE_DIM, ROPE_TAB. */
+ * holds rotated keys and the quantisation sees the rotated values; the token's cos/sin pairs are computed
+ * once for the HPG heads of the work-group.
+ * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2), HPG
+ * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB. */
+#ifndef HPG
+#define HPG 1
+#endif
 
 typedef IFA_STORE_TYPE(SRC_T) src_store;
 typedef IFA_STORE_TYPE(DST_T) dst_store;
@@ -35,15 +40,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
     __global const float *rope_sin, ulong rope_s_off) {
-    const ulong g = get_group_id(0);
+    const ulong g = get_group_id(0), hgroups = (ulong)(nkv / HPG);
     const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
-    const ulong n = g % (ulong)nkv, t = g / (ulong)nkv, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
-    const ulong src_row = BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
+    const ulong t = g / hgroups, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
     __global const src_store *src = kv ? v : k;
-    const ulong src0 = (kv ? v_off : k_off) + src_row;
     const ulong u = (ulong)dst[dst_off + 4 * t], r = (ulong)dst[dst_off + 4 * t + 1], R = (ulong)rows_per_unit;
 #if ROPE
-    /* the row's cos/sin pairs, once: both elements of a pair and both passes of the quantisation use them */
+    /* the token's cos/sin pairs, once: both elements of a pair, both passes of the quantisation and every head
+     * of the group use them */
     __local float2 rope_cs[ROPE_DIM / 2];
     const int pos = dst[dst_off + 4 * t + 2];
     for (int j = lid; kv == 0 && j < ROPE_DIM / 2; j += WG) rope_cs[j] = IFA_ROPE_CS(pos, j);
@@ -56,52 +60,61 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #else
 #define SRC(d) IFA_LOAD(SRC_T, src, src0 + (d))
 #endif
-    const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
-                                                         : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
-    __global dst_store *out = kv ? vc : kc;
 #if QUANT
     __local float lo[WG], hi[WG];
-    float mn = INFINITY, mx = -INFINITY;
-    for (int d = lid; d < HEAD_DIM; d += WG) {
-        const float x = SRC(d);
-        mn = fmin(mn, x), mx = ifa_nanmax(mx, isfinite(x) ? x : NAN);
-    }
-    lo[lid] = mn, hi[lid] = mx;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-        if (lid < s) lo[lid] = fmin(lo[lid], lo[lid + s]), hi[lid] = ifa_nanmax(hi[lid], hi[lid + s]);
+#endif
+    for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
+        const ulong src_row =
+            BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
+        const ulong src0 = (kv ? v_off : k_off) + src_row;
+        const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
+                                                             : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
+        __global dst_store *out = kv ? vc : kc;
+#if QUANT
+        float mn = INFINITY, mx = -INFINITY;
+        for (int d = lid; d < HEAD_DIM; d += WG) {
+            const float x = SRC(d);
+            mn = fmin(mn, x), mx = ifa_nanmax(mx, isfinite(x) ? x : NAN);
+        }
+        lo[lid] = mn, hi[lid] = mx;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = WG / 2; s > 0; s >>= 1) {
+            if (lid < s) lo[lid] = fmin(lo[lid], lo[lid + s]), hi[lid] = ifa_nanmax(hi[lid], hi[lid + s]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        mn = lo[0], mx = hi[0];
+#if QUANT == 1
+        const float amax = fmax(fabs(mn), fabs(mx));
+        const float scale = isnan(mx) ? NAN : amax > 0.0f ? amax / QMAX : 1.0f, offset = 0.0f;
+#else
+        float span = mx - mn;
+        if (span == 0.0f) span = mn != 0.0f ? fabs(mn) : 1.0f;
+        const float scale = span / (QMAX - QMIN), offset = mn / scale - QMIN;
+#endif
+        if (lid == 0) {
+            const ulong si = ((ulong)kv * units + u) * (ulong)nkv * R + n * R + r;
+            sc[sc_off + si] = scale;
+#if QUANT == 2
+            of[of_off + si] = offset;
+#endif
+        }
+#if DST_T == IFA_I4
+        /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
+        __global uchar *bytes = (__global uchar *)out;
+        for (int e = lid; e < HEAD_DIM / 2; e += WG) {
+            const float x0 = SRC(2 * e), x1 = SRC(2 * e + 1);
+            const int q0 = (int)clamp(rint(x0 / scale - offset), QMIN, QMAX);
+            const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
+            bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
+        }
+#else
+        for (int d = lid; d < HEAD_DIM; d += WG)
+            out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
+#endif
+#else
+        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d), out, dst0 + d);
+#endif
+        /* the next head's reduction reuses lo and hi */
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    mn = lo[0], mx = hi[0];
-#if QUANT == 1
-    const float amax = fmax(fabs(mn), fabs(mx));
-    const float scale = isnan(mx) ? NAN : amax > 0.0f ? amax / QMAX : 1.0f, offset = 0.0f;
-#else
-    float span = mx - mn;
-    if (span == 0.0f) span = mn != 0.0f ? fabs(mn) : 1.0f;
-    const float scale = span / (QMAX - QMIN), offset = mn / scale - QMIN;
-#endif
-    if (lid == 0) {
-        const ulong si = ((ulong)kv * units + u) * (ulong)nkv * R + n * R + r;
-        sc[sc_off + si] = scale;
-#if QUANT == 2
-        of[of_off + si] = offset;
-#endif
-    }
-#if DST_T == IFA_I4
-    /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
-    __global uchar *bytes = (__global uchar *)out;
-    for (int e = lid; e < HEAD_DIM / 2; e += WG) {
-        const float x0 = SRC(2 * e), x1 = SRC(2 * e + 1);
-        const int q0 = (int)clamp(rint(x0 / scale - offset), QMIN, QMAX);
-        const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
-        bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
-    }
-#else
-    for (int d = lid; d < HEAD_DIM; d += WG)
-        out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
-#endif
-#else
-    for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d), out, dst0 + d);
-#endif
 }

@@ -25,6 +25,8 @@ typedef struct ifa_tuning {
     int32_t cv_work_group_size; /* cv template: work-items per query row of the softmax kernel */
     int32_t multi_head_rows;   /* BSH/BSND, vector shape: a work-group holds as many adjacent KV heads as keep its
                                 * query rows (KV heads x G x S1) within this (0: one KV head per work-group) */
+    int32_t append_heads;      /* KVCacheAppend: KV heads of one token per work-group (the largest divisor of N_kv up
+                                * to this), which share the token's rotary cos/sin (0 or 1: one head each) */
     int32_t prefetch_rows;     /* all_vector, vector shape: key rows the kernel prefetches ahead, and each value row
                                 * during the scores (0: none, the hardware prefetchers alone) */
 } ifa_tuning;
