@@ -43,6 +43,12 @@
  * (one work-item per work-group, what PoCL runs best) every loop is a plain vector loop; with VW = 1 and
  * XB = 1 the phases are the work-group kernel above (one work-item per KV row, then per column d).
  *
+ * 8-wide loads (VW = 1, V8 = 1, a GPU shape). The work-group shape above with each KV row read 8 elements
+ * (16 bytes of fp16) per load instead of one: a work-item's dot products walk its key row in float8 steps,
+ * and in P.V work-item (z, r, x) owns the 8 columns x of query row r for the chunk rows j = z mod ZV, adding
+ * them into its own slice of lacc (no two work-items share one, so no reduction per chunk); the ZV slices
+ * are summed into acc once, after the last chunk. Needs R x D / 8 <= WG, D a multiple of 8, no int4.
+ *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
@@ -51,7 +57,7 @@
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
- * PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
+ * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
  * main pass of a cascade writes its splits after the prefix's slot). Offsets and strides are in
@@ -83,6 +89,23 @@
 #define DV (HEAD_DIM / VW)
 #ifndef MH
 #define MH 1
+#endif
+#ifndef V8
+#define V8 0
+#endif
+#if V8
+#if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || R * (HEAD_DIM / 8) > WG
+#error "8-wide loads need VW = 1, no int4, D a multiple of 8 and R x D / 8 <= WG"
+#endif
+#define IFA_XL (HEAD_DIM / 8)        /* work-items across one query row's D in P.V */
+#define IFA_ZV (WG / (IFA_XL * R))   /* groups of them, each its own chunk rows */
+#define IFA_L8_0(p, i) vload8(0, (p) + (i))
+#define IFA_L8_1(p, i) vload_half8(0, (p) + (i))
+#define IFA_L8_2(p, i) as_float8(convert_uint8(vload8(0, (p) + (i))) << 16)
+#define IFA_L8_3(p, i) convert_float8(vload8(0, (p) + (i)))
+#define IFA_L8_(c, p, i) IFA_L8_##c(p, i)
+#define IFA_L8(c, p, i) IFA_L8_(c, p, i)
+inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
  * KV heads per work-group, RB_MH divides one head's GSQ = G x SQ rows (ifa__tile_rows), so that a tile reads
@@ -253,6 +276,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
     __local float aq_q[R], aq_v[2 * HEAD_DIM], aq_t[2 * CHUNK];
+#if V8
+    /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * HEAD_DIM + d] */
+    __local float lacc[IFA_ZV * R * HEAD_DIM];
+#endif
 #if ROPE && !PREFIX
     /* cos and sin of each query token's angles, computed once per work-group instead of once per head and
      * per element of a rotated pair (a sincos costs about as much as streaming a few KV rows on a CPU) */
@@ -358,6 +385,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         qs[i] = qv;
         acc[i] = 0.0f;
     }
+#if V8
+    for (int i = lid; i < IFA_ZV * R * HEAD_DIM; i += WG) lacc[i] = 0.0f;
+#endif
 #if ANTIQUANT == 1 || ANTIQUANT == 2
     for (int d = lid; d < HEAD_DIM; d += WG) {
         const float vs = AQ_SCALE(AQ_IDX(0, d) + aq_vstride);
@@ -432,6 +462,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 /* the dot products in blocks of RB rows, so the accumulators stay in registers (the key row
                  * is reloaded from cache per block) */
                 float dsum[R];
+#if V8
+                _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[r] = 0.0f;
+                for (int x = 0; x < HEAD_DIM; x += 8) {
+                    const float8 kk = IFA_L8(KV_T, k, k_off + ro + (ulong)x);
+                    _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[r] += ifa_dot8(vload8(0, qs + r * HEAD_DIM + x), kk);
+                }
+#else
                 for (int r0 = 0; r0 < R; r0 += RB) {
                     fv dot[RB];
                     _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
@@ -443,6 +480,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
                         if (r0 + rr < R) dsum[r0 + rr] = ifa_hsum(dot[rr]);
                 }
+#endif
                 for (int r = 0; r < R; ++r) {
                     const int g = r / SQ, t = r - g * SQ;
 #if ANTIQUANT == 0
@@ -503,7 +541,26 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
 
-#if VW == 1
+#if V8
+        /* work-item (z, r, x): its slice of lacc, rescaled, plus its chunk rows */
+        {
+            const int x = lid % IFA_XL * 8, r = lid / IFA_XL % R, z = lid / (IFA_XL * R);
+            if (z < IFA_ZV) {
+                __local float *la = lacc + (z * R + r) * HEAD_DIM + x;
+                float8 a = r < rn ? vload8(0, la) * a_s[r] : (float8)0.0f;
+                for (int j = z; j < rows; j += IFA_ZV) {
+                    float8 vv = IFA_L8(KV_T, v, v_off + roff[j] + (ulong)x);
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+                    vv = fma(vv, vload8(0, aq_v + x), vload8(0, aq_v + HEAD_DIM + x));
+#elif ANTIQUANT
+                    vv = fma(vv, (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
+#endif
+                    a = fma((float8)sc[r * CHUNK + j], vv, a);
+                }
+                vstore8(a, 0, la);
+            }
+        }
+#elif VW == 1
         /* one work-item per column d. (The blocked form below computes the same; PoCL 3.1 miscompiles it
          * with 16-item groups inside the balanced units' piece loop, so the scalar shape keeps this one.) */
         for (int d = lid; d < HEAD_DIM; d += WG) {
@@ -550,6 +607,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }
+#if V8 && !MAX_PASS
+    /* the groups' slices into acc */
+    for (int i = lid; i < rn * HEAD_DIM; i += WG) {
+        const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+        float s = 0.0f;
+        for (int z = 0; z < IFA_ZV; ++z) s += lacc[(z * R + r) * HEAD_DIM + d];
+        acc[i] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
 #if SPLIT || BALANCED
     if (!whole) {

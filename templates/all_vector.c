@@ -28,7 +28,7 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
              "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
              "-D GT=%d -D SQ=%d -D CAUSAL=0 -D HAS_LSE=0 -D HAS_MASK=0 -D HAS_PSE=0 -D SOFTCAP=%d -D HAS_PAD=0 "
              "-D PAGED=0 -D ANTIQUANT=0 -D SPLIT=1 -D BALANCED=0 -D ROWMAX=1 -D MAX_PASS=0 -D PREFIX=1 "
-             "-D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d -D PREFETCH=%d",
+             "-D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d -D PREFETCH=%d -D V8=0",
              (int)p->q_dtype, (int)p->kv_dtype, p->out_dtype == IFA_DTYPE_INT8 ? 0 : (int)p->out_dtype,
              (int)p->head_dim, (int)plan->work_group_size, (int)plan->vector_width, (int)plan->prefix_pv_block,
              (int)plan->chunk_rows, (int)plan->prefix_heads_per_group, (int)p->seq_q, p->softcap_bits != 0,
@@ -56,7 +56,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
              "-D GT=%d -D SQ=%d "
              "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
              "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d "
-             "-D MH=%d -D RB_MH=%d -D GSQ=%d -D PREFETCH=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
+             "-D MH=%d -D RB_MH=%d -D GSQ=%d -D PREFETCH=%d -D V8=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
              (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
              (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
              (int)p->seq_q, (int)p->causal, (int)p->has_lse,
@@ -64,7 +64,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
              (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, a.q2_options,
              (int)p->rope, (int)p->rope_dim, (int)p->rope_table, (int)plan->kv_heads_per_group,
              (int)ifa__tile_rows(plan), (int)(p->num_heads / p->num_kv_heads * p->seq_q), (int)plan->prefetch_rows,
-             equal_splits, balanced,
+             plan->vector_loads != 0, equal_splits, balanced,
              global_max ? 2 : 1);
     const size_t olen = strlen(options);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};

@@ -423,6 +423,44 @@ START_TEST(tuning_env_override) {
 }
 END_TEST
 
+/* 8-wide loads: only in the work-group shape when the tuning row asks, with every (query row, 8 columns)
+ * slice of P.V in the work-group, D a multiple of 8 and no int4; their accumulator slices are in the local
+ * memory count; the plan check refuses them anywhere else. */
+START_TEST(vector_loads_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192); /* G = 4: 4 x 16 slices <= 128 work-items */
+    ifa_plan plan, off;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &off), IFA_STATUS_OK);
+    ck_assert_int_eq(off.vector_loads, 0); /* off in the GPU rows until measured */
+    test_tuning_push("vector_loads=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_loads, 8);
+    ck_assert_int_eq(plan.local_mem_bytes, off.local_mem_bytes + ifa__vector_loads_local_bytes(4, 128, 128));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_problem q = problem(1, 128, 8, 128, 8192); /* G = 16: 256 slices > 128 */
+    ck_assert_int_eq(ifa__plan_make(&q, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_loads, 0);
+    q = problem(1, 32, 8, 100, 8192); /* D not a multiple of 8 */
+    ck_assert_int_eq(ifa__plan_make(&q, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_loads, 0);
+    q = p, q.kv_dtype = IFA_DTYPE_INT4, q.antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    ck_assert_int_eq(ifa__plan_make(&q, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_loads, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK); /* the vector shape has its own loads */
+    ck_assert_int_eq(plan.vector_loads, 0);
+    test_tuning_pop();
+    ifa_plan bad = plan;
+    bad.vector_loads = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    test_tuning_push("vector_loads=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    bad = plan, bad.vector_loads = 4;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.work_group_size = 32, bad.chunk_rows = 128; /* 64 slices > 32 work-items */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
 /* Software prefetch belongs to the vector shape: the CPU row asks for it, the GPU rows and the scalar shape
  * never, and the plan check refuses a scalar-shape plan that carries it. */
 START_TEST(prefetch_rows_rule) {
@@ -535,6 +573,7 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
+    tcase_add_test(t, vector_loads_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

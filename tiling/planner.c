@@ -9,11 +9,20 @@
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
+/* ifa_dtype's code for int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer codes) */
+#define IFA__KV_INT4 8
+
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows) {
     /* per query row (head x token): query (fp32), output accumulator, one chunk of scores/probabilities,
      * max/sum/rescale and the antiquant constant; per chunk row: its KV element offset (8 bytes) and the
      * value's token scale and offset; per d: the value's channel scale and offset */
     return 4 * heads_per_group * seq_q * (2 * head_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * head_dim;
+}
+
+int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size) {
+    /* P.V's accumulator slices: (WG / (rows x D / 8)) groups x rows x D floats */
+    const int64_t xl = head_dim / 8;
+    return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * head_dim : 0;
 }
 
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
@@ -91,6 +100,20 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw
             ifa__all_vector_local_bytes(m * (p->num_heads / p->num_kv_heads), p->seq_q, p->head_dim, chunk) <= budget)
             return m;
     return 1;
+}
+
+/* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
+ * D / 8 slices must fit in the work-group; D a multiple of 8, one KV head per group and no int4 (the
+ * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. */
+static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64_t budget, ifa_plan *plan) {
+    plan->vector_loads = 0;
+    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q, xl = p->head_dim / 8;
+    if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
+        rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
+        return;
+    if (ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, plan->chunk_rows) +
+            ifa__vector_loads_local_bytes(rows, p->head_dim, plan->work_group_size) <= budget)
+        plan->vector_loads = 8;
 }
 
 /* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
@@ -269,8 +292,12 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->vector_width = vw;
     plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan));
     plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
+    choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
-        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk) + rope_local;
+        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk) +
+        (plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, p->head_dim, wg)
+                            : 0) +
+        rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
     choose_split(p, dev, &t, 1, plan);
@@ -327,6 +354,15 @@ static int multi_heads_consistent(const ifa_plan *plan) {
     return mh == 1 || (plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
                        p->layout != IFA_LAYOUT_BNSD && p->antiquant == IFA_ANTIQUANT_NONE && !p->has_prefix &&
                        plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
+}
+
+/* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
+static int vector_loads_consistent(const ifa_plan *plan) {
+    const ifa_problem *p = &plan->problem;
+    if (plan->vector_loads == 0) return 1;
+    return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
+           plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && p->kv_dtype != IFA__KV_INT4 &&
+           (int64_t)plan->heads_per_group * p->seq_q * (p->head_dim / 8) <= plan->work_group_size;
 }
 
 /* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
@@ -395,7 +431,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
                                                                                   plan->problem.table_cols) ||
         (plan->problem.rope && (plan->ws_rope_bytes < 8 * plan->problem.batch ||
                                 plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)) ||
-        !cv_consistent(plan) || !multi_heads_consistent(plan))
+        !cv_consistent(plan) || !multi_heads_consistent(plan) || !vector_loads_consistent(plan))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

@@ -58,6 +58,8 @@ static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
  * dim d and chunk rows. */
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows);
+/* What 8-wide loads add (P.V's accumulator slices) for rows query rows in a group of work_group_size. */
+int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size);
 
 /* Plans problem p (already validated) for device dev. DEVICE_LIMIT if the device cannot hold even one
  * query head's working set in local memory. */

@@ -27,6 +27,8 @@ typedef struct ifa_tuning {
                                 * query rows (KV heads x G x S1) within this (0: one KV head per work-group) */
     int32_t append_heads;      /* KVCacheAppend: KV heads of one token per work-group (the largest divisor of N_kv up
                                 * to this), which share the token's rotary cos/sin (0 or 1: one head each) */
+    int32_t vector_loads;      /* all_vector, work-group (scalar) shape: 1 reads K/V rows 8 elements per load with
+                                * P.V work-items owning (query row, 8 columns) slices; 0: one element per load */
     int32_t prefetch_rows;     /* all_vector, vector shape: key rows the kernel prefetches ahead, and each value row
                                 * during the scores (0: none, the hardware prefetchers alone) */
 } ifa_tuning;

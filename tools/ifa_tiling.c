@@ -133,6 +133,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
     cJSON_AddNumberToObject(o, "pv_block", p->pv_block);
     cJSON_AddNumberToObject(o, "prefetch_rows", p->prefetch_rows);
+    cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
     if (p->problem.has_prefix) {
         cJSON *pf = cJSON_AddObjectToObject(o, "shared_prefix");
         cJSON_AddNumberToObject(pf, "S_p", (double)p->problem.prefix_seq);
