@@ -93,6 +93,13 @@
 #ifndef V8
 #define V8 0
 #endif
+/* work-items per query row in the softmax: the work-group shape on GPUs spreads each row's chunk over
+ * WG / R work-items (capped at 32) instead of leaving the chunk to one work-item per row */
+#if VW == 1 && WG >= 2 * R
+#define IFA_TPR (WG / R > 32 ? 32 : WG / R)
+#else
+#define IFA_TPR 1
+#endif
 #if V8
 #if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || R * (HEAD_DIM / 8) > WG
 #error "8-wide loads need VW = 1, no int4, D a multiple of 8 and R x D / 8 <= WG"
@@ -276,6 +283,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
     __local float aq_q[R], aq_v[2 * HEAD_DIM], aq_t[2 * CHUNK];
+#if IFA_TPR > 1
+    /* the softmax's partial maxima and sums, and each row's max to subtract */
+    __local float red_s[WG], m_use_s[R];
+#endif
 #if V8
     /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * HEAD_DIM + d] */
     __local float lacc[IFA_ZV * R * HEAD_DIM];
@@ -510,6 +521,56 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
+#if IFA_TPR > 1
+        /* IFA_TPR work-items per query row: partial maxima, the row's max and rescale by one work-item per row,
+         * then the exponentials and partial sums, the row's sum (straight-line barriers: PoCL 3.1 mishandles a
+         * barrier inside an inner loop) */
+        {
+            const int r = lid / IFA_TPR, t = lid - r * IFA_TPR;
+            float pm = -INFINITY;
+            for (int j = t; r < rn && j < rows_pad; j += IFA_TPR) pm = fmax(pm, sc[r * CHUNK + j]);
+            red_s[lid] = pm;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < rn) {
+            const int r = lid;
+            float mx = -INFINITY;
+            for (int t = 0; t < IFA_TPR; ++t) mx = fmax(mx, red_s[r * IFA_TPR + t]);
+#if MAX_PASS
+            m_s[r] = fmax(m_s[r], mx);
+#else
+#if IFA_GLOBAL_MAX
+            const float m_new = m_s[r], alpha = 1.0f;
+            (void)mx;
+#else
+            const float m_old = m_s[r], m_new = fmax(m_old, mx);
+            const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
+#endif
+            m_use_s[r] = m_new == -INFINITY ? 0.0f : m_new;
+            m_s[r] = m_new;
+            a_s[r] = alpha;
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#if !MAX_PASS
+        {
+            const int r = lid / IFA_TPR, t = lid - r * IFA_TPR;
+            float ps = 0.0f;
+            for (int j = t; r < rn && j < rows_pad; j += IFA_TPR) {
+                const float pr = exp(sc[r * CHUNK + j] - m_use_s[r]);
+                sc[r * CHUNK + j] = pr;
+                ps += pr;
+            }
+            red_s[lid] = ps;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < rn) {
+            float sum = 0.0f;
+            for (int t = 0; t < IFA_TPR; ++t) sum += red_s[lid * IFA_TPR + t];
+            l_s[lid] = l_s[lid] * a_s[lid] + sum;
+        }
+#endif
+#else
         for (int r = lid; r < rn; r += WG) {
             __local float *sr = sc + r * CHUNK;
             fv mv = -INFINITY;
@@ -538,6 +599,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             a_s[r] = alpha;
 #endif
         }
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
 
