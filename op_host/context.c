@@ -7,7 +7,6 @@
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
 
-
 static ifa_status read_facts(ifa_context *c) {
     cl_uint cu = 0;
     size_t wg = 0;

@@ -247,6 +247,30 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
     } while (0)
 #endif
 
+/* The online-softmax step of query row r after a chunk whose score max is mx: the max pass only raises m_s;
+ * otherwise m_s becomes the new max and a_s the factor that rescales what the row accumulated so far, and
+ * the result is the max to subtract from the chunk's scores. */
+inline float ifa_max_update(__local float *m_s, __local float *a_s, int r, float mx) {
+#if MAX_PASS
+    m_s[r] = fmax(m_s[r], mx);
+    return 0.0f;
+#else
+#if IFA_GLOBAL_MAX
+    /* the row's max over every split is known from the max pass: nothing to rescale */
+    const float m_new = m_s[r], alpha = 1.0f;
+    (void)mx;
+#else
+    const float m_old = m_s[r], m_new = fmax(m_old, mx);
+    /* -inf - -inf is NaN: a row that has seen nothing rescales by 0 */
+    const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
+#endif
+    m_s[r] = m_new;
+    a_s[r] = alpha;
+    /* a row whose max is still -inf has only -inf scores: exp(-inf - 0) = 0 */
+    return m_new == -INFINITY ? 0.0f : m_new;
+#endif
+}
+
 /* Balanced units: block k = (batch, KV head, head group) costs len_b + c0 (c0 > 0, so an empty batch still
  * costs something); the blocks laid end to end form a cost line [0, total) that unit u cuts at
  * ifa_unit_start (ifa_common.cl). */
@@ -443,15 +467,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int p = c + j;
             if (j < rows) {
 #if PAGED
-#define IFA_ROW_OFF(p)                                                                                            \
-    ((ulong)table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)] * kv_bstride +                  \
-     (ulong)((p) % block_size) * kv_rstride + kvh_off)
-                const int pb = table[table_off + b * (ulong)table_cols + (ulong)(p / block_size)];
-                const ulong ro = (ulong)pb * kv_bstride + (ulong)(p % block_size) * kv_rstride + kvh_off;
+#define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
+#define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
-                const ulong ro = IFA_ROW_OFF(p);
 #endif
+                const ulong ro = IFA_ROW_OFF(p);
                 roff[j] = ro;
 #if PREFETCH > 0
                 if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
@@ -461,7 +482,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if ANTIQUANT >= 3
 #if ANTIQUANT == 5
-                const ulong ai = AQ_IDX((ulong)pb * (ulong)block_size + (ulong)(p % block_size), 0);
+                const ulong ai = AQ_IDX((ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)(p % block_size), 0);
 #else
                 const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
 #endif
@@ -533,23 +554,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < rn) {
-            const int r = lid;
             float mx = -INFINITY;
-            for (int t = 0; t < IFA_TPR; ++t) mx = fmax(mx, red_s[r * IFA_TPR + t]);
-#if MAX_PASS
-            m_s[r] = fmax(m_s[r], mx);
-#else
-#if IFA_GLOBAL_MAX
-            const float m_new = m_s[r], alpha = 1.0f;
-            (void)mx;
-#else
-            const float m_old = m_s[r], m_new = fmax(m_old, mx);
-            const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
-#endif
-            m_use_s[r] = m_new == -INFINITY ? 0.0f : m_new;
-            m_s[r] = m_new;
-            a_s[r] = alpha;
-#endif
+            for (int t = 0; t < IFA_TPR; ++t) mx = fmax(mx, red_s[lid * IFA_TPR + t]);
+            m_use_s[lid] = ifa_max_update(m_s, a_s, lid, mx);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
@@ -575,28 +582,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             __local float *sr = sc + r * CHUNK;
             fv mv = -INFINITY;
             for (int j = 0; j < rows_pad; j += VW) mv = fmax(mv, IFA_LV(sr + j));
-            const float mx = ifa_hmax(mv);
+            const float m_use = ifa_max_update(m_s, a_s, r, ifa_hmax(mv));
 #if MAX_PASS
-            m_s[r] = fmax(m_s[r], mx);
+            (void)m_use;
 #else
-#if IFA_GLOBAL_MAX
-            const float m_new = m_s[r], alpha = 1.0f;
-#else
-            const float m_old = m_s[r], m_new = fmax(m_old, mx);
-            /* -inf - -inf is NaN: a row that has seen nothing rescales by 0 */
-            const float alpha = m_old == -INFINITY ? 0.0f : exp(m_old - m_new);
-#endif
-            /* a row whose max is still -inf has only -inf scores: exp(-inf - 0) = 0 */
-            const float m_use = m_new == -INFINITY ? 0.0f : m_new;
             fv sum = 0.0f;
             for (int j = 0; j < rows_pad; j += VW) {
                 const fv pr = exp(IFA_LV(sr + j) - m_use);
                 IFA_SV(pr, sr + j);
                 sum += pr;
             }
-            l_s[r] = l_s[r] * alpha + ifa_hsum(sum);
-            m_s[r] = m_new;
-            a_s[r] = alpha;
+            l_s[r] = l_s[r] * a_s[r] + ifa_hsum(sum);
 #endif
         }
 #endif
