@@ -321,14 +321,14 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
         wg /= 2;
     int32_t hpg = t.append_heads > 1 ? t.append_heads : 1;
     while (m->nkv % hpg != 0) --hpg;
-    char options[256];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D SRC_T=%d -D DST_T=%d -D HEAD_DIM=%d -D BNSD=%d -D QUANT=%d -D WG=%d -D HPG=%d -D ROPE=%d "
-             "-D ROPE_DIM=%d -D ROPE_TAB=%d",
-             (int)args->key->dtype, (int)args->key_cache->dtype, (int)m->dim, m->layout == IFA_LAYOUT_BNSD, m->quant,
-             (int)wg, (int)hpg, (int)m->rope.mode, (int)m->rope.dim, (int)m->rope.table);
+    const ifa__define defines[] = {
+        {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype},  {"HEAD_DIM", m->dim},
+        {"BNSD", m->layout == IFA_LAYOUT_BNSD}, {"QUANT", m->quant},    {"WG", wg},
+        {"HPG", hpg},                {"ROPE", m->rope.mode},            {"ROPE_DIM", m->rope.dim},
+        {"ROPE_TAB", m->rope.table},
+    };
     static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_kv_append", k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
     IFA__TRY(ifa__check_kernel(ctx, *k, wg));
     *wg_out = wg, *hpg_out = hpg;
     return IFA_STATUS_OK;

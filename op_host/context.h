@@ -8,11 +8,22 @@
 #include "ifa/ifa.h"
 #include "tiling/device_facts.h"
 
-/* One built kernel variant: program, kernel and what the compiled kernel needs. The kernel object is
- * shared, so argument setting and enqueueing happen under lock. */
+/* One -D NAME=VALUE build option of a kernel variant. name is usually a string literal: the program cache
+ * compares names by address first and by text only when the addresses differ. */
+typedef struct ifa__define {
+    const char *name;
+    int64_t value;
+} ifa__define;
+
+/* One built kernel variant: program, kernel and what the compiled kernel needs, found again by its sources,
+ * kernel name and defines (compared as numbers, so a run finds its kernel without formatting an options
+ * string). The kernel object is shared, so argument setting and enqueueing happen under lock. */
 typedef struct ifa__cached_kernel {
     struct ifa__cached_kernel *next;
-    char *key; /* source names, options and kernel name */
+    const char *const *sources; /* the caller's static list */
+    int source_count, define_count;
+    const char *kernel_name;
+    ifa__define *defines; /* a copy */
     cl_program program;
     cl_kernel kernel;
     mtx_t lock;
@@ -32,11 +43,13 @@ struct ifa_context {
 };
 
 /* Returns the kernel kernel_name of the program made of sources (names in op_kernel/, concatenated in
- * order) built with options, building it on first use. The result lives as long as ctx. The build log is
+ * order) built with "-cl-std=CL1.2" and one -D NAME=VALUE per entry of defines (in order), building it on
+ * first use. The cache keeps the addresses of sources, kernel_name and the define names: they must outlive
+ * ctx (static arrays and string literals). The result lives as long as ctx. The build log is
  * in the message of a BUILD_FAILED status. Setting IFA_KERNEL_DIR reads the sources from that directory
  * instead of the embedded copies (a developer option: edit a kernel without rebuilding the library). */
-ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const char *options,
-                           const char *kernel_name, ifa__cached_kernel **out);
+ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const ifa__define *defines,
+                           int define_count, const char *kernel_name, ifa__cached_kernel **out);
 
 /* Releases every cached program and kernel of ctx. */
 void ifa__program_cache_clear(ifa_context *ctx);

@@ -114,12 +114,11 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
     const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);
     int32_t wg = t.combine_work_group_size > 0 ? t.combine_work_group_size : 64;
     while (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size) wg /= 2;
-    char options[160];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -D P_T=%d -D O_T=%d -D WG=%d -D HAS_LSE=%d",
-             (int)args->partial_outputs->dtype, (int)args->merged_output->dtype, (int)wg, args->merged_lse != NULL);
+    const ifa__define defines[] = {{"P_T", args->partial_outputs->dtype}, {"O_T", args->merged_output->dtype},
+                                   {"WG", wg}, {"HAS_LSE", args->merged_lse != NULL}};
     static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_merge", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_merge", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, wg));
     const ifa_tensor *po = args->partial_outputs, *pl = args->partial_lses, *o = args->merged_output;
     const ifa_tensor *l = args->merged_lse ? args->merged_lse : pl; /* not written without HAS_LSE */

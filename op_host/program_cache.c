@@ -93,21 +93,41 @@ static void release_entry(ifa__cached_kernel *e) {
     if (e->kernel) clReleaseKernel(e->kernel);
     if (e->program) clReleaseProgram(e->program);
     mtx_destroy(&e->lock);
-    free(e->key);
+    free(e->defines);
     free(e);
 }
 
-ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const char *options,
-                           const char *kernel_name, ifa__cached_kernel **out) {
-    char key[2048];
-    int n = snprintf(key, sizeof key, "%s|%s", kernel_name, options);
-    for (int i = 0; i < source_count && n > 0 && (size_t)n < sizeof key; ++i)
-        n += snprintf(key + n, sizeof key - (size_t)n, "|%s", sources[i]);
-    if (n < 0 || (size_t)n >= sizeof key) return ifa__fail(IFA_STATUS_INTERNAL, "program cache key too long");
+static int same_text(const char *a, const char *b) { return a == b || strcmp(a, b) == 0; }
 
+static int entry_matches(const ifa__cached_kernel *e, const char *const *sources, int source_count,
+                         const ifa__define *defines, int define_count, const char *kernel_name) {
+    if (e->source_count != source_count || e->define_count != define_count || !same_text(e->kernel_name, kernel_name))
+        return 0;
+    for (int i = 0; i < define_count; ++i)
+        if (e->defines[i].value != defines[i].value) return 0;
+    for (int i = 0; i < define_count; ++i)
+        if (!same_text(e->defines[i].name, defines[i].name)) return 0;
+    if (e->sources != sources)
+        for (int i = 0; i < source_count; ++i)
+            if (!same_text(e->sources[i], sources[i])) return 0;
+    return 1;
+}
+
+/* "-cl-std=CL1.2 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit */
+static int format_options(const ifa__define *defines, int define_count, char *out, size_t size) {
+    int n = snprintf(out, size, "-cl-std=CL1.2");
+    for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i)
+        n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
+    return n > 0 && (size_t)n < size;
+}
+
+ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const ifa__define *defines,
+                           int define_count, const char *kernel_name, ifa__cached_kernel **out) {
+    if (define_count < 0 || (define_count > 0 && !defines))
+        return ifa__fail(IFA_STATUS_INTERNAL, "%d defines for kernel %s", define_count, kernel_name);
     if (mtx_lock(&ctx->lock) != thrd_success) return ifa__fail(IFA_STATUS_INTERNAL, "context lock failed");
     for (ifa__cached_kernel *e = ctx->programs; e; e = e->next) {
-        if (strcmp(e->key, key) == 0) {
+        if (entry_matches(e, sources, source_count, defines, define_count, kernel_name)) {
             mtx_unlock(&ctx->lock);
             *out = e;
             return IFA_STATUS_OK;
@@ -115,15 +135,24 @@ ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int sou
     }
     /* Built under the context lock: a second thread asking for the same variant waits instead of building
      * it twice. */
+    char options[2048];
+    if (!format_options(defines, define_count, options, sizeof options)) {
+        mtx_unlock(&ctx->lock);
+        return ifa__fail(IFA_STATUS_INTERNAL, "build options of kernel %s longer than %zu bytes", kernel_name,
+                         sizeof options);
+    }
     ifa_status st = IFA_STATUS_OK;
     ifa__cached_kernel *e = calloc(1, sizeof *e);
-    if (!e || !(e->key = malloc(strlen(key) + 1)) || mtx_init(&e->lock, mtx_plain) != thrd_success) {
-        if (e) free(e->key);
+    if (!e || (define_count > 0 && !(e->defines = malloc((size_t)define_count * sizeof *defines))) ||
+        mtx_init(&e->lock, mtx_plain) != thrd_success) {
+        if (e) free(e->defines);
         free(e);
         mtx_unlock(&ctx->lock);
         return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "program cache entry for %s", kernel_name);
     }
-    strcpy(e->key, key);
+    if (define_count > 0) memcpy(e->defines, defines, (size_t)define_count * sizeof *defines);
+    e->sources = sources, e->source_count = source_count, e->define_count = define_count;
+    e->kernel_name = kernel_name;
     st = build(ctx, sources, source_count, options, kernel_name, e);
     if (st == IFA_STATUS_OK) {
         e->next = ctx->programs;

@@ -23,19 +23,21 @@ static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now)
 static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
                                 cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
     const ifa_problem *p = &plan->problem;
-    char options[768];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
-             "-D GT=%d -D SQ=%d -D CAUSAL=0 -D HAS_LSE=0 -D HAS_MASK=0 -D HAS_PSE=0 -D SOFTCAP=%d -D HAS_PAD=0 "
-             "-D PAGED=0 -D ANTIQUANT=0 -D SPLIT=1 -D BALANCED=0 -D ROWMAX=1 -D MAX_PASS=0 -D PREFIX=1 "
-             "-D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d -D PREFETCH=%d -D V8=0",
-             (int)p->q_dtype, (int)p->kv_dtype, p->out_dtype == IFA_DTYPE_INT8 ? 0 : (int)p->out_dtype,
-             (int)p->head_dim, (int)plan->work_group_size, (int)plan->vector_width, (int)plan->prefix_pv_block,
-             (int)plan->chunk_rows, (int)plan->prefix_heads_per_group, (int)p->seq_q, p->softcap_bits != 0,
-             (int)p->rope, (int)p->rope_dim, (int)p->rope_table, (int)plan->prefetch_rows);
+    const ifa__define defines[] = {
+        {"Q_T", p->q_dtype},          {"KV_T", p->kv_dtype},      {"O_T", p->out_dtype == IFA_DTYPE_INT8 ? 0 : p->out_dtype},
+        {"HEAD_DIM", p->head_dim},    {"WG", plan->work_group_size}, {"VW", plan->vector_width},
+        {"XB", plan->prefix_pv_block}, {"CHUNK", plan->chunk_rows}, {"GT", plan->prefix_heads_per_group},
+        {"SQ", p->seq_q},             {"CAUSAL", 0},              {"HAS_LSE", 0},
+        {"HAS_MASK", 0},              {"HAS_PSE", 0},             {"SOFTCAP", p->softcap_bits != 0},
+        {"HAS_PAD", 0},               {"PAGED", 0},               {"ANTIQUANT", 0},
+        {"SPLIT", 1},                 {"BALANCED", 0},            {"ROWMAX", 1},
+        {"MAX_PASS", 0},              {"PREFIX", 1},              {"ROPE", p->rope},
+        {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"PREFETCH", plan->prefetch_rows},
+        {"V8", 0},
+    };
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_all_vector", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->prefix_head_groups), 1, 1};
@@ -50,31 +52,38 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    char options[768];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D VW=%d -D XB=%d -D CHUNK=%d "
-             "-D GT=%d -D SQ=%d "
-             "-D CAUSAL=%d -D HAS_LSE=%d -D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d "
-             "-D ANTIQUANT=%d -D AQ_T=%d -D AQ_OFF=%d %s -D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d "
-             "-D MH=%d -D RB_MH=%d -D GSQ=%d -D PREFETCH=%d -D V8=%d -D SPLIT=%d -D BALANCED=%d -D ROWMAX=%d -D MAX_PASS=",
-             (int)p->q_dtype, (int)p->kv_dtype, (int)p->out_dtype, (int)p->head_dim, (int)plan->work_group_size,
-             (int)plan->vector_width, (int)plan->pv_block, (int)plan->chunk_rows, (int)plan->heads_per_group,
-             (int)p->seq_q, (int)p->causal, (int)p->has_lse,
-             p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
-             (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, a.q2_options,
-             (int)p->rope, (int)p->rope_dim, (int)p->rope_table, (int)plan->kv_heads_per_group,
-             (int)ifa__tile_rows(plan), (int)(p->num_heads / p->num_kv_heads * p->seq_q), (int)plan->prefetch_rows,
-             plan->vector_loads != 0, equal_splits, balanced,
-             global_max ? 2 : 1);
-    const size_t olen = strlen(options);
+    ifa__define defines[] = {
+        {"Q_T", p->q_dtype},
+        {"KV_T", p->kv_dtype},
+        {"O_T", p->out_dtype},
+        {"HEAD_DIM", p->head_dim},
+        {"WG", plan->work_group_size},
+        {"VW", plan->vector_width},
+        {"XB", plan->pv_block},
+        {"CHUNK", plan->chunk_rows},
+        {"GT", plan->heads_per_group},
+        {"SQ", p->seq_q},
+        {"HAS_LSE", p->has_lse},
+        IFA__FEATURE_DEFINES(p),
+        IFA__OUT_DEFINES(p, plan),
+        {"MH", plan->kv_heads_per_group},
+        {"RB_MH", ifa__tile_rows(plan)},
+        {"GSQ", p->num_heads / p->num_kv_heads * p->seq_q},
+        {"PREFETCH", plan->prefetch_rows},
+        {"V8", plan->vector_loads != 0},
+        {"SPLIT", equal_splits},
+        {"BALANCED", balanced},
+        {"ROWMAX", global_max ? 2 : 1},
+        {"MAX_PASS", 0}, /* last: the max pass differs only here */
+    };
+    const int nd = (int)(sizeof defines / sizeof defines[0]);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
-    snprintf(options + olen, sizeof options - olen, "0");
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
-        snprintf(options + olen, sizeof options - olen, "1");
-        IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_all_vector", &kmax));
+        defines[nd - 1].value = 1;
+        IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
 

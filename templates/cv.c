@@ -30,21 +30,22 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     IFA__TRY(check_in_order(queue));
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    char options[640];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D Q_T=%d -D KV_T=%d -D HEAD_DIM=%d -D WG=%d -D GT=%d -D SQ=%d -D CHUNK=%d -D CAUSAL=%d "
-             "-D HAS_MASK=%d -D HAS_PSE=%d -D SOFTCAP=%d -D HAS_PAD=%d -D PAGED=%d -D ANTIQUANT=%d -D AQ_T=%d "
-             "-D AQ_OFF=%d -D ROPE=%d -D ROPE_DIM=%d -D ROPE_TAB=%d",
-             (int)p->q_dtype, (int)p->kv_dtype, (int)p->head_dim, (int)plan->cv_work_group_size,
-             (int)plan->heads_per_group, (int)p->seq_q, (int)plan->chunk_rows, (int)p->causal,
-             p->mask_kind != IFA_MASK_NONE, p->pse_kind != IFA_PSE_NONE, p->softcap_bits != 0, (int)p->has_kv_padding,
-             (int)p->paged, (int)p->antiquant, p->antiquant ? (int)p->aq_dtype : 0, (int)p->aq_offset, (int)p->rope,
-             (int)p->rope_dim, (int)p->rope_table);
+    const ifa__define defines[] = {
+        {"Q_T", p->q_dtype},
+        {"KV_T", p->kv_dtype},
+        {"HEAD_DIM", p->head_dim},
+        {"WG", plan->cv_work_group_size},
+        {"GT", plan->heads_per_group},
+        {"SQ", p->seq_q},
+        {"CHUNK", plan->chunk_rows},
+        IFA__FEATURE_DEFINES(p),
+    };
+    const int nd = (int)(sizeof defines / sizeof defines[0]);
     static const char *const sources[] = {"ifa_common.cl", "ifa_cv.cl"};
     ifa__cached_kernel *kq, *kg, *ks;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_cv_query", &kq));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_cv_gather", &kg));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_cv_softmax", &ks));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_query", &kq));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_gather", &kg));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_softmax", &ks));
     IFA__TRY(ifa__check_kernel(ctx, ks, plan->cv_work_group_size));
 
     const size_t ws_word = workspace_offset / 4;

@@ -53,8 +53,6 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     const ifa_tensor *qs2 = args->quant_scale2, *qo2 = args->quant_offset2;
     a->qs2 = qs2 ? qs2->buffer : q->buffer, a->qo2 = qo2 ? qo2->buffer : a->qs2;
     a->qs2_off = qs2 ? ifa__elem_offset(qs2) : 0, a->qo2_off = qo2 ? ifa__elem_offset(qo2) : 0;
-    snprintf(a->q2_options, sizeof a->q2_options, "-D QUANT_OUT=%d -D Q2_T=%d -D Q2_OFF=%d -D PREFIX_SLOTS=%d",
-             (int)p->quant_out, p->quant_out ? (int)p->q2_dtype : 0, (int)p->q2_offset, (int)plan->prefix_slots);
 
     /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
     const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
@@ -82,15 +80,15 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
                                const ifa__combine_parts *c, cl_command_queue queue, cl_uint num_wait,
                                const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
-    char options[320];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D O_T=%d -D HEAD_DIM=%d -D WG=%d -D HAS_LSE=%d -D ROWMAX=%d -D BALANCED=%d -D CV=%d "
-             "-D GT=%d -D SQ=%d -D CAUSAL=%d %s",
-             (int)p->out_dtype, (int)p->head_dim, (int)plan->combine_work_group_size, (int)p->has_lse, c->rowmax,
-             c->balanced, c->cv, (int)plan->heads_per_group, (int)p->seq_q, (int)p->causal, a->q2_options);
+    const ifa__define defines[] = {
+        {"O_T", p->out_dtype},       {"HEAD_DIM", p->head_dim}, {"WG", plan->combine_work_group_size},
+        {"HAS_LSE", p->has_lse},     {"ROWMAX", c->rowmax},     {"BALANCED", c->balanced},
+        {"CV", c->cv},               {"GT", plan->heads_per_group}, {"SQ", p->seq_q},
+        {"CAUSAL", p->causal},       IFA__OUT_DEFINES(p, plan),
+    };
     static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, options, "ifa_combine", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_combine", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->combine_work_group_size));
     const ifa__karg args[] = {
         {sizeof(cl_mem), &c->part},       {sizeof c->acc, &c->acc},           {sizeof c->m, &c->m},

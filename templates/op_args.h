@@ -22,8 +22,22 @@ typedef struct ifa__op_args {
     cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
     cl_int uniform_len, per_batch, num_heads, group, window, kv_end, table_cols, block_size, batch;
     float scale, softcap;
-    char q2_options[96]; /* -D QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS */
 } ifa__op_args;
+
+/* The build options of the features the kernels of both templates read alike (causal rows, mask, pse,
+ * soft-cap, KV padding, paged KV, antiquant, rotary query); entries of an ifa__define array. */
+#define IFA__FEATURE_DEFINES(p)                                                                                     \
+    {"CAUSAL", (p)->causal}, {"HAS_MASK", (p)->mask_kind != IFA_MASK_NONE},                                        \
+        {"HAS_PSE", (p)->pse_kind != IFA_PSE_NONE}, {"SOFTCAP", (p)->softcap_bits != 0},                           \
+        {"HAS_PAD", (p)->has_kv_padding}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
+        {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"ROPE", (p)->rope},            \
+        {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}
+
+/* The build options the fused and the combine kernels share: int8 output (quant_scale2 / quant_offset2) and
+ * the cascade's prefix slot; entries of an ifa__define array. */
+#define IFA__OUT_DEFINES(p, plan)                                                                                   \
+    {"QUANT_OUT", (p)->quant_out}, {"Q2_T", (p)->quant_out ? (p)->q2_dtype : 0}, {"Q2_OFF", (p)->q2_offset},       \
+        {"PREFIX_SLOTS", (plan)->prefix_slots}
 
 /* Fills a from plan and args (already checked against each other); the plan's workspace regions start at
  * workspace_offset of workspace. */

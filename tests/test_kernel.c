@@ -8,6 +8,7 @@
 #include <threads.h>
 
 #include "common/runner.h"
+#include "op_host/context.h"
 #include "templates/blas.h"
 #include "test_util.h"
 #include "tiling/planner.h"
@@ -212,6 +213,42 @@ static cl_mem upload(const ifa_host_tensor *h) {
     ck_assert_ptr_nonnull(m);
     return m;
 }
+
+/* The program cache finds a variant by its sources, kernel name and define values, comparing names by text
+ * when their addresses differ; any other value, name or kernel is another variant. */
+START_TEST(program_cache_keys) {
+    static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
+    static const char *const same_sources[] = {"ifa_common.cl", "ifa_merge.cl"};
+    char wg_name[] = "WG"; /* the same text at another address */
+    const ifa__define defs[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
+    const ifa__define same[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {wg_name, 8}, {"HAS_LSE", 1}};
+    const ifa__define other_value[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 4}, {"HAS_LSE", 1}};
+    const ifa__define other_name[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"XB", 1}};
+    ifa_context *ctx = test_ctx();
+    ifa__cached_kernel *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "ifa_merge", &a), IFA_STATUS_OK);
+    const int64_t built = ifa_context_programs_built(ctx);
+    ck_assert_int_eq(ifa__get_kernel(ctx, same_sources, 2, same, 4, "ifa_merge", &b), IFA_STATUS_OK);
+    ck_assert_ptr_eq(a, b);
+    ck_assert_int_eq(ifa_context_programs_built(ctx), built);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, other_value, 4, "ifa_merge", &c), IFA_STATUS_OK);
+    ck_assert_ptr_ne(a, c);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, other_name, 4, "ifa_merge", &d), IFA_STATUS_OK); /* HAS_LSE unset */
+    ck_assert_ptr_ne(a, d);
+    ck_assert_ptr_ne(c, d);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 3, "ifa_merge", &e), IFA_STATUS_OK); /* fewer defines */
+    ck_assert_ptr_ne(d, e);
+    ck_assert_ptr_ne(a, e);
+    ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
+    /* failures cache nothing: a dtype code the sources do not know (the options in the message), a kernel
+     * the program does not hold */
+    const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "-cl-std=CL1.2 -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1"));
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
+    ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
+}
+END_TEST
 
 /* One plan serves many runs on fresh data in the same buffers; the program is built once per variant. */
 START_TEST(plan_reuse_and_program_cache) {
@@ -513,6 +550,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, many_kv_heads);
     tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
     tcase_add_test(t, plan_reuse_and_program_cache);
+    tcase_add_test(t, program_cache_keys);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
     tcase_add_test(t, cv_queue_and_clblast_errors);
