@@ -192,6 +192,18 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #endif
 #define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
+/* IFA_VSTORE stores VW floats to an output of dtype code c (0-2) at element index i, rounding as IFA_STORE
+ * does: PoCL converts a lone float to half or bf16 in scalar integer code, a vector at once */
+inline IFA_CAT(ushort, VW) ifa_f32_to_bf16v(fv f) {
+    const uv u = IFA_CAT(as_uint, VW)(f);
+    const uv rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;
+    return IFA_CAT(convert_ushort, VW)(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u));
+}
+#define IFA_VSTORE_0(x, p, i) IFA_CAT(vstore, VW)((x), 0, (p) + (i))
+#define IFA_VSTORE_1(x, p, i) IFA_CAT(IFA_CAT(vstore_half, VW), _rte)((x), 0, (p) + (i))
+#define IFA_VSTORE_2(x, p, i) IFA_CAT(vstore, VW)(ifa_f32_to_bf16v(x), 0, (p) + (i))
+#define IFA_VSTORE_(c, x, p, i) IFA_VSTORE_##c(x, p, i)
+#define IFA_VSTORE(c, x, p, i) IFA_VSTORE_(c, x, p, i)
 #define IFA_UNROLL_X _Pragma("unroll")
 /* horizontal sum and max, halving the vector */
 #if VW == 16
@@ -217,6 +229,11 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
+/* The vector shape loads the query and stores the output VW elements at a time, except where an element
+ * needs its own treatment (rotary pairs, the prefix pass's virtual heads, channel antiquant's scale, int8
+ * output's post-quant) */
+#define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX && ANTIQUANT != 1 && ANTIQUANT != 2)
+#define IFA_VEC_OUT (VW > 1 && QUANT_OUT == 0)
 
 /* Software prefetch (PREFETCH > 0, the CPU shape): while a chunk's scores are computed, each row asks for
  * its key row PREFETCH positions ahead and for its own value row, so that the K and V streams arrive while
@@ -385,6 +402,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     const ulong qbase = q_off + b * q_bstride + (ulong)h0 * q_hstride;
+#if IFA_VEC_Q
+    for (int i = lid * VW; i < R * HEAD_DIM; i += WG * VW) {
+        const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+        const int g = r / SQ, t = r - g * SQ;
+        const fv qv = g < gn ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
+        IFA_SV(qv, qs + i);
+        IFA_SV((fv)0.0f, acc + i);
+    }
+#else
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / SQ, t = r - g * SQ;
@@ -420,6 +446,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         qs[i] = qv;
         acc[i] = 0.0f;
     }
+#endif
 #if V8
     for (int i = lid; i < IFA_ZV * R * HEAD_DIM; i += WG) lacc[i] = 0.0f;
 #endif
@@ -714,6 +741,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if !SPLIT
     if (whole) {
         const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
+#if IFA_VEC_OUT
+        for (int i = lid * VW; i < rn * HEAD_DIM; i += WG * VW) {
+            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+            const int g = r / SQ, t = r - g * SQ;
+            const float l = l_s[r];
+            const fv x = l > 0.0f ? IFA_LV(acc + i) / l : 0.0f;
+            IFA_VSTORE(O_T, x, o, obase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d);
+        }
+#else
         for (int i = lid; i < rn * HEAD_DIM; i += WG) {
             const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
             const int g = r / SQ, t = r - g * SQ;
@@ -721,6 +757,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc[i] / l : 0.0f, h0 + g, d), o,
                       obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
         }
+#endif
 #if HAS_LSE
         for (int r = lid; r < rn; r += WG) {
             const float l = l_s[r];
