@@ -230,10 +230,22 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
- * needs its own treatment (rotary pairs, the prefix pass's virtual heads, channel antiquant's scale, int8
- * output's post-quant) */
-#define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX && ANTIQUANT != 1 && ANTIQUANT != 2)
+ * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
+#define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
 #define IFA_VEC_OUT (VW > 1 && QUANT_OUT == 0)
+/* channel antiquant (modes 1-2) in the vector shape: the scale and offset of VW dims from d, key half (h = 0)
+ * or value half (h = aq_vstride) */
+#if VW > 1 && ANTIQUANT == 1
+#define IFA_AQ_VS(d, h) IFA_VLOAD(AQ_T, aqs, aqs_off + AQ_IDX(0, d) + (h))
+#if AQ_OFF
+#define IFA_AQ_VO(d, h) IFA_VLOAD(AQ_T, aqo, aqo_off + AQ_IDX(0, d) + (h))
+#else
+#define IFA_AQ_VO(d, h) ((fv)0.0f)
+#endif
+#elif VW > 1 && ANTIQUANT == 2
+#define IFA_AQ_VS(d, h) ((fv)AQ_SCALE(h))
+#define IFA_AQ_VO(d, h) ((fv)AQ_OFFSET(h))
+#endif
 
 /* Software prefetch (PREFETCH > 0, the CPU shape): while a chunk's scores are computed, each row asks for
  * its key row PREFETCH positions ahead and for its own value row, so that the K and V streams arrive while
@@ -406,7 +418,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid * VW; i < R * HEAD_DIM; i += WG * VW) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / SQ, t = r - g * SQ;
-        const fv qv = g < gn ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
+        fv qv = g < gn ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
+#if ANTIQUANT == 1 || ANTIQUANT == 2
+        qv *= IFA_AQ_VS(d, 0);
+#endif
         IFA_SV(qv, qs + i);
         IFA_SV((fv)0.0f, acc + i);
     }
@@ -450,7 +465,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if V8
     for (int i = lid; i < IFA_ZV * R * HEAD_DIM; i += WG) lacc[i] = 0.0f;
 #endif
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if (ANTIQUANT == 1 || ANTIQUANT == 2) && VW > 1
+    for (int d = lid * VW; d < HEAD_DIM; d += WG * VW) {
+        const fv vs = IFA_AQ_VS(d, aq_vstride);
+        IFA_SV(vs, aq_v + d);
+        IFA_SV(IFA_AQ_VO(d, aq_vstride) * vs, aq_v + HEAD_DIM + d);
+    }
+#elif ANTIQUANT == 1 || ANTIQUANT == 2
     for (int d = lid; d < HEAD_DIM; d += WG) {
         const float vs = AQ_SCALE(AQ_IDX(0, d) + aq_vstride);
         aq_v[d] = vs;
@@ -471,6 +492,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     barrier(CLK_LOCAL_MEM_FENCE);
 #if ANTIQUANT
     for (int r = lid; r < R; r += WG) {
+#if VW > 1
+        fv cv = 0.0f;
+        for (int d = 0; d < HEAD_DIM; d += VW) {
+#if ANTIQUANT <= 2
+            cv = fma(IFA_LV(qs + r * HEAD_DIM + d), IFA_AQ_VO(d, 0), cv);
+#else
+            cv += IFA_LV(qs + r * HEAD_DIM + d);
+#endif
+        }
+        const float c = ifa_hsum(cv);
+#else
         float c = 0.0f;
         for (int d = 0; d < HEAD_DIM; ++d) {
 #if ANTIQUANT <= 2
@@ -479,6 +511,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             c += qs[r * HEAD_DIM + d];
 #endif
         }
+#endif
         aq_q[r] = c;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
