@@ -59,12 +59,13 @@ static double span_us(cl_event a, cl_event b) {
     return (double)(t1 - t0) * 1e-3;
 }
 
-/* The bytes a run should not find in cache: the larger of the device's reported global-memory cache and,
- * on a CPU, the host's last-level cache. */
-static int64_t last_level_cache(const ifa_context *ctx) {
+/* The bytes a run should not find in cache: the larger of the device's reported global-memory cache
+ * (*device_cache) and, on a CPU, the host's last-level cache as the C library reports it (in a VM this can
+ * be the whole socket's L3, larger than the guest's: the larger value only rotates more copies). */
+static int64_t last_level_cache(const ifa_context *ctx, int64_t *device_cache) {
     cl_ulong cl = 0;
     clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cl, &cl, NULL);
-    int64_t llc = (int64_t)cl;
+    int64_t llc = *device_cache = (int64_t)cl;
 #ifdef _SC_LEVEL3_CACHE_SIZE
     if (ctx->facts.vendor == IFA_VENDOR_CPU) {
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -462,7 +463,8 @@ int main(int argc, char **argv) {
         ifa_context_destroy(ctx);
         return 3;
     }
-    const int64_t llc = last_level_cache(ctx);
+    int64_t device_cache = 0;
+    const int64_t llc = last_level_cache(ctx, &device_cache);
     int64_t bw_bytes = 4 * llc > ((int64_t)256 << 20) ? 4 * llc : ((int64_t)256 << 20);
     if (bw_bytes > ((int64_t)1 << 30)) bw_bytes = (int64_t)1 << 30;
     enqueue_floor enq = {NAN, NAN};
@@ -470,8 +472,9 @@ int main(int argc, char **argv) {
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    printf("# ifa-bench %s, device: %s, %d compute units, last-level cache %lld MiB\n", date, ctx->device_name,
-           (int)ctx->facts.compute_units, (long long)(llc >> 20));
+    printf("# ifa-bench %s, device: %s, %d compute units, global-memory cache %lld MiB; cold runs rotate over copies "
+           "of at least 2 x %lld MiB\n",
+           date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s; layout %s, q %s, kv %s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw, o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
