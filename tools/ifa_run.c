@@ -280,7 +280,8 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
            pr->paged ? " paged" : pr->has_kv_padding ? " kv_padding" : "", pr->rope ? " rope" : "",
            (unsigned long long)r.plan.tiling_key, (int)r.plan.work_group_size, (int)r.plan.chunk_rows,
            (int)r.plan.heads_per_group, (int)r.plan.split_kv);
-    printf("kernel time: %.3f ms\n", r.device_ms);
+    /* one run on buffers just created: PoCL maps their pages on first touch, inside this time */
+    printf("kernel time: %.3f ms (first run on fresh buffers; --mode perf gives warm runs)\n", r.device_ms);
     if (o->mode == MODE_PERF) {
         /* the first run built the kernels; the median of the next runs' kernel times */
         double *t = malloc((size_t)o->runs * sizeof *t);
