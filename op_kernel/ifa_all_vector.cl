@@ -145,9 +145,9 @@ typedef IFA_CAT(float, VW) fv;
 typedef IFA_CAT(uint, VW) uv;
 #define IFA_LV(ptr) IFA_CAT(vload, VW)(0, ptr)
 #define IFA_SV(x, ptr) IFA_CAT(vstore, VW)(x, 0, ptr)
-#define IFA_VLOAD_0(p, i) IFA_CAT(vload, VW)(0, (p) + (i))
-#define IFA_VLOAD_1(p, i) IFA_CAT(vload_half, VW)(0, (p) + (i))
-#define IFA_VLOAD_2(p, i) IFA_CAT(as_float, VW)(IFA_CAT(convert_uint, VW)(IFA_CAT(vload, VW)(0, (p) + (i))) << 16)
+#define IFA_VLOAD_0(p, i) IFA_NLOAD(0, VW, p, i)
+#define IFA_VLOAD_1(p, i) IFA_NLOAD(1, VW, p, i)
+#define IFA_VLOAD_2(p, i) IFA_NLOAD(2, VW, p, i)
 #define IFA_VLOAD_3(p, i) IFA_CAT(convert_float, VW)(IFA_CAT(vload, VW)(0, (p) + (i)))
 #define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
 /* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
@@ -192,18 +192,8 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #endif
 #define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
-/* IFA_VSTORE stores VW floats to an output of dtype code c (0-2) at element index i, rounding as IFA_STORE
- * does: PoCL converts a lone float to half or bf16 in scalar integer code, a vector at once */
-inline IFA_CAT(ushort, VW) ifa_f32_to_bf16v(fv f) {
-    const uv u = IFA_CAT(as_uint, VW)(f);
-    const uv rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;
-    return IFA_CAT(convert_ushort, VW)(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u));
-}
-#define IFA_VSTORE_0(x, p, i) IFA_CAT(vstore, VW)((x), 0, (p) + (i))
-#define IFA_VSTORE_1(x, p, i) IFA_CAT(IFA_CAT(vstore_half, VW), _rte)((x), 0, (p) + (i))
-#define IFA_VSTORE_2(x, p, i) IFA_CAT(vstore, VW)(ifa_f32_to_bf16v(x), 0, (p) + (i))
-#define IFA_VSTORE_(c, x, p, i) IFA_VSTORE_##c(x, p, i)
-#define IFA_VSTORE(c, x, p, i) IFA_VSTORE_(c, x, p, i)
+/* IFA_VSTORE stores VW floats to an output of dtype code c (0-2) at element index i (ifa_common.cl) */
+#define IFA_VSTORE(c, x, p, i) IFA_NSTORE(c, VW, x, p, i)
 #define IFA_UNROLL_X _Pragma("unroll")
 /* horizontal sum and max, halving the vector */
 #if VW == 16

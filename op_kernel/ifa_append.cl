@@ -63,6 +63,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #if QUANT
     __local float lo[WG], hi[WG];
 #endif
+/* The CPU shape (one work-item per group) copies a row 16 elements per load and store, rotary pairs as
+ * vectors too, where whole vectors fit: neox's halves and gptj's span a multiple of 16 */
+#define IFA_APPEND_VEC                                                                                            \
+    (WG == 1 && !QUANT && HEAD_DIM % 16 == 0 &&                                                                   \
+     (!ROPE || (ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))
     for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
         const ulong src_row =
             BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
@@ -111,6 +116,31 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
         for (int d = lid; d < HEAD_DIM; d += WG)
             out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
 #endif
+#elif IFA_APPEND_VEC
+        int d0 = 0;
+#if ROPE == 1
+        /* neox: element d of the first half pairs with d + ROPE_DIM / 2 */
+        for (; kv == 0 && d0 < ROPE_DIM / 2; d0 += 16) {
+            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0), y = IFA_NLOAD(SRC_T, 16, src, src0 + d0 + ROPE_DIM / 2);
+            const float16 cs0 = vload16(0, (__local const float *)(rope_cs + d0));
+            const float16 cs1 = vload16(0, (__local const float *)(rope_cs + d0 + 8));
+            const float16 c = (float16)(cs0.even, cs1.even), sn = (float16)(cs0.odd, cs1.odd);
+            IFA_NSTORE(DST_T, 16, x * c - y * sn, out, dst0 + d0);
+            IFA_NSTORE(DST_T, 16, y * c + x * sn, out, dst0 + d0 + ROPE_DIM / 2);
+        }
+        if (kv == 0) d0 = ROPE_DIM;
+#elif ROPE == 2
+        /* gptj: elements 2j and 2j + 1 pair, with angle j */
+        for (; kv == 0 && d0 < ROPE_DIM; d0 += 16) {
+            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0);
+            const float16 cs = vload16(0, (__local const float *)(rope_cs + d0 / 2));
+            const float16 c = cs.s0022446688aaccee, sn = cs.s1133557799bbddff;
+            const float16 sign = (float16)(-1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f,
+                                           -1.0f, 1.0f, -1.0f, 1.0f);
+            IFA_NSTORE(DST_T, 16, x * c + sign * x.s1032547698badcfe * sn, out, dst0 + d0);
+        }
+#endif
+        for (int d = d0; d < HEAD_DIM; d += 16) IFA_NSTORE(DST_T, 16, IFA_NLOAD(SRC_T, 16, src, src0 + d), out, dst0 + d);
 #else
         for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d), out, dst0 + d);
 #endif

@@ -48,6 +48,30 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
 
+/* n elements at once (n = 2, 4, 8, 16) from / to element index i of a float tensor of dtype code c (0-2):
+ * PoCL converts a lone half or bf16 in scalar integer code, a vector in vector instructions. Rounding as
+ * IFA_STORE. */
+#define IFA_BF16_ROUND_N(n)                                                                                       \
+    inline ushort##n ifa_f32_to_bf16_##n(float##n f) {                                                           \
+        const uint##n u = as_uint##n(f);                                                                         \
+        const uint##n rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;               \
+        return convert_ushort##n(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u));                       \
+    }
+IFA_BF16_ROUND_N(2)
+IFA_BF16_ROUND_N(4)
+IFA_BF16_ROUND_N(8)
+IFA_BF16_ROUND_N(16)
+#define IFA_NLOAD_0(n, p, i) vload##n(0, (p) + (i))
+#define IFA_NLOAD_1(n, p, i) vload_half##n(0, (p) + (i))
+#define IFA_NLOAD_2(n, p, i) as_float##n(convert_uint##n(vload##n(0, (p) + (i))) << 16)
+#define IFA_NLOAD_(c, n, p, i) IFA_NLOAD_##c(n, p, i)
+#define IFA_NLOAD(c, n, p, i) IFA_NLOAD_(c, n, p, i)
+#define IFA_NSTORE_0(n, x, p, i) vstore##n((x), 0, (p) + (i))
+#define IFA_NSTORE_1(n, x, p, i) vstore_half##n##_rte((x), 0, (p) + (i))
+#define IFA_NSTORE_2(n, x, p, i) vstore##n(ifa_f32_to_bf16_##n(x), 0, (p) + (i))
+#define IFA_NSTORE_(c, n, x, p, i) IFA_NSTORE_##c(n, x, p, i)
+#define IFA_NSTORE(c, n, x, p, i) IFA_NSTORE_(c, n, x, p, i)
+
 /* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
  * without overflowing 64 bits (tiling/planner.h has the host twin, ifa__unit_start). */
 inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
