@@ -106,12 +106,7 @@
 #endif
 #define IFA_XL (HEAD_DIM / 8)        /* work-items across one query row's D in P.V */
 #define IFA_ZV (WG / (IFA_XL * R))   /* groups of them, each its own chunk rows */
-#define IFA_L8_0(p, i) vload8(0, (p) + (i))
-#define IFA_L8_1(p, i) vload_half8(0, (p) + (i))
-#define IFA_L8_2(p, i) as_float8(convert_uint8(vload8(0, (p) + (i))) << 16)
-#define IFA_L8_3(p, i) convert_float8(vload8(0, (p) + (i)))
-#define IFA_L8_(c, p, i) IFA_L8_##c(p, i)
-#define IFA_L8(c, p, i) IFA_L8_(c, p, i)
+#define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
@@ -142,13 +137,12 @@ inline float ifa_hmax(float a) { return a; }
 #define IFA_CAT_(a, b) a##b
 #define IFA_CAT(a, b) IFA_CAT_(a, b)
 typedef IFA_CAT(float, VW) fv;
-typedef IFA_CAT(uint, VW) uv;
 #define IFA_LV(ptr) IFA_CAT(vload, VW)(0, ptr)
 #define IFA_SV(x, ptr) IFA_CAT(vstore, VW)(x, 0, ptr)
 #define IFA_VLOAD_0(p, i) IFA_NLOAD(0, VW, p, i)
 #define IFA_VLOAD_1(p, i) IFA_NLOAD(1, VW, p, i)
 #define IFA_VLOAD_2(p, i) IFA_NLOAD(2, VW, p, i)
-#define IFA_VLOAD_3(p, i) IFA_CAT(convert_float, VW)(IFA_CAT(vload, VW)(0, (p) + (i)))
+#define IFA_VLOAD_3(p, i) IFA_NLOAD(3, VW, p, i)
 #define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
 /* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
 #if VW == 2

@@ -48,9 +48,9 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
 
-/* n elements at once (n = 2, 4, 8, 16) from / to element index i of a float tensor of dtype code c (0-2):
- * PoCL converts a lone half or bf16 in scalar integer code, a vector in vector instructions. Rounding as
- * IFA_STORE. */
+/* n elements at once (n = 2, 4, 8, 16) from / to element index i of a tensor of dtype code c (0-2; loads
+ * also 3, int8): PoCL converts a lone half or bf16 in scalar integer code, a vector in vector instructions.
+ * Rounding as IFA_STORE. */
 #define IFA_BF16_ROUND_N(n)                                                                                       \
     inline ushort##n ifa_f32_to_bf16_##n(float##n f) {                                                           \
         const uint##n u = as_uint##n(f);                                                                         \
@@ -64,6 +64,7 @@ IFA_BF16_ROUND_N(16)
 #define IFA_NLOAD_0(n, p, i) vload##n(0, (p) + (i))
 #define IFA_NLOAD_1(n, p, i) vload_half##n(0, (p) + (i))
 #define IFA_NLOAD_2(n, p, i) as_float##n(convert_uint##n(vload##n(0, (p) + (i))) << 16)
+#define IFA_NLOAD_3(n, p, i) convert_float##n(vload##n(0, (p) + (i)))
 #define IFA_NLOAD_(c, n, p, i) IFA_NLOAD_##c(n, p, i)
 #define IFA_NLOAD(c, n, p, i) IFA_NLOAD_(c, n, p, i)
 #define IFA_NSTORE_0(n, x, p, i) vstore##n((x), 0, (p) + (i))
