@@ -213,6 +213,36 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
+/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 64, at most 4 query rows per tile): each
+ * query vector serves IFA_KJ = 4 key rows and the RB x 4 accumulators are reduced together, a transposed
+ * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
+ * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Measured: D = 64,
+ * G = 4 about 12 % faster; D = 128 (8 vectors per row) spilled the accumulators and was slower, so it and
+ * larger tiles keep one key row per step (docs/performance.md, seventh session). */
+#if VW == 16 && !V8 && DV <= 4 && RB <= 4
+#define IFA_KJ 4
+#else
+#define IFA_KJ 1
+#endif
+/* scores that need only the scale and the visibility test take a vector path in the KJ blocks */
+#define IFA_PLAIN_SCORES (IFA_KJ == 4 && ANTIQUANT == 0 && !HAS_PSE && !SOFTCAP && !HAS_MASK)
+#if IFA_KJ == 4
+/* the sums of 4 float16 vectors: halves of two vectors side by side, then quarters, then pairs of lanes */
+inline float16 ifa_hpair16(float16 a, float16 b) { return (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi); }
+inline float4 ifa_hsum_x4(float16 a, float16 b, float16 c, float16 d) {
+    const float16 ab = ifa_hpair16(a, b), cd = ifa_hpair16(c, d);           /* a: 0-7, b: 8-15 (c, d alike) */
+    const float16 e = (float16)(ab.s0123, ab.s89ab, cd.s0123, cd.s89ab) +
+                      (float16)(ab.s4567, ab.scdef, cd.s4567, cd.scdef);      /* a, b, c, d: 4 lanes each */
+    const float8 f = e.even + e.odd;
+    return f.even + f.odd;
+}
+/* the 4 key rows' sums of query row r's accumulators a[0..3] into ds[0..3][r] */
+#define IFA_HSUM_KJ(a, ds, r)                                                                                       \
+    do {                                                                                                           \
+        const float4 s_ = ifa_hsum_x4((a)[0], (a)[1], (a)[2], (a)[3]);                                             \
+        ds[0][r] = s_.x, ds[1][r] = s_.y, ds[2][r] = s_.z, ds[3][r] = s_.w;                                        \
+    } while (0)
+#endif
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
 #define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
@@ -507,64 +537,131 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
         const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
 
-        for (int j = lid; j < rows_pad; j += WG) {
-            const int p = c + j;
-            if (j < rows) {
+        for (int j0 = lid * IFA_KJ; j0 < rows_pad; j0 += WG * IFA_KJ) {
 #if PAGED
 #define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
 #define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
 #endif
-                const ulong ro = IFA_ROW_OFF(p);
-                roff[j] = ro;
+            /* the block's rows: offsets (kept for P.V), prefetches, per-token antiquant factors */
+            ulong ro_j[IFA_KJ];
+#if ANTIQUANT >= 3
+            float ks_j[IFA_KJ], ko_j[IFA_KJ];
+#endif
+            _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) {
+                const int j = j0 + jj, p = c + j;
+                if (j < rows) {
+                    const ulong ro = IFA_ROW_OFF(p);
+                    ro_j[jj] = ro;
+                    roff[j] = ro;
 #if PREFETCH > 0
-                if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
+                    if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
 #if !MAX_PASS
-                IFA_PREFETCH_ROW(v, v_off + ro);
+                    IFA_PREFETCH_ROW(v, v_off + ro);
 #endif
 #endif
 #if ANTIQUANT >= 3
 #if ANTIQUANT == 5
-                const ulong ai = AQ_IDX((ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)(p % block_size), 0);
+                    const ulong ai = AQ_IDX((ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)(p % block_size), 0);
 #else
-                const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
+                    const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
 #endif
-                const float ks = AQ_SCALE(ai), ko = AQ_OFFSET(ai);
-                const float vs = AQ_SCALE(ai + aq_vstride);
-                aq_t[j] = vs;
-                aq_t[CHUNK + j] = AQ_OFFSET(ai + aq_vstride) * vs;
+                    ks_j[jj] = AQ_SCALE(ai);
+                    ko_j[jj] = AQ_OFFSET(ai);
+                    const float vs = AQ_SCALE(ai + aq_vstride);
+                    aq_t[j] = vs;
+                    aq_t[CHUNK + j] = AQ_OFFSET(ai + aq_vstride) * vs;
 #endif
-                /* the dot products in blocks of RB rows, so the accumulators stay in registers (the key row
-                 * is reloaded from cache per block) */
-                float dsum[R];
-#if V8
-                _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[r] = 0.0f;
-                for (int x = 0; x < HEAD_DIM; x += 8) {
-                    const float8 kk = IFA_L8(KV_T, k, k_off + ro + (ulong)x);
-                    _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[r] += ifa_dot8(vload8(0, qs + r * HEAD_DIM + x), kk);
                 }
-#else
+            }
+            /* the dot products in register tiles of RB query rows (x IFA_KJ key rows), so the accumulators
+             * stay in registers (the key rows are reloaded from cache per tile) */
+            float dsum[IFA_KJ][R];
+#if IFA_KJ > 1
+            if (j0 + IFA_KJ <= rows) {
+                /* LLVM would hoist the loads of all R x DV query vectors out of this loop (they do not depend
+                 * on the row) and spill them to the stack; an address that depends on the row (ro >> 63 is 0
+                 * for any offset inside a buffer) keeps them as memory operands of the FMAs */
+                __local const float *qb = qs + (ro_j[0] >> 63);
                 for (int r0 = 0; r0 < R; r0 += RB) {
-                    fv dot[RB];
-                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
-                    IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
-                        const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + IFA_HOFF(r0) + (ulong)x * VW);
-                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
-                            if (r0 + rr < R) dot[rr] = fma(IFA_LV(qs + (r0 + rr) * HEAD_DIM + x * VW), kk, dot[rr]);
-                    }
+                    fv dot[RB][IFA_KJ];
                     _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
-                        if (r0 + rr < R) dsum[r0 + rr] = ifa_hsum(dot[rr]);
-                }
-#endif
-                for (int r = 0; r < R; ++r) {
-                    const int g = r / SQ, t = r - g * SQ;
-#if ANTIQUANT == 0
-                    float s = dsum[r] * scale;
-#elif ANTIQUANT <= 2
-                    float s = (dsum[r] + aq_q[r]) * scale;
+                        _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
+                    IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
+                        fv kk[IFA_KJ];
+                        _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
+                            kk[jj] = IFA_VLOAD(KV_T, k, k_off + ro_j[jj] + IFA_HOFF(r0) + (ulong)x * VW);
+                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) {
+                            if (r0 + rr < R) {
+                                const fv qv = IFA_LV(qb + (r0 + rr) * HEAD_DIM + x * VW);
+                                _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = fma(qv, kk[jj], dot[rr][jj]);
+                            }
+                        }
+                    }
+#if IFA_PLAIN_SCORES
+                    /* plain scores: scaled, hidden keys -inf, stored side by side */
+                    const int4 p4 = (int4)(c + j0) + (int4)(0, 1, 2, 3);
+                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) {
+                        if (r0 + rr < R) {
+                            const int t = (r0 + rr) % SQ;
+                            const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                            const int4 vis = p4 < (int4)end & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
+                            const float4 s4 = ifa_hsum_x4(dot[rr][0], dot[rr][1], dot[rr][2], dot[rr][3]) * scale;
+                            vstore4(select((float4)(-INFINITY), s4, vis), 0, sc + (r0 + rr) * CHUNK + j0);
+                        }
+                    }
 #else
-                    float s = fma(ko, aq_q[r], dsum[r]) * ks * scale;
+                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                        if (r0 + rr < R) IFA_HSUM_KJ(dot[rr], dsum, r0 + rr);
+#endif
+                }
+#if IFA_PLAIN_SCORES
+                continue;
+#endif
+            } else
+#endif
+            {
+                for (int jj = 0; jj < IFA_KJ; ++jj) {
+                    if (j0 + jj >= rows) continue;
+                    const ulong ro = ro_j[jj];
+#if V8
+                    _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[jj][r] = 0.0f;
+                    for (int x = 0; x < HEAD_DIM; x += 8) {
+                        const float8 kk = IFA_L8(KV_T, k, k_off + ro + (ulong)x);
+                        _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[jj][r] += ifa_dot8(vload8(0, qs + r * HEAD_DIM + x), kk);
+                    }
+#else
+                    for (int r0 = 0; r0 < R; r0 += RB) {
+                        fv dot[RB];
+                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
+                        IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
+                            const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + IFA_HOFF(r0) + (ulong)x * VW);
+                            _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                                if (r0 + rr < R) dot[rr] = fma(IFA_LV(qs + (r0 + rr) * HEAD_DIM + x * VW), kk, dot[rr]);
+                        }
+                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                            if (r0 + rr < R) dsum[jj][r0 + rr] = ifa_hsum(dot[rr]);
+                    }
+#endif
+                }
+            }
+            /* query row outside, key rows inside: the block's scores of a row are stored side by side */
+            for (int r = 0; r < R; ++r) {
+                const int g = r / SQ, t = r - g * SQ;
+                const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) {
+                    const int j = j0 + jj, p = c + j;
+                    if (j >= rows) {
+                        sc[r * CHUNK + j] = -INFINITY;
+                        continue;
+                    }
+#if ANTIQUANT == 0
+                    float s = dsum[jj][r] * scale;
+#elif ANTIQUANT <= 2
+                    float s = (dsum[jj][r] + aq_q[r]) * scale;
+#else
+                    float s = fma(ko_j[jj], aq_q[r], dsum[jj][r]) * ks_j[jj] * scale;
 #endif
 #if HAS_PSE
                     if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
@@ -573,15 +670,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if SOFTCAP
                     s = softcap * tanh(s / softcap);
 #endif
-                    const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
                     int visible = p < end && (window <= 0 || p >= end - window);
 #if HAS_MASK
                     visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
 #endif
                     sc[r * CHUNK + j] = visible ? s : -INFINITY;
                 }
-            } else {
-                for (int r = 0; r < R; ++r) sc[r * CHUNK + j] = -INFINITY;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
