@@ -63,11 +63,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #if QUANT
     __local float lo[WG], hi[WG];
 #endif
-/* The CPU shape (one work-item per group) copies a row 16 elements per load and store, rotary pairs as
- * vectors too, where whole vectors fit: neox's halves and gptj's span a multiple of 16 */
+/* The CPU shape (one work-item per group) reads a row 16 elements per load, rotary pairs as vectors too,
+ * where whole vectors fit (neox's halves and gptj's span a multiple of 16), into 16-wide vectors: stored
+ * 16 at a time, or quantised from them (min/max and the quantisation as vector operations) */
 #define IFA_APPEND_VEC                                                                                            \
-    (WG == 1 && !QUANT && HEAD_DIM % 16 == 0 &&                                                                   \
-     (!ROPE || (ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))
+    (WG == 1 && HEAD_DIM % 16 == 0 && (!ROPE || (ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))
     for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
         const ulong src_row =
             BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
@@ -75,8 +75,50 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
         const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
                                                              : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
         __global dst_store *out = kv ? vc : kc;
+#if IFA_APPEND_VEC
+        float16 xs[HEAD_DIM / 16];
+        int d0 = 0;
+#if ROPE == 1
+        /* neox: element d of the first half pairs with d + ROPE_DIM / 2 */
+        for (; kv == 0 && d0 < ROPE_DIM / 2; d0 += 16) {
+            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0), y = IFA_NLOAD(SRC_T, 16, src, src0 + d0 + ROPE_DIM / 2);
+            const float16 cs0 = vload16(0, (__local const float *)(rope_cs + d0));
+            const float16 cs1 = vload16(0, (__local const float *)(rope_cs + d0 + 8));
+            const float16 c = (float16)(cs0.even, cs1.even), sn = (float16)(cs0.odd, cs1.odd);
+            xs[d0 / 16] = x * c - y * sn;
+            xs[(d0 + ROPE_DIM / 2) / 16] = y * c + x * sn;
+        }
+        if (kv == 0) d0 = ROPE_DIM;
+#elif ROPE == 2
+        /* gptj: elements 2j and 2j + 1 pair, with angle j */
+        for (; kv == 0 && d0 < ROPE_DIM; d0 += 16) {
+            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0);
+            const float16 cs = vload16(0, (__local const float *)(rope_cs + d0 / 2));
+            const float16 c = cs.s0022446688aaccee, sn = cs.s1133557799bbddff;
+            const float16 sign = (float16)(-1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f,
+                                           -1.0f, 1.0f, -1.0f, 1.0f);
+            xs[d0 / 16] = x * c + sign * x.s1032547698badcfe * sn;
+        }
+#endif
+        for (int d = d0; d < HEAD_DIM; d += 16) xs[d / 16] = IFA_NLOAD(SRC_T, 16, src, src0 + d);
+#endif
 #if QUANT
         float mn = INFINITY, mx = -INFINITY;
+#if IFA_APPEND_VEC
+        {
+            float16 mnv = INFINITY, mxv = -INFINITY;
+            int16 bad = 0;
+            for (int e = 0; e < HEAD_DIM / 16; ++e) {
+                mnv = fmin(mnv, xs[e]), mxv = fmax(mxv, xs[e]);
+                bad |= isnan(xs[e]) | isinf(xs[e]);
+            }
+            const float8 m8 = fmin(mnv.lo, mnv.hi), x8 = fmax(mxv.lo, mxv.hi);
+            const float4 m4 = fmin(m8.lo, m8.hi), x4 = fmax(x8.lo, x8.hi);
+            const float2 m2 = fmin(m4.lo, m4.hi), x2 = fmax(x4.lo, x4.hi);
+            mn = fmin(m2.x, m2.y);
+            mx = any(bad) ? NAN : fmax(x2.x, x2.y);
+        }
+#else
         for (int d = lid; d < HEAD_DIM; d += WG) {
             const float x = SRC(d);
             mn = fmin(mn, x), mx = ifa_nanmax(mx, isfinite(x) ? x : NAN);
@@ -88,6 +130,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         mn = lo[0], mx = hi[0];
+#endif
 #if QUANT == 1
         const float amax = fmax(fabs(mn), fabs(mx));
         const float scale = isnan(mx) ? NAN : amax > 0.0f ? amax / QMAX : 1.0f, offset = 0.0f;
@@ -103,7 +146,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             of[of_off + si] = offset;
 #endif
         }
+#if IFA_APPEND_VEC
+        /* the same rint(x / scale - offset), clamped: whole numbers in range, so the conversion is exact */
+        for (int e = 0; e < HEAD_DIM / 16; ++e) {
+            const char16 q = convert_char16(clamp(rint(xs[e] / scale - offset), QMIN, QMAX));
 #if DST_T == IFA_I4
+            const uchar16 w = as_uchar16(q) & (uchar)0xf;
+            vstore8(w.even | (w.odd << (uchar)4), 0, (__global uchar *)out + (dst0 >> 1) + 8 * e);
+#else
+            vstore16(q, 0, out + dst0 + 16 * e);
+#endif
+        }
+#elif DST_T == IFA_I4
         /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
         __global uchar *bytes = (__global uchar *)out;
         for (int e = lid; e < HEAD_DIM / 2; e += WG) {
@@ -117,30 +171,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
 #endif
 #elif IFA_APPEND_VEC
-        int d0 = 0;
-#if ROPE == 1
-        /* neox: element d of the first half pairs with d + ROPE_DIM / 2 */
-        for (; kv == 0 && d0 < ROPE_DIM / 2; d0 += 16) {
-            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0), y = IFA_NLOAD(SRC_T, 16, src, src0 + d0 + ROPE_DIM / 2);
-            const float16 cs0 = vload16(0, (__local const float *)(rope_cs + d0));
-            const float16 cs1 = vload16(0, (__local const float *)(rope_cs + d0 + 8));
-            const float16 c = (float16)(cs0.even, cs1.even), sn = (float16)(cs0.odd, cs1.odd);
-            IFA_NSTORE(DST_T, 16, x * c - y * sn, out, dst0 + d0);
-            IFA_NSTORE(DST_T, 16, y * c + x * sn, out, dst0 + d0 + ROPE_DIM / 2);
-        }
-        if (kv == 0) d0 = ROPE_DIM;
-#elif ROPE == 2
-        /* gptj: elements 2j and 2j + 1 pair, with angle j */
-        for (; kv == 0 && d0 < ROPE_DIM; d0 += 16) {
-            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0);
-            const float16 cs = vload16(0, (__local const float *)(rope_cs + d0 / 2));
-            const float16 c = cs.s0022446688aaccee, sn = cs.s1133557799bbddff;
-            const float16 sign = (float16)(-1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f,
-                                           -1.0f, 1.0f, -1.0f, 1.0f);
-            IFA_NSTORE(DST_T, 16, x * c + sign * x.s1032547698badcfe * sn, out, dst0 + d0);
-        }
-#endif
-        for (int d = d0; d < HEAD_DIM; d += 16) IFA_NSTORE(DST_T, 16, IFA_NLOAD(SRC_T, 16, src, src0 + d), out, dst0 + d);
+        for (int e = 0; e < HEAD_DIM / 16; ++e) IFA_NSTORE(DST_T, 16, xs[e], out, dst0 + 16 * e);
 #else
         for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d), out, dst0 + d);
 #endif

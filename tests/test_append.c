@@ -357,6 +357,49 @@ START_TEST(append_rows_rope) {
 }
 END_TEST
 
+/* A new row holding a NaN or an infinity gets a NaN scale (and offset), so attention over it is visibly NaN
+ * instead of silently wrong; the call's other rows are quantised as usual. int8 and int4, symmetric and
+ * asymmetric, D = 64 (the CPU shape's 16-wide path) and D = 40 (element by element). */
+START_TEST(append_nonfinite_row) {
+    static const double bad[] = {NAN, INFINITY, -INFINITY};
+    const aspec p = {.layout = "BSND", .src = IFA_DTYPE_FLOAT16, .cache = _i % 2 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8,
+                     .asym = (_i / 2) % 2, .b = 2, .nkv = 2, .d = (_i / 4) % 2 ? 40 : 64, .cap = 8,
+                     .seed = 7500 + (uint64_t)_i};
+    cache c;
+    cache_init(&c, &p);
+    ifa_host_tensor kn, vn, sc, of;
+    new_rows(&c, p.b, 1, p.seed, &kn, &vn);
+    /* batch 1: one element of key head 0 and one of value head 1 */
+    ifa_host_set(&kn, ifa_kv_cache_at(0, 1, p.nkv, p.d, 1, 0, 0, 5), bad[_i / 8]);
+    ifa_host_set(&vn, ifa_kv_cache_at(0, 1, p.nkv, p.d, 1, 0, 1, p.d - 1), bad[_i / 8]);
+    ck_assert_msg(append(&c, 0, &kn, &vn) == IFA_STATUS_OK, "append: %s", ifa_last_error());
+    copy_tensor(&c.sc, &sc), download(c.bufs[2], &sc);
+    if (p.asym) copy_tensor(&c.of, &of), download(c.bufs[3], &of);
+    double x[64];
+    for (int half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < p.b; ++b)
+            for (int64_t n = 0; n < p.nkv; ++n) {
+                const int64_t si = ((half * c.units + b) * p.nkv + n) * c.rows; /* position 0 of batch b */
+                const double scale = ifa_host_get(&sc, si), offset = p.asym ? ifa_host_get(&of, si) : 0;
+                if (b == 1 && n == half) {
+                    ck_assert_msg(isnan(scale) && (!p.asym || isnan(offset)), "half %d: row with %g: scale %g, offset %g",
+                                  half, bad[_i / 8], scale, offset);
+                    continue;
+                }
+                for (int64_t d = 0; d < p.d; ++d)
+                    x[d] = ifa_host_get(half ? &vn : &kn, ifa_kv_cache_at(0, 1, p.nkv, p.d, b, 0, n, d));
+                double rs, ro;
+                ifa_kv_quant_params(x, p.d, c.bits, p.asym, &rs, &ro);
+                ck_assert_msg(fabs(scale - rs) <= 8 * 0x1p-24 * rs && fabs(offset - ro) <= 8 * 0x1p-24 * (fabs(ro) + 128),
+                              "half %d b %lld n %lld: scale %.9g offset %.9g, want %.9g %.9g", half, (long long)b,
+                              (long long)n, scale, offset, rs, ro);
+            }
+    ifa_host_tensor_free(&kn), ifa_host_tensor_free(&vn), ifa_host_tensor_free(&sc);
+    if (p.asym) ifa_host_tensor_free(&of);
+    cache_free(&c);
+}
+END_TEST
+
 /* Attention over the appended cache, on the same device buffers, against the float64 reference on what the
  * cache holds (the usual output tolerance) and on the original rows (plus the storage precision). */
 START_TEST(append_then_attend) {
@@ -700,6 +743,7 @@ Suite *append_suite(void) {
     tcase_add_loop_test(t, append_rows, 0, 30);
     tcase_add_loop_test(t, append_then_attend, 0, 30);
     tcase_add_loop_test(t, append_rows_rope, 0, 20);
+    tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);
     tcase_add_test(t, append_rejected_writes_nothing);
     suite_add_tcase(s, t);
