@@ -40,15 +40,12 @@ START_TEST(npy_round_trip_every_dtype) {
         int64_t shape[3] = {2, 3, 5};
         ck_assert_int_eq(ifa_host_tensor_alloc(&t, (ifa_dtype)d, 3, shape), 0);
         ifa_host_fill_random(&t, 7, 0, 2);
+        if (d == IFA_DTYPE_INT4) ifa_host_fill_random(&t, 7, -8.99, 7.99); /* the whole range, negatives too */
         const char *p = path_in("rt.npy");
-        if (d == IFA_DTYPE_INT4) { /* NumPy has no int4: the writer refuses it */
-            ck_assert_int_eq(ifa_npy_write(p, &t), -1);
-            ifa_host_tensor_free(&t);
-            continue;
-        }
         ck_assert_int_eq(ifa_npy_write(p, &t), 0);
         char err[256];
-        ck_assert_msg(ifa_npy_read(p, d == IFA_DTYPE_BFLOAT16, &back, err, sizeof err) == 0, "%s", err);
+        const ifa_dtype marked = d == IFA_DTYPE_BFLOAT16 || d == IFA_DTYPE_INT4 ? (ifa_dtype)d : IFA_DTYPE_COUNT_;
+        ck_assert_msg(ifa_npy_read(p, marked, &back, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(back.dtype, d);
         ck_assert_int_eq(back.ndim, 3);
         ck_assert_mem_eq(back.shape, t.shape, 3 * sizeof(int64_t));
@@ -59,18 +56,24 @@ START_TEST(npy_round_trip_every_dtype) {
 }
 END_TEST
 
-static void expect_npy_error(const char *header_text, size_t data_bytes, const char *needle) {
+/* A file with that header and data_bytes bytes of value fill, read as marked, fails with needle. */
+static void expect_npy_error_as(const char *header_text, size_t data_bytes, unsigned char fill, ifa_dtype marked,
+                                const char *needle) {
     unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
     size_t h = strlen(header_text);
     buf[8] = (unsigned char)h, buf[9] = 0;
     memcpy(buf + 10, header_text, h);
-    memset(buf + 10 + h, 0, data_bytes);
+    memset(buf + 10 + h, fill, data_bytes);
     const char *p = path_in("bad.npy");
     write_bytes(p, buf, 10 + h + data_bytes);
     ifa_host_tensor t;
     char err[256] = "";
-    ck_assert_int_eq(ifa_npy_read(p, 0, &t, err, sizeof err), -1);
+    ck_assert_int_eq(ifa_npy_read(p, marked, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, needle), "error \"%s\" lacks \"%s\"", err, needle);
+}
+
+static void expect_npy_error(const char *header_text, size_t data_bytes, const char *needle) {
+    expect_npy_error_as(header_text, data_bytes, 0, IFA_DTYPE_COUNT_, needle);
 }
 
 START_TEST(npy_rejects_malformed) {
@@ -84,15 +87,23 @@ START_TEST(npy_rejects_malformed) {
     expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000, 4000000000), }\n", 8,
                      "too large");
     expect_npy_error("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }\n", 4, "bfloat16");
+    expect_npy_error_as("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, 0, IFA_DTYPE_BFLOAT16,
+                        "marked bfloat16");
+    expect_npy_error_as("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, 0, IFA_DTYPE_INT4,
+                        "marked int4");
+    expect_npy_error_as("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n", 3, 8, IFA_DTYPE_INT4,
+                        "element 0 is 8, outside int4's [-8, 7]");
+    expect_npy_error_as("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n", 3, 0xf7, IFA_DTYPE_INT4,
+                        "element 0 is -9");
     static const char zip[] = "PK\x03\x04 not npy";
     write_bytes(path_in("magic.npy"), zip, sizeof zip - 1);
     ifa_host_tensor t;
     char err[256];
-    ck_assert_int_eq(ifa_npy_read(path_in("magic.npy"), 0, &t, err, sizeof err), -1);
+    ck_assert_int_eq(ifa_npy_read(path_in("magic.npy"), IFA_DTYPE_COUNT_, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "bad magic"));
     static const char short_header[] = "\x93NUMPY\x01\x00\x40";
     write_bytes(path_in("short.npy"), short_header, sizeof short_header - 1);
-    ck_assert_int_eq(ifa_npy_read(path_in("short.npy"), 0, &t, err, sizeof err), -1);
+    ck_assert_int_eq(ifa_npy_read(path_in("short.npy"), IFA_DTYPE_COUNT_, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
 }
 END_TEST

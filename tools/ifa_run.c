@@ -8,6 +8,7 @@
  * Exit status: 0 ran (and passed), 1 a check failed, 2 a bad case or usage, 3 a device or runtime failure
  * (the worst over all cases). */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,9 @@ static int write_outputs(const char *out_dir, const char *const *names, const if
     for (int i = 0; i < n; ++i) {
         if (!ts[i]) continue;
         snprintf(p, sizeof p, "%s/%s", out_dir, names[i]);
+        errno = 0;
         if (ifa_npy_write(p, ts[i]) != 0) {
-            fprintf(stderr, "ifa-run: cannot write %s\n", p);
+            fprintf(stderr, "ifa-run: cannot write %s: %s\n", p, errno ? strerror(errno) : "no .npy dtype for it");
             return 3;
         }
         printf("wrote %s\n", p);

@@ -26,9 +26,10 @@ int ifa_case_load_tensor(const cJSON *j, const char *name, const char *base, ifa
             snprintf(path, sizeof path, "%s", file);
         else
             snprintf(path, sizeof path, "%s/%s", base, file);
-        int bf16 = cJSON_IsString(dt) && strcmp(dt->valuestring, "bfloat16") == 0;
-        if (dt && !bf16) FAIL("inputs.%s: \"dtype\" beside a file may only be \"bfloat16\"", name);
-        return ifa_npy_read(path, bf16, t, err, err_size);
+        const int bf16 = cJSON_IsString(dt) && strcmp(dt->valuestring, "bfloat16") == 0;
+        const int int4 = cJSON_IsString(dt) && strcmp(dt->valuestring, "int4") == 0;
+        if (dt && !bf16 && !int4) FAIL("inputs.%s: \"dtype\" beside a file may only be \"bfloat16\" or \"int4\"", name);
+        return ifa_npy_read(path, bf16 ? IFA_DTYPE_BFLOAT16 : int4 ? IFA_DTYPE_INT4 : IFA_DTYPE_COUNT_, t, err, err_size);
     }
     if (!cJSON_IsObject(j)) FAIL("inputs.%s must be a file name or an object", name);
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(j, "shape");

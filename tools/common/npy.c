@@ -12,8 +12,9 @@ static const struct {
               {"<i8", IFA_DTYPE_INT64},   {"|b1", IFA_DTYPE_BOOL}};
 
 int ifa_npy_write(const char *path, const ifa_host_tensor *t) {
-    const char *descr = NULL;
-    for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; ++i)
+    const int int4 = t->dtype == IFA_DTYPE_INT4;
+    const char *descr = int4 ? "|i1" : NULL;
+    for (size_t i = 0; !int4 && i < sizeof descrs / sizeof descrs[0]; ++i)
         if (descrs[i].dtype == t->dtype) descr = descrs[i].descr;
     if (!descr) return -1;
     char header[512];
@@ -29,7 +30,11 @@ int ifa_npy_write(const char *path, const ifa_host_tensor *t) {
     pre[9] = (unsigned char)((n + pad + 1) >> 8);
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)n, f) == (size_t)n;
     for (int i = 0; ok && i < pad; ++i) ok = fputc(' ', f) != EOF;
-    ok = ok && fputc('\n', f) != EOF && fwrite(t->data, 1, t->bytes, f) == t->bytes;
+    ok = ok && fputc('\n', f) != EOF;
+    if (int4)
+        for (int64_t i = 0; ok && i < ifa_host_tensor_numel(t); ++i) ok = fputc((int)(int8_t)ifa_host_get(t, i) & 0xff, f) != EOF;
+    else
+        ok = ok && fwrite(t->data, 1, t->bytes, f) == t->bytes;
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
@@ -39,7 +44,7 @@ int ifa_npy_write(const char *path, const ifa_host_tensor *t) {
         goto fail;                                \
     } while (0)
 
-int ifa_npy_read(const char *path, int as_bf16, ifa_host_tensor *t, char *err, size_t err_size) {
+int ifa_npy_read(const char *path, ifa_dtype marked, ifa_host_tensor *t, char *err, size_t err_size) {
     memset(t, 0, sizeof *t);
     char *header = NULL;
     FILE *f = fopen(path, "rb");
@@ -72,8 +77,12 @@ int ifa_npy_read(const char *path, int as_bf16, ifa_host_tensor *t, char *err, s
         if (strstr(d, want) == strchr(d + 8, '\'')) dtype = descrs[i].dtype;
     }
     if (dtype == IFA_DTYPE_COUNT_) FAIL("%s: unsupported dtype (supported: <f4 <f2 <u2 |i1 |u1 <i4 <i8 |b1)", path);
-    if (dtype == IFA_DTYPE_BFLOAT16 && !as_bf16) FAIL("%s: '<u2' data must be marked \"dtype\": \"bfloat16\" in the case", path);
-    if (dtype != IFA_DTYPE_BFLOAT16 && as_bf16) FAIL("%s: marked bfloat16 but stored as another dtype than '<u2'", path);
+    if (dtype == IFA_DTYPE_BFLOAT16 && marked != IFA_DTYPE_BFLOAT16)
+        FAIL("%s: '<u2' data must be marked \"dtype\": \"bfloat16\" in the case", path);
+    if (dtype != IFA_DTYPE_BFLOAT16 && marked == IFA_DTYPE_BFLOAT16)
+        FAIL("%s: marked bfloat16 but stored as another dtype than '<u2'", path);
+    if (dtype != IFA_DTYPE_INT8 && marked == IFA_DTYPE_INT4)
+        FAIL("%s: marked int4 but stored as another dtype than '|i1' (one value per element)", path);
     const char *s = strstr(header, "'shape':");
     s = s ? strchr(s, '(') : NULL;
     if (!s) FAIL("%s: header has no shape", path);
@@ -94,6 +103,20 @@ int ifa_npy_read(const char *path, int as_bf16, ifa_host_tensor *t, char *err, s
     if (ifa_host_tensor_alloc(t, dtype, ndim, shape) != 0) FAIL("%s: shape too large", path);
     if (fread(t->data, 1, t->bytes, f) != t->bytes) FAIL("%s: data shorter than the shape says (%zu bytes)", path, t->bytes);
     if (fgetc(f) != EOF) FAIL("%s: data longer than the shape says", path);
+    if (marked == IFA_DTYPE_INT4) {
+        ifa_host_tensor packed;
+        if (ifa_host_tensor_alloc(&packed, IFA_DTYPE_INT4, ndim, shape) != 0) FAIL("%s: shape too large", path);
+        for (int64_t i = 0; i < ifa_host_tensor_numel(t); ++i) {
+            const int v = ((const int8_t *)t->data)[i];
+            if (v < -8 || v > 7) {
+                ifa_host_tensor_free(&packed);
+                FAIL("%s: element %lld is %d, outside int4's [-8, 7]", path, (long long)i, v);
+            }
+            ifa_host_set(&packed, i, v);
+        }
+        ifa_host_tensor_free(t);
+        *t = packed;
+    }
     free(header);
     fclose(f);
     return 0;

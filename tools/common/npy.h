@@ -1,14 +1,18 @@
 /* NumPy .npy files (format 1.0/2.0/3.0, C order, little-endian): read into and write from host tensors.
- * bfloat16 has no NumPy dtype: it is stored as '<u2' and the caller says it is bfloat16. */
+ * Two dtypes have no NumPy dtype: bfloat16 is stored as '<u2' and int4 as '|i1', one value per element (not
+ * packed); on reading, the caller says which of them the file holds. */
 #ifndef IFA_TOOLS_NPY_H
 #define IFA_TOOLS_NPY_H
 
 #include "common/host_tensor.h"
 
-/* Reads path into t. If as_bf16, a '<u2' file is taken as bfloat16. Returns 0, or -1 with a message in
- * err (malformed header, Fortran order, unsupported dtype, a size that does not match the shape). */
-int ifa_npy_read(const char *path, int as_bf16, ifa_host_tensor *t, char *err, size_t err_size);
-/* Writes t to path (bfloat16 as '<u2'). Returns 0 or -1. */
+/* Reads path into t. marked is the dtype the case names beside the file: IFA_DTYPE_BFLOAT16 (a '<u2' file),
+ * IFA_DTYPE_INT4 (a '|i1' file of values in [-8, 7], packed into t) or IFA_DTYPE_COUNT_ (none: the file's own
+ * dtype, never '<u2'). Returns 0, or -1 with a message in err (malformed header, Fortran order, unsupported
+ * dtype, a dtype that does not match the mark, a size that does not match the shape, an int4 value out of
+ * range). */
+int ifa_npy_read(const char *path, ifa_dtype marked, ifa_host_tensor *t, char *err, size_t err_size);
+/* Writes t to path (bfloat16 as '<u2', int4 as '|i1' one value per element). Returns 0 or -1. */
 int ifa_npy_write(const char *path, const ifa_host_tensor *t);
 
 #endif
