@@ -213,13 +213,13 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
-/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 64, at most 4 query rows per tile): each
+/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 128, at most 4 query rows per tile): each
  * query vector serves IFA_KJ = 4 key rows and the RB x 4 accumulators are reduced together, a transposed
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
- * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Measured: D = 64,
- * G = 4 about 12 % faster; D = 128 (8 vectors per row) spilled the accumulators and was slower, so it and
- * larger tiles keep one key row per step (docs/performance.md, seventh session). */
-#if VW == 16 && !V8 && DV <= 4 && RB <= 4
+ * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Measured: D = 64 and
+ * D = 128 at G = 4 about 10-12 % faster; D = 256 and tiles of 8 rows (G >= 8) were not faster and keep one
+ * key row per step (docs/performance.md, seventh session). */
+#if VW == 16 && !V8 && (DV <= 4 || DV == 8) && RB <= 4
 #define IFA_KJ 4
 #else
 #define IFA_KJ 1
@@ -588,7 +588,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     fv dot[RB][IFA_KJ];
                     _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
-                    IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
+                    /* 4 vectors of each key row per step, the steps not unrolled: with all of a row's vectors
+                     * in one block LLVM loads the 4 rows x DV vectors ahead and spills the accumulators */
+                    _Pragma("unroll 1") for (int x0 = 0; x0 < DV; x0 += 4)
+                    _Pragma("unroll") for (int x = x0; x < x0 + 4 && x < DV; ++x) {
                         fv kk[IFA_KJ];
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
                             kk[jj] = IFA_VLOAD(KV_T, k, k_off + ro_j[jj] + IFA_HOFF(r0) + (ulong)x * VW);
