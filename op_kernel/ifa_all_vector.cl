@@ -213,14 +213,16 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
-/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 128, at most 4 query rows per tile): each
- * query vector serves IFA_KJ = 4 key rows and the RB x 4 accumulators are reduced together, a transposed
+/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 128): each query vector serves IFA_KJ = 4 key
+ * rows and the RS x 4 accumulators of a tile of RS <= 4 query rows are reduced together, a transposed
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
- * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Measured: D = 64 and
- * D = 128 at G = 4 about 10-12 % faster; D = 256 and tiles of 8 rows (G >= 8) were not faster and keep one
- * key row per step (docs/performance.md, seventh session). */
-#if VW == 16 && !V8 && (DV <= 4 || DV == 8) && RB <= 4
+ * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Tiles of 8 rows
+ * (G >= 8) score as two tiles of 4, reading the 4 key rows twice from L1. Measured: G = 4 to 16 at D = 64
+ * and 128 about 10-15 % faster; D = 256 was not and keeps one key row per step (docs/performance.md,
+ * seventh session). */
+#if VW == 16 && !V8 && (DV <= 4 || DV == 8) && (RB <= 4 || RB % 4 == 0)
 #define IFA_KJ 4
+#define RS (RB <= 4 ? RB : 4)
 #else
 #define IFA_KJ 1
 #endif
@@ -584,9 +586,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                  * on the row) and spill them to the stack; an address that depends on the row (ro >> 63 is 0
                  * for any offset inside a buffer) keeps them as memory operands of the FMAs */
                 __local const float *qb = qs + (ro_j[0] >> 63);
-                for (int r0 = 0; r0 < R; r0 += RB) {
-                    fv dot[RB][IFA_KJ];
-                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                for (int r0 = 0; r0 < R; r0 += RS) {
+                    fv dot[RS][IFA_KJ];
+                    _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
                     /* 4 vectors of each key row per step, the steps not unrolled: with all of a row's vectors
                      * in one block LLVM loads the 4 rows x DV vectors ahead and spills the accumulators */
@@ -595,7 +597,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         fv kk[IFA_KJ];
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
                             kk[jj] = IFA_VLOAD(KV_T, k, k_off + ro_j[jj] + IFA_HOFF(r0) + (ulong)x * VW);
-                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) {
+                        _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                             if (r0 + rr < R) {
                                 const fv qv = IFA_LV(qb + (r0 + rr) * HEAD_DIM + x * VW);
                                 _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = fma(qv, kk[jj], dot[rr][jj]);
@@ -605,7 +607,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_PLAIN_SCORES
                     /* plain scores: scaled, hidden keys -inf, stored side by side */
                     const int4 p4 = (int4)(c + j0) + (int4)(0, 1, 2, 3);
-                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) {
+                    _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
                             const int t = (r0 + rr) % SQ;
                             const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
@@ -615,7 +617,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         }
                     }
 #else
-                    _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                    _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
                         if (r0 + rr < R) IFA_HSUM_KJ(dot[rr], dsum, r0 + rr);
 #endif
                 }
