@@ -218,9 +218,9 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
  * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Tiles of 8 rows
  * (G >= 8) score as two tiles of 4, reading the 4 key rows twice from L1. Measured: G = 4 to 16 at D = 64
- * and 128 about 10-15 % faster; D = 256 was not and keeps one key row per step (docs/performance.md,
- * seventh session). */
-#if VW == 16 && !V8 && (DV <= 4 || DV == 8) && (RB <= 4 || RB % 4 == 0)
+ * and 128 about 10-15 % faster; at D = 256 fp16 G = 16 13 % faster, int8 (antiquant's per-score path) 7 %
+ * slower, so larger D with antiquant keeps one key row per step (docs/performance.md, seventh session). */
+#if VW == 16 && !V8 && (DV <= 4 || DV == 8 || (DV % 4 == 0 && ANTIQUANT == 0)) && (RB <= 4 || RB % 4 == 0)
 #define IFA_KJ 4
 #define RS (RB <= 4 ? RB : 4)
 #else
