@@ -226,8 +226,9 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #else
 #define IFA_KJ 1
 #endif
-/* scores that need only the scale and the visibility test take a vector path in the KJ blocks */
-#define IFA_PLAIN_SCORES (IFA_KJ == 4 && ANTIQUANT == 0 && !HAS_PSE && !SOFTCAP && !HAS_MASK)
+/* scores that need only antiquant's correction, the scale and the visibility test take a vector path in the
+ * KJ blocks */
+#define IFA_PLAIN_SCORES (IFA_KJ == 4 && !HAS_PSE && !SOFTCAP && !HAS_MASK)
 #if IFA_KJ == 4
 /* the sums of 4 float16 vectors: halves of two vectors side by side, then quarters, then pairs of lanes */
 inline float16 ifa_hpair16(float16 a, float16 b) { return (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi); }
@@ -605,14 +606,25 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         }
                     }
 #if IFA_PLAIN_SCORES
-                    /* plain scores: scaled, hidden keys -inf, stored side by side */
+                    /* plain scores: corrected for antiquant, scaled, hidden keys -inf, stored side by side */
                     const int4 p4 = (int4)(c + j0) + (int4)(0, 1, 2, 3);
+#if ANTIQUANT >= 3
+                    const float4 ko4 = (float4)(ko_j[0], ko_j[1], ko_j[2], ko_j[3]);
+                    const float4 ks4 = (float4)(ks_j[0], ks_j[1], ks_j[2], ks_j[3]);
+#endif
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
                             const int t = (r0 + rr) % SQ;
                             const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
                             const int4 vis = p4 < (int4)end & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
-                            const float4 s4 = ifa_hsum_x4(dot[rr][0], dot[rr][1], dot[rr][2], dot[rr][3]) * scale;
+                            const float4 h4 = ifa_hsum_x4(dot[rr][0], dot[rr][1], dot[rr][2], dot[rr][3]);
+#if ANTIQUANT == 0
+                            const float4 s4 = h4 * scale;
+#elif ANTIQUANT <= 2
+                            const float4 s4 = (h4 + aq_q[r0 + rr]) * scale;
+#else
+                            const float4 s4 = fma(ko4, (float4)aq_q[r0 + rr], h4) * ks4 * scale;
+#endif
                             vstore4(select((float4)(-INFINITY), s4, vis), 0, sc + (r0 + rr) * CHUNK + j0);
                         }
                     }
