@@ -226,9 +226,6 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #else
 #define IFA_KJ 1
 #endif
-/* scores that need only antiquant's correction, the scale and the visibility test take a vector path in the
- * KJ blocks */
-#define IFA_PLAIN_SCORES (IFA_KJ == 4 && !HAS_PSE && !SOFTCAP && !HAS_MASK)
 #if IFA_KJ == 4
 /* the sums of 4 float16 vectors: halves of two vectors side by side, then quarters, then pairs of lanes */
 inline float16 ifa_hpair16(float16 a, float16 b) { return (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi); }
@@ -239,12 +236,6 @@ inline float4 ifa_hsum_x4(float16 a, float16 b, float16 c, float16 d) {
     const float8 f = e.even + e.odd;
     return f.even + f.odd;
 }
-/* the 4 key rows' sums of query row r's accumulators a[0..3] into ds[0..3][r] */
-#define IFA_HSUM_KJ(a, ds, r)                                                                                       \
-    do {                                                                                                           \
-        const float4 s_ = ifa_hsum_x4((a)[0], (a)[1], (a)[2], (a)[3]);                                             \
-        ds[0][r] = s_.x, ds[1][r] = s_.y, ds[2][r] = s_.z, ds[3][r] = s_.w;                                        \
-    } while (0)
 #endif
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
@@ -605,8 +596,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                             }
                         }
                     }
-#if IFA_PLAIN_SCORES
-                    /* plain scores: corrected for antiquant, scaled, hidden keys -inf, stored side by side */
+                    /* the 4 scores of a query row as a vector (the per-score code below, in the same order):
+                     * antiquant's correction, scale, pse, soft-cap, visibility; stored side by side */
                     const int4 p4 = (int4)(c + j0) + (int4)(0, 1, 2, 3);
 #if ANTIQUANT >= 3
                     const float4 ko4 = (float4)(ko_j[0], ko_j[1], ko_j[2], ko_j[3]);
@@ -614,28 +605,34 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
-                            const int t = (r0 + rr) % SQ;
+                            const int g = (r0 + rr) / SQ, t = (r0 + rr) - g * SQ;
                             const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
-                            const int4 vis = p4 < (int4)end & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
+                            int4 vis = p4 < (int4)end & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
+#if HAS_MASK
+                            vis &= convert_int4(vload4(0, mask + mask_off + b * mask_bstride + (ulong)t * mask_tstride +
+                                                              (ulong)(c + j0)) == (uchar4)0);
+#endif
                             const float4 h4 = ifa_hsum_x4(dot[rr][0], dot[rr][1], dot[rr][2], dot[rr][3]);
 #if ANTIQUANT == 0
-                            const float4 s4 = h4 * scale;
+                            float4 s4 = h4 * scale;
 #elif ANTIQUANT <= 2
-                            const float4 s4 = (h4 + aq_q[r0 + rr]) * scale;
+                            float4 s4 = (h4 + aq_q[r0 + rr]) * scale;
 #else
-                            const float4 s4 = fma(ko4, (float4)aq_q[r0 + rr], h4) * ks4 * scale;
+                            float4 s4 = fma(ko4, (float4)aq_q[r0 + rr], h4) * ks4 * scale;
+#endif
+#if HAS_PSE
+                            if (g < gn)
+                                s4 += IFA_NLOAD(Q_T, 4, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
+                                                                 (ulong)t * pse_tstride + (ulong)(c + j0));
+#endif
+#if SOFTCAP
+                            s4 = softcap * tanh(s4 / softcap);
 #endif
                             vstore4(select((float4)(-INFINITY), s4, vis), 0, sc + (r0 + rr) * CHUNK + j0);
                         }
                     }
-#else
-                    _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
-                        if (r0 + rr < R) IFA_HSUM_KJ(dot[rr], dsum, r0 + rr);
-#endif
                 }
-#if IFA_PLAIN_SCORES
                 continue;
-#endif
             } else
 #endif
             {
