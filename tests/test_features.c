@@ -559,15 +559,16 @@ START_TEST(all_features_every_layout_and_split) {
 }
 END_TEST
 
-/* Every antiquant mode with int8 and int4 KV, with and without offsets, across layouts, GQA and uneven
- * lengths; the later cases add each split mode, paged KV and masks. */
+/* Every antiquant mode with int8 and int4 KV, with and without offsets (each mode x KV dtype x offset in
+ * two of the four variants), across layouts, GQA and uneven lengths; the later cases add each split mode,
+ * paged KV and masks. */
 START_TEST(antiquant_modes) {
     static const int64_t lens[] = {300, 1, 0, 177};
     static const ifa_dtype sdt[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_BFLOAT16};
     const int mode = 1 + _i % 4, int4 = (_i / 4) % 2, variant = _i / 8; /* variant 0..3 */
     fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 2 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
                .kv = int4 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300, .sq = 1,
-               .lens = lens, .nlens = 4, .aq = mode, .aq_offset = _i % 2, .aq_dtype = sdt[_i % 3],
+               .lens = lens, .nlens = 4, .aq = mode, .aq_offset = (variant + int4) % 2, .aq_dtype = sdt[_i % 3],
                .seed = 1400 + (uint64_t)_i};
     if (variant == 1) p.split = splits[1 + _i % 3];
     if (variant == 2) p.block_size = 16, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
