@@ -60,14 +60,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #else
 #define SRC(d) IFA_LOAD(SRC_T, src, src0 + (d))
 #endif
-#if QUANT
-    __local float lo[WG], hi[WG];
-#endif
 /* The CPU shape (one work-item per group) reads a row 16 elements per load, rotary pairs as vectors too,
  * where whole vectors fit (neox's halves and gptj's span a multiple of 16), into 16-wide vectors: stored
  * 16 at a time, or quantised from them (min/max and the quantisation as vector operations) */
 #define IFA_APPEND_VEC                                                                                            \
     (WG == 1 && HEAD_DIM % 16 == 0 && (!ROPE || (ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))
+#if QUANT && !IFA_APPEND_VEC
+    /* the work-items' partial min and max of a row (the vector shape reduces in registers) */
+    __local float lo[WG], hi[WG];
+#endif
     for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
         const ulong src_row =
             BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
