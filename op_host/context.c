@@ -11,11 +11,14 @@ static ifa_status read_facts(ifa_context *c) {
     cl_uint cu = 0;
     size_t wg = 0;
     cl_ulong local = 0;
+    cl_uint native_float = 0;
     cl_device_type type = 0;
     char vendor[256] = "";
     cl_int err = clGetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(c->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof native_float, &native_float, NULL);
     if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
     if (err == CL_SUCCESS) err = clGetDeviceInfo(c->device, CL_DEVICE_NAME, sizeof c->device_name - 1, c->device_name, NULL);
@@ -23,6 +26,7 @@ static ifa_status read_facts(ifa_context *c) {
     c->facts.compute_units = (int32_t)cu;
     c->facts.max_work_group_size = wg > 0x7fffffff ? 0x7fffffff : (int32_t)wg;
     c->facts.local_mem_bytes = (int64_t)local;
+    c->facts.native_float_width = native_float > 64 ? 64 : (int32_t)native_float;
     if (type & CL_DEVICE_TYPE_CPU)
         c->facts.vendor = IFA_VENDOR_CPU;
     else if (strstr(vendor, "NVIDIA"))

@@ -161,7 +161,15 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 /* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
  * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:
  * element-wise vector operations only, no shuffles. */
-#ifdef __ENDIAN_LITTLE__
+#if defined(__ENDIAN_LITTLE__) && VW == 8
+/* 8 values from one 32-bit word: value e is bits 4e..4e+3, moved to the top of lane e by a per-lane shift and
+ * sign-extended by an arithmetic shift back (AVX2's variable shifts; the byte-lane form below went through
+ * scalar byte moves at this width: G = 8, D = 64 int4 520 -> see docs/performance.md, eighth session) */
+inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
+    const uint w = as_uint(vload4(0, p + (i >> 1)));
+    return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
+}
+#elif defined(__ENDIAN_LITTLE__)
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
     const IFA_CAT(ushort, IFA_HALF_VW) w = IFA_CAT(convert_ushort, IFA_HALF_VW)(IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1)));
     const IFA_CAT(ushort, IFA_HALF_VW) t = (w & (ushort)0x0F) | ((w & (ushort)0xF0) << (ushort)4);
@@ -213,20 +221,29 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 #define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
-/* Key rows per step of the CPU shape's score loop (VW = 16, D <= 128): each query vector serves IFA_KJ = 4 key
- * rows and the RS x 4 accumulators of a tile of RS <= 4 query rows are reduced together, a transposed
+/* Key rows per step of the CPU shape's score loop (VW = 16 or 8): each query vector serves IFA_KJ = 4 key
+ * rows and the RS x 4 accumulators of a tile of RS <= RS_MAX query rows are reduced together, a transposed
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
- * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Tiles of 8 rows
- * (G >= 8) score as two tiles of 4, reading the 4 key rows twice from L1. Measured: G = 4 to 16 at D = 64
+ * come out side by side (one float4 store instead of 4 horizontal sums and a scatter). Larger tiles (RB rows)
+ * score as several tiles of RS_MAX, reading the 4 key rows again from L1. RS_MAX (plan->score_rows) fits the
+ * register file: 4 with AVX-512's 32 registers, 2 with AVX2's 16. Measured: AVX-512, G = 4 to 16 at D = 64
  * and 128 about 10-15 % faster; at D = 256 fp16 G = 16 13 % faster, int8 (antiquant's per-score path) 7 %
- * slower, so larger D with antiquant keeps one key row per step (docs/performance.md, seventh session). */
-#if VW == 16 && !V8 && (DV <= 4 || DV == 8 || (DV % 4 == 0 && ANTIQUANT == 0)) && (RB <= 4 || RB % 4 == 0)
+ * slower, so larger D with antiquant keeps one key row per step at that width (docs/performance.md, seventh
+ * session); AVX2 (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256
+ * (16 and 32 vectors) 9-26 % faster, so there antiquant takes it at any D (eighth session). */
+#if (VW == 16 || VW == 8) && !V8
+#ifndef RS_MAX
+#define RS_MAX 4
+#endif
+#if RS_MAX >= 1 && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0)
 #define IFA_KJ 4
-#define RS (RB <= 4 ? RB : 4)
-#else
+#define RS (RB <= RS_MAX ? RB : RS_MAX)
+#endif
+#endif
+#ifndef IFA_KJ
 #define IFA_KJ 1
 #endif
-#if IFA_KJ == 4
+#if IFA_KJ == 4 && VW == 16
 /* the sums of 4 float16 vectors: halves of two vectors side by side, then quarters, then pairs of lanes */
 inline float16 ifa_hpair16(float16 a, float16 b) { return (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi); }
 inline float4 ifa_hsum_x4(float16 a, float16 b, float16 c, float16 d) {
@@ -235,6 +252,14 @@ inline float4 ifa_hsum_x4(float16 a, float16 b, float16 c, float16 d) {
                       (float16)(ab.s4567, ab.scdef, cd.s4567, cd.scdef);      /* a, b, c, d: 4 lanes each */
     const float8 f = e.even + e.odd;
     return f.even + f.odd;
+}
+#elif IFA_KJ == 4
+/* the same for 4 float8 vectors (AVX2's width): halves side by side, then pairs of lanes */
+inline float8 ifa_hpair8(float8 a, float8 b) { return (float8)(a.lo, b.lo) + (float8)(a.hi, b.hi); }
+inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
+    const float8 ab = ifa_hpair8(a, b), cd = ifa_hpair8(c, d);               /* a: 0-3, b: 4-7 (c, d alike) */
+    const float8 e = (float8)(ab.s01, ab.s45, cd.s01, cd.s45) + (float8)(ab.s23, ab.s67, cd.s23, cd.s67);
+    return e.even + e.odd;
 }
 #endif
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element

@@ -11,6 +11,7 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "test_util.h"
+#include "op_host/context.h"
 #include "tiling/planner.h"
 
 enum mask_form { NO_MASK, MASK_BS, MASK_B1S, MASK_B11S, MASK_PER_TOKEN };
@@ -49,6 +50,8 @@ typedef struct fspec {
     double rope_table;  /* > 0: cos/sin tables of angles (pos · rope_table) · theta^(-2i/dim) (rope_table 1: the
                          * theta formula's own values; 0.25: a linearly scaled context) */
     int tmpl;           /* ifa_template to force through template_mode; 0: the planner's choice */
+    int native;         /* > 0: plan for a CPU of this native float width (16: AVX-512, 8: AVX2), so the vector
+                         * shape's tiles of either register file run on this machine; 0: the device's own */
     uint64_t seed;
 } fspec;
 
@@ -321,10 +324,34 @@ static int build(const fspec *p, ifa_case *c) {
     return 0;
 }
 
-/* Replans as if the device had 64 compute units and short splits, to force a split mode on PoCL. */
-static int force_split(ifa_plan *plan, void *user) {
-    const int want = *(const int *)user;
-    ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, 0, 2 * 1024 * 1024};
+/* What check() replans for: a split mode to force (0: none) and a native float width (0: the device's). */
+typedef struct replan_for {
+    int split;
+    int native;
+} replan_for;
+
+/* Replans for a CPU of another native float width: the vector shape with that width's tiles (the CPU row's
+ * shape even where ctest's tuned runs select the work-group shape). */
+static int force_native(ifa_plan *plan, int native) {
+    ifa_device_facts facts = test_ctx()->facts;
+    facts.native_float_width = native;
+    ifa_problem p = plan->problem;
+    test_tuning_push("work_group_size=1,chunk_rows=64,vector_width=16,pv_block=4,vector_loads=0");
+    const ifa_status st = ifa__plan_make(&p, &facts, plan);
+    test_tuning_pop();
+    return st == IFA_STATUS_OK && plan->vector_width > 1 &&
+                   plan->vector_registers == (native == 8 ? 16 : 32)
+               ? 0
+               : -1;
+}
+
+/* Replans as if the device had 64 compute units and short splits, to force a split mode on PoCL; or only
+ * for another native width. */
+static int replan(ifa_plan *plan, void *user) {
+    const replan_for *r = user;
+    if (!r->split) return force_native(plan, r->native);
+    const int want = r->split;
+    ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, r->native, 2 * 1024 * 1024};
     test_tuning_push(
            want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
            : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"
@@ -340,12 +367,13 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
              "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
-             "seed=%llu",
+             "native=%d seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
-             p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, (unsigned long long)p->seed);
+             p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native,
+             (unsigned long long)p->seed);
 }
 
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
@@ -370,8 +398,8 @@ static void check(const fspec *p, ifa_case_result *keep) {
     for (int pass = 0; pass < (p->q2 ? 2 : 1); ++pass) {
         c.int8_poison = pass ? 127 : -128;
         ifa_case_result r;
-        int want = p->split;
-        ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split ? force_split : NULL, &want, &r);
+        replan_for want = {p->split, p->native};
+        ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, p->split || p->native ? replan : NULL, &want, &r);
         ck_assert_msg(st == IFA_STATUS_OK, "%s: run failed: %s (%s)", what, ifa_status_name(st), ifa_last_error());
         if (p->split) ck_assert_int_eq(r.plan.split_kv, p->split);
         if (p->tmpl) ck_assert_int_eq(r.plan.template_id, p->tmpl);
@@ -694,6 +722,36 @@ START_TEST(shared_prefix) {
 }
 END_TEST
 
+/* The vector shape planned for each CPU register file (16-wide with 32 registers, as on AVX-512; 8-wide with
+ * 16, as on AVX2), whichever this machine has: the four-key-row score step's tiles (4 or 2 query rows; G = 8
+ * and 16 as several tiles), its vector scores with mask, pse, soft-cap, window and antiquant, the per-row
+ * step where D / width is not a multiple of 4, S1 > 1, paged KV, adjacent KV heads, a shared prefix. */
+START_TEST(vector_tiles_both_register_files) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 64, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .native = _i % 2 ? 8 : 16,
+               .seed = 1800 + (uint64_t)_i};
+    switch (_i / 2) {
+    case 0: /* G = 4: mask, pse, soft-cap, window in the vector scores */
+        p.mask = MASK_B1S, p.mask_dtype = IFA_DTYPE_INT8, p.pse = IFA_PSE_BROADCAST, p.softcap = 5.0, p.window = 150;
+        break;
+    case 1: p.n = 16, p.d = 128; break;                          /* G = 8: two tiles of 4, four of 2 */
+    case 2: p.q = IFA_DTYPE_BFLOAT16, p.kv = IFA_DTYPE_BFLOAT16, p.n = 32, p.d = 128, p.mask = MASK_BS,
+            p.mask_dtype = IFA_DTYPE_BOOL; break;                /* G = 16 */
+    case 3: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT16; break;
+    case 4: p.kv = IFA_DTYPE_INT4, p.aq = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT32,
+            p.block_size = 16; break;
+    case 5: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_TOKEN, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT32,
+            p.d = 128; break;                                    /* antiquant's vector scores at 8 or 16 vectors */
+    case 6: p.sq = 3; break;                                     /* 12 query rows, causal */
+    case 7: p.q = IFA_DTYPE_FLOAT32, p.kv = IFA_DTYPE_FLOAT32, p.layout = "BSND", p.n = 28, p.nkv = 4; break; /* G = 7 */
+    case 8: p.d = 48; break;                                     /* 3 or 6 vectors per row */
+    default: p.prefix = 64, p.d = 32; break;                     /* the cascade's prefix pass */
+    }
+    check(&p, NULL);
+}
+END_TEST
+
 /* The cascade equals one attention over [prefix ; own KV] concatenated into each sequence. */
 START_TEST(shared_prefix_equals_concatenated) {
     static const int64_t lens[] = {100, 7, 0};
@@ -856,6 +914,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, quantised_output, 0, 12);
     tcase_add_loop_test(t, shared_prefix, 0, 9);
     tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
+    tcase_add_loop_test(t, vector_tiles_both_register_files, 0, 20);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");

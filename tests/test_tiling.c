@@ -484,6 +484,45 @@ START_TEST(prefetch_rows_rule) {
 }
 END_TEST
 
+/* The vector shape follows the CPU: its width is at most the device's native float width, and its register
+ * tiles fit 32 registers (AVX-512, unknown width) or 16 (AVX2: native width 8). */
+START_TEST(vector_shape_follows_native_width) {
+    static const struct {
+        int32_t native, d, g, vw, regs, score_rows, pv_block;
+    } cases[] = {
+        {0, 128, 4, 16, 32, 4, 4},  {16, 128, 4, 16, 32, 4, 4}, {8, 128, 4, 8, 16, 2, 2},  {8, 128, 1, 8, 16, 2, 4},
+        {8, 128, 8, 8, 16, 2, 1},   {8, 128, 16, 8, 16, 2, 1},  {16, 64, 16, 16, 32, 4, 2}, {4, 64, 4, 4, 32, 4, 4},
+        {8, 40, 4, 8, 16, 2, 2},    {16, 40, 4, 8, 32, 4, 4},   {8, 4, 4, 4, 16, 2, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ifa_device_facts cpu = pocl;
+        cpu.native_float_width = cases[i].native;
+        ifa_problem p = problem(1, 8 * cases[i].g, 8, cases[i].d, 4096);
+        p.layout = IFA_LAYOUT_BNSD; /* one KV head per work-group: tiles of G rows */
+        ifa_plan plan;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_msg(plan.vector_width == cases[i].vw && plan.vector_registers == cases[i].regs &&
+                          plan.score_rows == cases[i].score_rows && plan.pv_block == cases[i].pv_block,
+                      "case %zu: vector_width %d, vector_registers %d, score_rows %d, pv_block %d", i,
+                      plan.vector_width, plan.vector_registers, plan.score_rows, plan.pv_block);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+        ifa_plan bad = plan;
+        bad.score_rows = 0;
+        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        bad.score_rows = 5;
+        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    }
+    /* the work-group shape (GPU rows) has no register tiles */
+    ifa_problem p = problem(1, 32, 8, 128, 4096);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_width, 1);
+    ck_assert_int_eq(plan.score_rows, 0);
+    ck_assert_int_eq(plan.vector_registers, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+}
+END_TEST
+
 /* S1 query tokens multiply the rows a work-group holds: the planner fits heads x tokens in local memory and
  * sizes the split partials per token. */
 START_TEST(multi_token_rows_fit_and_size_partials) {
@@ -573,6 +612,7 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
+    tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);

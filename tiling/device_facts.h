@@ -17,7 +17,7 @@ typedef struct ifa_device_facts {
     int32_t vendor;              /* ifa_vendor */
     int32_t compute_units;       /* CL_DEVICE_MAX_COMPUTE_UNITS */
     int32_t max_work_group_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
-    int32_t reserved;
+    int32_t native_float_width;  /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: 16 on AVX-512 CPUs, 8 on AVX2 (0: unknown) */
     int64_t local_mem_bytes;     /* CL_DEVICE_LOCAL_MEM_SIZE */
 } ifa_device_facts;
 

@@ -116,12 +116,18 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
         plan->vector_loads = 8;
 }
 
-/* P.V keeps rows x pv_block vectors in registers: about 16 of the 32 a CPU core has, so fewer vectors per
- * block when a work-group holds many query rows. */
-static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t rows) {
+/* The vector registers a CPU core gives the kernel's register tiles. OpenCL does not say; the native float
+ * width tells x86's two files apart: AVX-512 (16 lanes) has 32 registers, AVX and AVX2 (8 lanes) 16. Other
+ * SIMD CPUs (NEON, SVE at 4 lanes) have 32. */
+static int32_t vector_registers(const ifa_device_facts *dev) { return dev->native_float_width == 8 ? 16 : 32; }
+
+/* P.V keeps rows x pv_block vectors in registers: about half the register file, so fewer vectors per block
+ * when a work-group holds many query rows (AVX2, 16 registers: G = 4 at D = 128 2 vectors, 45 -> 40 us;
+ * G >= 8 one vector, 109 -> 91 us; docs/performance.md, eighth session). */
+static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t rows, int32_t regs) {
     if (rows > 8) rows = 8; /* the kernel tiles rows by 8 (RB in ifa_all_vector.cl) */
     int32_t xb = vw > 1 && t->pv_block > 0 ? t->pv_block : 1;
-    while (xb > 1 && rows * xb > 16) xb /= 2;
+    while (xb > 1 && rows * xb > regs / 2) xb /= 2;
     return xb;
 }
 
@@ -268,9 +274,13 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     if (chosen == IFA_TEMPLATE_CV) return plan_cv(p, dev, &t, plan);
     int32_t wg = t.work_group_size;
     if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
-    /* the widest power-of-2 vector (up to the tuning row's) that divides D */
-    int32_t vw = 1;
-    while (vw * 2 <= t.vector_width && p->head_dim % (vw * 2) == 0) vw *= 2;
+    /* the widest power-of-2 vector (up to the tuning row's and the device's native width) that divides D:
+     * 16 floats on AVX-512, 8 on AVX2, where a float16 is two registers of a file of 16 (D = 128, G = 4 on
+     * an AVX2 core: 77 -> 40 us) */
+    int32_t vw = 1, vw_max = t.vector_width;
+    if (dev->native_float_width > 0 && vw_max > dev->native_float_width) vw_max = dev->native_float_width;
+    while (vw * 2 <= vw_max && p->head_dim % (vw * 2) == 0) vw *= 2;
+    const int32_t regs = vw > 1 ? vector_registers(dev) : 0;
     /* chunks are whole multiples of the work-group (rows per work-item) and of the vector (softmax) */
     const int32_t step = wg > vw ? wg : vw;
     int32_t chunk = t.chunk_rows < step ? step : t.chunk_rows / step * step;
@@ -290,7 +300,11 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
-    plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan));
+    plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan), regs);
+    /* the four-key-row score step holds 4 x score_rows accumulators, 4 key vectors and a query vector: 21 of
+     * 32 registers with 4 rows; with 16 registers 2 rows (4 rows spill: G = 16, D = 128, 192 -> 177 us) */
+    plan->vector_registers = regs;
+    plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
     plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
@@ -311,7 +325,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->prefix_heads_per_group = (int32_t)pper;
         plan->prefix_head_groups = (int32_t)pgroups;
         plan->prefix_slots = 1;
-        plan->prefix_pv_block = pv_block(vw, &t, pper * p->seq_q);
+        plan->prefix_pv_block = pv_block(vw, &t, pper * p->seq_q, regs);
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */
             const int64_t len = p->max_length > 0 ? p->max_length : 1;
@@ -408,7 +422,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size || plan->vector_width < 1 ||
         plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
         plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||
-        plan->pv_block < 1 || plan->pv_block > 16 ||
+        plan->pv_block < 1 || plan->pv_block > 16 || (plan->vector_width > 1 && (plan->score_rows < 1 || plan->score_rows > 4)) ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||

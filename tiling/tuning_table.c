@@ -17,8 +17,10 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * measurement of docs/performance.md says they beat one element per load. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0},
     [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0},
-    /* PoCL: one work-item per work-group with 16-wide vectors along D (AVX-512), 64-row chunks and P.V
-     * blocks of 4 vectors per query row; docs/performance.md has the measurements behind each number.
+    /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
+     * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
+     * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
+     * each number.
      * The append runs a row per work-item: 2.6x faster than 16 work-items with barriers (int8 prefill of
      * 41K tokens, D = 128: 463 vs 1222 ms). Software prefetch 16 key rows ahead (and each value row during
      * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. */

@@ -15,9 +15,10 @@ typedef struct ifa_tuning {
     int32_t split_rowmax;      /* flash-decoding algorithm: 1 partial rowmax, 2 global rowmax */
     int32_t block_cost_rows;   /* balanced units: a block's fixed cost in KV-row equivalents (query load, writes) */
     int32_t balance_milli;     /* balanced units when the longest block exceeds this/1000 of a unit's share */
-    int32_t vector_width;      /* the kernel's vector width along D (the largest power of 2 up to this that
-                                * divides D); 1 = the scalar work-group kernel */
-    int32_t pv_block;          /* vectors per P.V register block (with vector_width > 1) */
+    int32_t vector_width;      /* the kernel's vector width along D (the largest power of 2 up to this and the
+                                * device's native float width that divides D); 1 = the scalar work-group kernel */
+    int32_t pv_block;          /* vectors per P.V register block (with vector_width > 1; the planner halves it
+                                * until rows x vectors fit half the register file) */
     int32_t append_work_group_size; /* KVCacheAppend: work-items per (token, head) row */
     int32_t cv_min_rows;       /* the planner picks the cv template when G x S1 >= this (0: never by itself) */
     int32_t cv_chunk_rows;     /* cv template: most KV rows per chunk (per GEMM) */

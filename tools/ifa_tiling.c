@@ -4,8 +4,8 @@
  *   ifa-tiling --shape B,N,N_kv,D,S [--layout BSH] [--dtype float16] [--kv-dtype float16] [--lse]
  *              [--device-profile NAME] [--time]
  *   ifa-tiling --decode KEY
- * Profiles: h100 (132 CUs, 48 KiB local), pocl-2 (2 CPU cores), generic-gpu-64cu. Exit 0, or 2 with a
- * message for a bad case, key or argument. */
+ * Profiles: h100 (132 CUs, 48 KiB local), pocl-2 (2 AVX-512 CPU cores), pocl-2-avx2 (2 AVX2 cores),
+ * generic-gpu-64cu. Exit 0, or 2 with a message for a bad case, key or argument. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -26,14 +26,15 @@ static const struct {
     ifa_device_facts facts;
 } profiles[] = {
     {"h100", {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024}},
-    {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024}},
+    {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 16, 2 * 1024 * 1024}},      /* 2 AVX-512 cores (Zen 4) */
+    {"pocl-2-avx2", {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024}},  /* 2 AVX2 cores (Zen 3) */
     {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024}},
 };
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
                     "                  [--template auto|all_vector|cv]\n"
-                    "                  [--device-profile h100|pocl-2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
+                    "                  [--device-profile h100|pocl-2|pocl-2-avx2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
 }
@@ -85,6 +86,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(d, "compute_units", dev->compute_units);
     cJSON_AddNumberToObject(d, "max_work_group_size", dev->max_work_group_size);
     cJSON_AddNumberToObject(d, "local_mem_bytes", (double)dev->local_mem_bytes);
+    cJSON_AddNumberToObject(d, "native_float_width", dev->native_float_width);
     char key[32];
     snprintf(key, sizeof key, "%" PRIu64, p->tiling_key);
     cJSON_AddStringToObject(o, "tiling_key", key);
@@ -132,6 +134,8 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "work_group_size", p->work_group_size);
     cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
     cJSON_AddNumberToObject(o, "pv_block", p->pv_block);
+    cJSON_AddNumberToObject(o, "vector_registers", p->vector_registers);
+    cJSON_AddNumberToObject(o, "score_rows", p->score_rows);
     cJSON_AddNumberToObject(o, "prefetch_rows", p->prefetch_rows);
     cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
     if (p->problem.has_prefix) {
@@ -209,7 +213,7 @@ int main(int argc, char **argv) {
         size_t i = 0;
         while (i < sizeof profiles / sizeof profiles[0] && strcmp(profiles[i].name, profile)) ++i;
         if (i == sizeof profiles / sizeof profiles[0]) {
-            fprintf(stderr, "ifa-tiling: unknown profile \"%s\" (h100, pocl-2, generic-gpu-64cu)\n", profile);
+            fprintf(stderr, "ifa-tiling: unknown profile \"%s\" (h100, pocl-2, pocl-2-avx2, generic-gpu-64cu)\n", profile);
             return 2;
         }
         facts = profiles[i].facts;

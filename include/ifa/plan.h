@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 9u
+#define IFA_PLAN_VERSION 10u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -171,6 +171,10 @@ typedef struct ifa_plan {
     int32_t prefetch_rows;      /* all_vector, vector shape: key rows the kernel prefetches ahead (0: none) */
     int32_t vector_loads;       /* all_vector, work-group shape: 8 (K/V read 8 elements per load, P.V work-items own
                                  * (query row, 8 columns) slices) or 0 (one element per load) */
+    int32_t vector_registers;   /* all_vector, vector shape: the register file the tiles below are sized for (32 on
+                                 * AVX-512 CPUs and 4-lane SIMD, 16 on AVX2; 0 in the work-group shape) */
+    int32_t score_rows;         /* all_vector, vector shape: query rows per register tile of the four-key-row score
+                                 * step (4 x score_rows accumulators; 1 to 4, 0 in the work-group shape) */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
