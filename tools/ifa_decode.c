@@ -224,14 +224,16 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     if (ensure(dr, &dr->staging_k, &dr->staging_k_bytes, bytes) != 0 ||
         ensure(dr, &dr->staging_v, &dr->staging_v_bytes, bytes) != 0)
         return fail("staging buffers", IFA_STATUS_OK);
-    ifa_host_tensor hk, hv;
+    ifa_host_tensor hk = {0}, hv = {0};
     ifa_tensor tk = layout_tensor(dr, dr->staging_k, o->dtype, nb, rows, h);
-    if (ifa_host_tensor_alloc(&hk, o->dtype, tk.ndim, tk.shape) != 0 ||
-        ifa_host_tensor_alloc(&hv, o->dtype, tk.ndim, tk.shape) != 0)
-        return fail("host staging", IFA_STATUS_OK);
     int64_t *lens = malloc((size_t)nb * sizeof *lens);
     int32_t *table = malloc((size_t)(nb * dr->cols) * sizeof *table);
-    if (!lens || !table) return fail("host memory", IFA_STATUS_OK);
+    if (ifa_host_tensor_alloc(&hk, o->dtype, tk.ndim, tk.shape) != 0 ||
+        ifa_host_tensor_alloc(&hv, o->dtype, tk.ndim, tk.shape) != 0 || !lens || !table) {
+        ifa_host_tensor_free(&hk), ifa_host_tensor_free(&hv);
+        free(lens), free(table);
+        return fail("host memory", IFA_STATUS_OK);
+    }
     const double tg = now_us();
     for (int i = 0; i < nb; ++i) {
         const request *r = &dr->reqs[list[i]];
@@ -507,7 +509,11 @@ static int decode_step(driver *dr, int64_t step) {
     const int64_t h = o->kv_heads, d = o->dim;
     int64_t *lens = malloc((size_t)nb * sizeof *lens);
     int32_t *table = malloc((size_t)(nb * dr->cols) * sizeof *table);
-    if (!lens || !table) return fail("host memory", IFA_STATUS_OK);
+    int rc = 0;
+    if (!lens || !table) {
+        rc = fail("host memory", IFA_STATUS_OK);
+        goto out;
+    }
     double kv_bytes = 0;
     const double elem = (double)ifa_dtype_bits(o->kv_dtype) / 8, per_scale = dr->quant ? (o->symmetric ? 4 : 8) : 0;
     for (int k = 0; k < nb; ++k) {
@@ -519,8 +525,10 @@ static int decode_step(driver *dr, int64_t step) {
         kv_bytes += (double)r->cached * (double)h * (2 * (double)d * elem + 2 * per_scale);
     }
     /* attention */
-    if (ensure(dr, &dr->query, &dr->query_bytes, hq.bytes) != 0 || ensure(dr, &dr->out, &dr->out_bytes, hq.bytes) != 0)
-        return fail("query buffers", IFA_STATUS_OK);
+    if (ensure(dr, &dr->query, &dr->query_bytes, hq.bytes) != 0 || ensure(dr, &dr->out, &dr->out_bytes, hq.bytes) != 0) {
+        rc = fail("query buffers", IFA_STATUS_OK);
+        goto out;
+    }
     tq.buffer = dr->query;
     ifa_tensor to = tq;
     to.buffer = dr->out;
@@ -541,7 +549,6 @@ static int decode_step(driver *dr, int64_t step) {
     const double t0 = now_us();
     ifa_status s = ifa_incre_flash_attention_get_workspace_size(dr->ctx, &a, &plan, &ws);
     dr->st.plan_us += now_us() - t0;
-    int rc = 0;
     cl_event first = NULL, done = NULL;
     if (err != CL_SUCCESS) rc = fail("uploading the query", IFA_STATUS_OK);
     else if (s != IFA_STATUS_OK) rc = fail("IncreFlashAttention get_workspace_size", s);
@@ -570,12 +577,13 @@ static int decode_step(driver *dr, int64_t step) {
             dr->st.verify_us += now_us() - tv;
         }
     }
+    if (first) clReleaseEvent(first);
+    if (done) clReleaseEvent(done);
+out: /* every path after the query was drawn and the append enqueued ends here */
     if (appended) {
         if (rc) clWaitForEvents(1, &appended);
         clReleaseEvent(appended);
     }
-    if (first) clReleaseEvent(first);
-    if (done) clReleaseEvent(done);
     ifa_host_tensor_free(&hq);
     free(lens), free(table);
     if (rc) return rc;
