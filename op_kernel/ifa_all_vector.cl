@@ -158,18 +158,19 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #else
 #define IFA_HALF_VW 2
 #endif
-/* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
- * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:
- * element-wise vector operations only, no shuffles. */
 #if defined(__ENDIAN_LITTLE__) && VW == 8
 /* 8 values from one 32-bit word: value e is bits 4e..4e+3, moved to the top of lane e by a per-lane shift and
  * sign-extended by an arithmetic shift back (AVX2's variable shifts; the byte-lane form below went through
- * scalar byte moves at this width: G = 8, D = 64 int4 520 -> see docs/performance.md, eighth session) */
+ * scalar byte moves at this width: G = 8, D = 64, S = 2048 int4 in L2 520 -> 237 us, docs/performance.md,
+ * eighth session) */
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
     const uint w = as_uint(vload4(0, p + (i >> 1)));
     return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
 }
 #elif defined(__ENDIAN_LITTLE__)
+/* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
+ * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:
+ * element-wise vector operations only, no shuffles. */
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
     const IFA_CAT(ushort, IFA_HALF_VW) w = IFA_CAT(convert_ushort, IFA_HALF_VW)(IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1)));
     const IFA_CAT(ushort, IFA_HALF_VW) t = (w & (ushort)0x0F) | ((w & (ushort)0xF0) << (ushort)4);
@@ -232,10 +233,7 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * session); AVX2 (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256
  * (16 and 32 vectors) 9-26 % faster, so there antiquant takes it at any D (eighth session). */
 #if (VW == 16 || VW == 8) && !V8
-#ifndef RS_MAX
-#define RS_MAX 4
-#endif
-#if RS_MAX >= 1 && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0)
+#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0)
 #define IFA_KJ 4
 #define RS (RB <= RS_MAX ? RB : RS_MAX)
 #endif

@@ -121,9 +121,9 @@ static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enque
 
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
     const int contig = ctx->facts.vendor == IFA_VENDOR_CPU;
-    const size_t per_unit[3] = {4, 64, 256}, shapes = contig ? 3 : 1;
-    const size_t most = contig ? (size_t)ctx->facts.compute_units * per_unit[shapes - 1]
-                               : (size_t)ctx->facts.compute_units * 2048;
+    const size_t cu = (size_t)ctx->facts.compute_units;
+    const size_t counts[3] = {contig ? cu * 4 : cu * 2048, cu * 64, cu * 256}, shapes = contig ? 3 : 1;
+    const size_t most = counts[shapes - 1];
     cl_int err;
     const char *src = stream_src;
     cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, NULL, &err);
@@ -144,11 +144,10 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
     clSetKernelArg(k, 1, sizeof n4, &n4);
     clSetKernelArg(k, 2, sizeof out, &out);
     for (size_t s = 0; s < shapes; ++s) {
-        const size_t items = contig ? (size_t)ctx->facts.compute_units * per_unit[s] : most;
         double t[7];
         for (int i = 0; i < 8; ++i) {
             cl_event ev;
-            if (clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
+            if (clEnqueueNDRangeKernel(q, k, 1, NULL, &counts[s], NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
             clWaitForEvents(1, &ev);
             if (i > 0) t[i - 1] = span_us(ev, ev);
             clReleaseEvent(ev);
@@ -157,7 +156,7 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
         const double g = (double)bytes / t[0] * 1e-3;
         if (!(gbps >= g)) gbps = g;
     }
-    measure_enqueue(q, k, contig ? (size_t)ctx->facts.compute_units * per_unit[0] : most, enq);
+    measure_enqueue(q, k, counts[0], enq);
 done:
     if (k) clReleaseKernel(k);
     if (x) clReleaseMemObject(x);
@@ -486,7 +485,8 @@ int main(int argc, char **argv) {
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,
-           ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit)" : "", o.layout, ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
+           ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit)" : "", o.layout,
+           ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
            enq.idle_us, enq.busy_us);
