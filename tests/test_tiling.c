@@ -509,8 +509,10 @@ START_TEST(vector_shape_follows_native_width) {
         ifa_plan bad = plan;
         bad.score_rows = 0;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        ck_assert_ptr_nonnull(strstr(ifa_last_error(), "score_rows 0"));
         bad.score_rows = 5;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        ck_assert_ptr_nonnull(strstr(ifa_last_error(), "score_rows 5"));
     }
     /* the work-group shape (GPU rows) has no register tiles */
     ifa_problem p = problem(1, 32, 8, 128, 4096);

@@ -419,10 +419,13 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (key != plan->tiling_key)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan tiling_key %" PRIu64 " does not match its fields (%" PRIu64 ")",
                          plan->tiling_key, key);
+    if (plan->vector_width > 1 && (plan->score_rows < 1 || plan->score_rows > 4))
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan score_rows %d: the vector shape (vector_width %d) scores tiles "
+                         "of 1 to 4 query rows", (int)plan->score_rows, (int)plan->vector_width);
     if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size || plan->vector_width < 1 ||
         plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
         plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||
-        plan->pv_block < 1 || plan->pv_block > 16 || (plan->vector_width > 1 && (plan->score_rows < 1 || plan->score_rows > 4)) ||
+        plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
