@@ -198,21 +198,13 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 /* IFA_VSTORE stores VW floats to an output of dtype code c (0-2) at element index i (ifa_common.cl) */
 #define IFA_VSTORE(c, x, p, i) IFA_NSTORE(c, VW, x, p, i)
 #define IFA_UNROLL_X _Pragma("unroll")
-/* horizontal sum and max, halving the vector */
+/* horizontal sum and max (ifa_common.cl's halving reductions) */
 #if VW == 16
-inline float8 ifa_hs16(float16 a) { return a.lo + a.hi; }
-inline float8 ifa_hm16(float16 a) { return fmax(a.lo, a.hi); }
-#endif
-#if VW >= 8
-inline float ifa_hs8(float8 a) { const float4 b = a.lo + a.hi; const float2 c = b.lo + b.hi; return c.x + c.y; }
-inline float ifa_hm8(float8 a) { const float4 b = fmax(a.lo, a.hi); const float2 c = fmax(b.lo, b.hi); return fmax(c.x, c.y); }
-#if VW == 16
-inline float ifa_hsum(fv a) { return ifa_hs8(ifa_hs16(a)); }
-inline float ifa_hmax(fv a) { return ifa_hm8(ifa_hm16(a)); }
-#else
-inline float ifa_hsum(fv a) { return ifa_hs8(a); }
-inline float ifa_hmax(fv a) { return ifa_hm8(a); }
-#endif
+inline float ifa_hsum(fv a) { return ifa_sum16(a); }
+inline float ifa_hmax(fv a) { return ifa_max16(a); }
+#elif VW == 8
+inline float ifa_hsum(fv a) { return ifa_sum8(a); }
+inline float ifa_hmax(fv a) { return ifa_max8(a); }
 #elif VW == 4
 inline float ifa_hsum(fv a) { const float2 c = a.lo + a.hi; return c.x + c.y; }
 inline float ifa_hmax(fv a) { const float2 c = fmax(a.lo, a.hi); return fmax(c.x, c.y); }

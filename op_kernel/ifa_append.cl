@@ -113,11 +113,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
                 mnv = fmin(mnv, xs[e]), mxv = fmax(mxv, xs[e]);
                 bad |= isnan(xs[e]) | isinf(xs[e]);
             }
-            const float8 m8 = fmin(mnv.lo, mnv.hi), x8 = fmax(mxv.lo, mxv.hi);
-            const float4 m4 = fmin(m8.lo, m8.hi), x4 = fmax(x8.lo, x8.hi);
-            const float2 m2 = fmin(m4.lo, m4.hi), x2 = fmax(x4.lo, x4.hi);
-            mn = fmin(m2.x, m2.y);
-            mx = any(bad) ? NAN : fmax(x2.x, x2.y);
+            mn = ifa_min16(mnv);
+            mx = any(bad) ? NAN : ifa_max16(mxv);
         }
 #else
         for (int d = lid; d < HEAD_DIM; d += WG) {

@@ -17,6 +17,16 @@
 #define IFA_STORE_TYPE_(c) IFA_STORE_TYPE_##c
 #define IFA_STORE_TYPE(c) IFA_STORE_TYPE_(c)
 
+/* Horizontal reductions of 8 and 16 floats by halving the vector: whole-vector operations until two lanes
+ * remain, which the CPU's vector units do in a few shuffles (a loop over lanes is scalar code). One order
+ * of additions for every kernel that sums this way. */
+inline float ifa_sum8(float8 a) { const float4 b = a.lo + a.hi; const float2 c = b.lo + b.hi; return c.x + c.y; }
+inline float ifa_max8(float8 a) { const float4 b = fmax(a.lo, a.hi); const float2 c = fmax(b.lo, b.hi); return fmax(c.x, c.y); }
+inline float ifa_min8(float8 a) { const float4 b = fmin(a.lo, a.hi); const float2 c = fmin(b.lo, b.hi); return fmin(c.x, c.y); }
+inline float ifa_sum16(float16 a) { return ifa_sum8(a.lo + a.hi); }
+inline float ifa_max16(float16 a) { return ifa_max8(fmax(a.lo, a.hi)); }
+inline float ifa_min16(float16 a) { return ifa_min8(fmin(a.lo, a.hi)); }
+
 inline float ifa_bf16_to_f32(ushort x) { return as_float((uint)x << 16); }
 
 inline float ifa_i4_to_f32(__global const uchar *p, ulong i) {
