@@ -1,6 +1,14 @@
 #include "common/rng.h"
 
-void ifa_rng_seed(ifa_rng *r, uint64_t seed) { r->state = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull; }
+static uint64_t salt;
+
+void ifa_rng_set_salt(uint64_t s) { salt = s; }
+
+void ifa_rng_seed(ifa_rng *r, uint64_t seed) {
+    /* the salt moves every seed to another stream (an odd multiplier keeps distinct salts distinct) */
+    seed ^= salt * 0x100000001b3ull;
+    r->state = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+}
 
 uint64_t ifa_rng_next(ifa_rng *r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);

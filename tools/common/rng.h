@@ -8,7 +8,11 @@ typedef struct ifa_rng {
     uint64_t state;
 } ifa_rng;
 
-/* Seeds the generator; the same seed gives the same sequence on every machine. */
+/* Mixes salt into every later ifa_rng_seed (0, the default: seeds are used as given). The test suites set it
+ * from IFA_TEST_SEED to draw other inputs than the committed seeds; the tools never set it, so a case's
+ * "random": {"seed": N} stays reproducible. Set it before any thread draws. */
+void ifa_rng_set_salt(uint64_t salt);
+/* Seeds the generator; the same seed (and salt) gives the same sequence on every machine. */
 void ifa_rng_seed(ifa_rng *r, uint64_t seed);
 /* Next 64 random bits. */
 uint64_t ifa_rng_next(ifa_rng *r);
