@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 #include "ifa/status.h"
+#include "ifa/version.h"
 
 /* ---- dtypes and tensors ----------------------------------------------------------------------- */
 
