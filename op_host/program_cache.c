@@ -52,6 +52,26 @@ static ifa_status load_sources(const char *const *names, int count, const char *
     return IFA_STATUS_OK;
 }
 
+/* IFA_BUILD_LOG=1: every program built prints its kernel, options and the compiler's log to stderr, so a
+ * warning in a kernel variant (or a vendor compiler's complaint) is seen; tests/check_kernel_warnings.cmake
+ * fails on any warning that points into ifa's sources. Read at each build: builds are rare and slow. */
+static void print_build_log(const ifa_context *ctx, cl_program program, const char *kernel_name,
+                            const char *options) {
+    const char *env = getenv("IFA_BUILD_LOG");
+    if (!env || !*env || strcmp(env, "0") == 0) return;
+    size_t n = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n > 0 &&
+        (log = malloc(n + 1)) != NULL &&
+        clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        log[n] = '\0';
+    else if (log)
+        log[0] = '\0';
+    fprintf(stderr, "ifa_build_log: kernel=%s options=\"%s\"\n%s%s", kernel_name, options, log ? log : "",
+            log && *log && log[strlen(log) - 1] != '\n' ? "\n" : "");
+    free(log);
+}
+
 static ifa_status build(ifa_context *ctx, const char *const *names, int count, const char *options,
                         const char *kernel_name, ifa__cached_kernel *e) {
     enum { MAX_SOURCES = 8 };
@@ -78,6 +98,7 @@ static ifa_status build(ifa_context *ctx, const char *const *names, int count, c
         return ifa__fail_cl(err, "clBuildProgram", "%s with options \"%s\"; build log: %s", names[count - 1], options,
                             log);
     }
+    print_build_log(ctx, e->program, kernel_name, options);
     e->kernel = clCreateKernel(e->program, kernel_name, &err);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clCreateKernel", "kernel %s", kernel_name);
     err = clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof e->max_work_group_size,

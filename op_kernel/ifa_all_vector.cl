@@ -622,7 +622,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         if (r0 + rr < R) {
                             const int g = (r0 + rr) / SQ, t = (r0 + rr) - g * SQ;
                             const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
-                            int4 vis = p4 < (int4)end & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
+                            int4 vis = (p4 < (int4)end) & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
 #if HAS_MASK
                             vis &= convert_int4(vload4(0, mask + mask_off + b * mask_bstride + (ulong)t * mask_tstride +
                                                               (ulong)(c + j0)) == (uchar4)0);

@@ -23,9 +23,11 @@
 inline float ifa_sum8(float8 a) { const float4 b = a.lo + a.hi; const float2 c = b.lo + b.hi; return c.x + c.y; }
 inline float ifa_max8(float8 a) { const float4 b = fmax(a.lo, a.hi); const float2 c = fmax(b.lo, b.hi); return fmax(c.x, c.y); }
 inline float ifa_min8(float8 a) { const float4 b = fmin(a.lo, a.hi); const float2 c = fmin(b.lo, b.hi); return fmin(c.x, c.y); }
-inline float ifa_sum16(float16 a) { return ifa_sum8(a.lo + a.hi); }
-inline float ifa_max16(float16 a) { return ifa_max8(fmax(a.lo, a.hi)); }
-inline float ifa_min16(float16 a) { return ifa_min8(fmin(a.lo, a.hi)); }
+/* the 16-wide ones are macros: a float16 passed by value to a function is a 512-bit argument, which clang
+ * warns about on CPUs without AVX-512 even where the call is inlined (a must be a plain variable) */
+#define ifa_sum16(a) ifa_sum8((a).lo + (a).hi)
+#define ifa_max16(a) ifa_max8(fmax((a).lo, (a).hi))
+#define ifa_min16(a) ifa_min8(fmin((a).lo, (a).hi))
 
 inline float ifa_bf16_to_f32(ushort x) { return as_float((uint)x << 16); }
 
