@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest install_consumer: installs the build into a temporary prefix and builds tests/consumer against it
-# twice, as engines do — with CMake's find_package(ifa) and with pkg-config — then runs both programs.
+# as engines do — with CMake's find_package(ifa), with pkg-config, and as C++ (the headers' extern "C") —
+# then runs each program.
 #   tests/check_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
@@ -23,3 +24,8 @@ export PKG_CONFIG_PATH="$tmp/moved/lib/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror -pedantic -o "$tmp/pc_consumer" "$src/tests/consumer/consumer.c" \
   $(pkg-config --cflags --libs ifa) -lm
 LD_LIBRARY_PATH="$(pkg-config --variable=libdir ifa)" "$tmp/pc_consumer"
+echo "== C++ (pkg-config)"
+# shellcheck disable=SC2046
+c++ -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -o "$tmp/cxx_consumer" "$src/tests/consumer/consumer.c" \
+  $(pkg-config --cflags --libs ifa)
+LD_LIBRARY_PATH="$(pkg-config --variable=libdir ifa)" "$tmp/cxx_consumer"

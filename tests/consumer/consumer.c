@@ -1,7 +1,8 @@
-/* An engine's first contact with an installed ifa: only the public headers and libifa.so. It checks that
- * the header and the loaded library agree on the version, that a bad argument comes back as a status with
- * a message, and that one GQA decode step (fp32, BSH, two batches of different lengths) matches a float64
- * softmax computed here. Exit 0 on pass, 1 on a wrong result, 2 when no OpenCL device can be used. */
+/* An engine's first contact with an installed ifa: only the public headers and libifa.so; builds as C11
+ * and as C++11. It checks that the header and the loaded library agree on the version, that a bad argument
+ * comes back as a status with a message, and that one GQA decode step (fp32, BSH, two batches of different
+ * lengths) matches a float64 softmax computed here. Exit 0 on pass, 1 on a wrong result, 2 when no OpenCL
+ * device can be used. */
 #include <ifa/ifa.h>
 #include <math.h>
 #include <stdio.h>
@@ -80,7 +81,7 @@ int main(void) {
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = N, a.num_key_value_heads = 3; /* does not divide N: must be refused */
-    a.scale_value = 1 / sqrt(D);
+    a.scale_value = 1 / sqrt((double)D);
     a.actual_seq_lengths = len, a.actual_seq_lengths_count = B;
     ifa_plan plan;
     size_t ws = 0;
