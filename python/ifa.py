@@ -11,10 +11,12 @@ Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16 an
 (Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`. `run` infers the
 outputs, allocates them, plans, runs on the default device (or `Context(selector)`), and returns a dict of
 NumPy arrays: the outputs, and the inputs the op writes in place (KVCacheAppend's caches). A failure raises
-`ifa.Error` with the library's status name and message. The library is build/libifa.so next to this
-folder, or the path in $IFA_LIBRARY.
+`ifa.Error` with the library's status name and message. The library is the path in $IFA_LIBRARY, else
+build/libifa.so next to this folder, else an installed libifa.so the loader finds; `ifa.version()` says
+which release it is.
 """
 import ctypes as C
+import ctypes.util
 import json
 import os
 
@@ -78,9 +80,13 @@ class _Call(C.Structure):
 
 
 def _library():
-    path = os.environ.get("IFA_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                           "libifa.so")
+    path = os.environ.get("IFA_LIBRARY")
+    if not path:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "libifa.so")
+        if not os.path.exists(path):  # an installed libifa.so on the loader's path
+            path = ctypes.util.find_library("ifa") or "libifa.so"
     lib = C.CDLL(path)
+    lib.ifa_version_string.restype = C.c_char_p
     lib.ifa_last_error.restype = C.c_char_p
     lib.ifa_status_name.restype = C.c_char_p
     lib.ifa_op_find.argtypes = [C.c_char_p, C.POINTER(C.c_void_p)]
@@ -130,6 +136,11 @@ def _find(op):
     d = C.c_void_p()
     _check(_lib.ifa_op_find(op.encode(), C.byref(d)))
     return d
+
+
+def version():
+    """The loaded library's version, "major.minor.patch"."""
+    return _lib.ifa_version_string().decode()
 
 
 def ops():

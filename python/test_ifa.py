@@ -1,5 +1,6 @@
 """Tests of the Python binding against NumPy references written here (float64)."""
 import os
+import re
 import sys
 import unittest
 
@@ -43,8 +44,17 @@ def rel_l2(a, b):
 
 class Binding(unittest.TestCase):
     # IFA_TEST_SEED=N draws other inputs, as in the C suites (tests/test_util.c)
-    _salt = int(os.environ.get("IFA_TEST_SEED", "0") or 0)
+    _salt = int(os.environ.get("IFA_TEST_SEED", "0") or 0)  # not a number: ValueError, as the C suites refuse it
+    if _salt < 0:
+        raise ValueError("IFA_TEST_SEED must be a non-negative decimal integer")
     rng = np.random.default_rng([20261122, _salt] if _salt else 20261122)
+
+    def test_version(self):
+        # the loaded library is the release include/ifa/version.h describes
+        header = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "ifa",
+                                   "version.h")).read()
+        parts = [re.search(r"#define IFA_VERSION_%s (\d+)" % p, header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+        self.assertEqual(ifa.version(), ".".join(parts))
 
     def test_definitions(self):
         self.assertEqual(ifa.ops(), ["IncreFlashAttention", "MergeAttentionStates", "KVCacheAppend"])

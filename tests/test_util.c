@@ -3,6 +3,7 @@
 
 #include "common/rng.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -55,7 +56,16 @@ int test_run_suite(Suite *s) {
     /* IFA_TEST_SEED=N (N > 0) salts every seed the suite draws its inputs with, so a rerun checks other
      * random tensors, lengths and tables than the committed ones; the banner makes a failure reproducible */
     const char *seed = getenv("IFA_TEST_SEED");
-    const unsigned long long salt = seed ? strtoull(seed, NULL, 10) : 0;
+    unsigned long long salt = 0;
+    if (seed && *seed) {
+        char *end;
+        errno = 0;
+        salt = strtoull(seed, &end, 10);
+        if (*end || errno || seed[0] == '-') { /* a typo must not silently run the committed seeds */
+            fprintf(stderr, "IFA_TEST_SEED=\"%s\": must be a non-negative decimal integer\n", seed);
+            return EXIT_FAILURE;
+        }
+    }
     if (salt) {
         ifa_rng_set_salt(salt);
         printf("IFA_TEST_SEED=%llu: inputs drawn from salted seeds\n", salt);

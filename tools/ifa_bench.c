@@ -144,16 +144,15 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
     clSetKernelArg(k, 1, sizeof n4, &n4);
     clSetKernelArg(k, 2, sizeof out, &out);
     for (size_t s = 0; s < shapes; ++s) {
-        double t[7];
+        double best = INFINITY; /* of 7 runs after a warm-up */
         for (int i = 0; i < 8; ++i) {
             cl_event ev;
             if (clEnqueueNDRangeKernel(q, k, 1, NULL, &counts[s], NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
             clWaitForEvents(1, &ev);
-            if (i > 0) t[i - 1] = span_us(ev, ev);
+            if (i > 0) best = fmin(best, span_us(ev, ev));
             clReleaseEvent(ev);
         }
-        qsort(t, 7, sizeof t[0], cmp_double);
-        const double g = (double)bytes / t[0] * 1e-3;
+        const double g = (double)bytes / best * 1e-3;
         if (!(gbps >= g)) gbps = g;
     }
     measure_enqueue(q, k, counts[0], enq);
