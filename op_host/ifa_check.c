@@ -180,6 +180,19 @@ static ifa_status check_mask(const ifa_tensor *m, ifa_problem *p, int64_t max_le
 }
 
 /* pse_shift: (B, N, S1, S) or (1, N, S1, S) in the query's dtype. */
+/* sinks: float32, one logit per query head. */
+static ifa_status check_sinks(const ifa_tensor *t, ifa_problem *p) {
+    char s[128];
+    if (t->dtype != IFA_DTYPE_FLOAT32)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "sinks has dtype %s; it must be float32", ifa_dtype_name(t->dtype));
+    if (t->ndim != 1 || t->shape[0] != p->num_heads)
+        return ifa__fail(t->ndim != 1 ? IFA_STATUS_INVALID_RANK : IFA_STATUS_SHAPE_MISMATCH,
+                         "sinks has shape %s; it must be (N) = (%" PRId64 "), one logit per query head",
+                         ifa__shape_str(t, s, sizeof s), p->num_heads);
+    p->has_sinks = 1;
+    return IFA_STATUS_OK;
+}
+
 static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len) {
     char s1[128];
     if ((int32_t)t->dtype != p->q_dtype)
@@ -469,6 +482,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->softmax_lse) IFA__TRY(ifa__check_descriptor(a->softmax_lse, "softmax_lse"));
     if (a->atten_mask) IFA__TRY(ifa__check_descriptor(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(ifa__check_descriptor(a->pse_shift, "pse_shift"));
+    if (a->sinks) IFA__TRY(ifa__check_descriptor(a->sinks, "sinks"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_descriptor(a->quant_scale2, "quant_scale2"));
@@ -621,6 +635,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (paged) IFA__TRY(check_block_table(a, p));
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
+    if (a->sinks) IFA__TRY(check_sinks(a->sinks, p));
     IFA__TRY(check_antiquant(a, p, max_len));
     IFA__TRY(check_quant_out(a, p));
     IFA__TRY(check_prefix(a, p));
@@ -636,6 +651,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->softmax_lse) IFA__TRY(ifa__check_buffer(a->softmax_lse, "softmax_lse"));
     if (a->atten_mask) IFA__TRY(ifa__check_buffer(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
+    if (a->sinks) IFA__TRY(ifa__check_buffer(a->sinks, "sinks"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_buffer(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));

@@ -127,6 +127,7 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     }
     if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);
     if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
+    if (a->sinks) fputs(", ", stderr), tensor_json(stderr, "sinks", a->sinks, 14);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
     if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);

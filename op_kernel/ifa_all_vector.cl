@@ -60,7 +60,8 @@
  * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
- * main pass of a cascade writes its splits after the prefix's slot). Offsets and strides are in
+ * main pass of a cascade writes its splits after the prefix's slot); SINK 0/1 (sinks in the final
+ * normalisation of a whole row, ifa_common.cl; split rows get theirs in the combine). Offsets and strides are in
  * elements, so the three layouts share one binary. */
 
 #ifndef ROWMAX
@@ -347,7 +348,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
     __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-    __global const float *rope_sin, ulong rope_s_off) {
+    __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -881,27 +882,48 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if !SPLIT
     if (whole) {
         const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
+#if SINK
+        /* a work-item's elements come row by row: the row's factor (two exp and a division) once per row */
+        int f_row = -1;
+        float f = 0.0f;
+#define IFA_SINK_FACTOR(r, g)                                                                                     \
+    (f_row == (r) ? f : (f_row = (r), f = ifa_sink_factor(m_s[r], l_s[r], sinks[sinks_off + h0 + (g)])))
+#endif
 #if IFA_VEC_OUT
         for (int i = lid * VW; i < rn * HEAD_DIM; i += WG * VW) {
             const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
             const int g = r / SQ, t = r - g * SQ;
+#if SINK
+            const fv x = IFA_LV(acc + i) * IFA_SINK_FACTOR(r, g);
+#else
             const float l = l_s[r];
             const fv x = l > 0.0f ? IFA_LV(acc + i) / l : 0.0f;
+#endif
             IFA_VSTORE(O_T, x, o, obase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d);
         }
 #else
         for (int i = lid; i < rn * HEAD_DIM; i += WG) {
             const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
             const int g = r / SQ, t = r - g * SQ;
+#if SINK
+            const float x = acc[i] * IFA_SINK_FACTOR(r, g);
+#else
             const float l = l_s[r];
-            IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc[i] / l : 0.0f, h0 + g, d), o,
+            const float x = l > 0.0f ? acc[i] / l : 0.0f;
+#endif
+            IFA_STORE(O_T, IFA_QUANT(x, h0 + g, d), o,
                       obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
         }
 #endif
 #if HAS_LSE
         for (int r = lid; r < rn; r += WG) {
             const float l = l_s[r];
-            lse[lse_off + (b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r] = l > 0.0f ? m_s[r] + log(l) : -INFINITY;
+            lse[lse_off + (b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r] =
+#if SINK
+                ifa_sink_lse(m_s[r], l, sinks[sinks_off + h0 + r / SQ]);
+#else
+                l > 0.0f ? m_s[r] + log(l) : -INFINITY;
+#endif
         }
 #endif
     }

@@ -9,7 +9,8 @@
  * a block that one unit holds whole was written by that unit, and the row is left alone here.
  * With CV=1 the partials are the cv template's (ifa_cv.cl): entry (batch, KV head, split), row (head in
  * group, token).
- * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE,
+ * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
+ * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, SINK,
  * ROWMAX, BALANCED, CV, GT, SQ, CAUSAL, QUANT_OUT, Q2_T, Q2_OFF (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
@@ -41,7 +42,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global float *lse, ulong lse_off, int num_heads,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
     __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
-    int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off) {
+    int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off,
+    __global const float *sinks, ulong sinks_off) {
     const ulong row = get_group_id(0);
     const ulong bh = row / SQ, t = row - bh * SQ;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
@@ -89,6 +91,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #endif
     }
     const ulong obase = o_off + b * q_bstride + h * q_hstride + t * q_tstride;
+#if SINK
+    const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
+#endif
     for (int d = lid; nsplit > 0 && d < HEAD_DIM; d += WG) {
         float acc = 0.0f;
         for (int s = 0; s < nsplit; ++s) {
@@ -101,9 +106,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * HEAD_DIM + d], exp(ms - m), acc);
 #endif
         }
+#if SINK
+        IFA_STORE(O_T, IFA_QUANT(acc * f, h, d), o, obase + d);
+#else
         IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc / l : 0.0f, h, d), o, obase + d);
+#endif
     }
-#if HAS_LSE
+#if HAS_LSE && SINK
+    if (lid == 0 && nsplit > 0) lse[lse_off + row] = ifa_sink_lse(m, l, sinks[sinks_off + h]);
+#elif HAS_LSE
     if (lid == 0 && nsplit > 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
 #endif
 }

@@ -120,6 +120,23 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
 #ifndef Q2_T
 #define Q2_T 0
 #endif
+
+/* Attention sinks (SINK 1): the final normalisation of a row whose scores have max m and sum
+ * l = sum_j e^(s_j - m), with the head's sink logit z joining the sum as a key with no value. With
+ * M = max(m, z): den = l e^(m - M) + e^(z - M); the output is acc e^(m - M) / den, the lse M + log(den).
+ * A row with no visible key (m = -inf, l = 0) gets factor 0 and lse z; z = -inf is no sink (factor 1 / l,
+ * or 0 and lse -inf for an empty row), never exp(-inf - -inf) = NaN. */
+#ifndef SINK
+#define SINK 0
+#endif
+inline float ifa_sink_factor(float m, float l, float z) {
+    const float mm = fmax(m, z);
+    return mm == -INFINITY ? 0.0f : exp(m - mm) / fma(l, exp(m - mm), exp(z - mm));
+}
+inline float ifa_sink_lse(float m, float l, float z) {
+    const float mm = fmax(m, z);
+    return mm == -INFINITY ? -INFINITY : mm + log(fma(l, exp(m - mm), exp(z - mm)));
+}
 typedef IFA_STORE_TYPE(Q2_T) q2_store;
 
 /* Rotary position embedding (docs/rope.md): ROPE 1 rotates halves (neox: dims d and d + ROPE_DIM/2), 2

@@ -10,9 +10,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ifa  # noqa: E402
 
 
-def attention_ref(q, k, v, n, nkv, scale, lengths=None):
+def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None):
     """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of S1 sees the
-    positions < len - S1 + 1 + i. Returns out (B, S1, N*D) and lse (B, N, S1)."""
+    positions < len - S1 + 1 + i; sinks (N) join each head's softmax sum as keys without values. Returns out
+    (B, S1, N*D) and lse (B, N, S1)."""
     b, s1, h = q.shape
     d = h // n
     s = k.shape[1]
@@ -27,13 +28,16 @@ def attention_ref(q, k, v, n, nkv, scale, lengths=None):
             end = length - (s1 - 1 - i)
             for hi in range(n):
                 kh = hi // (n // nkv)
+                z = -np.inf if sinks is None else float(sinks[hi])
                 if end <= 0:
+                    lse[bi, hi, i] = z
                     continue
                 scores = k[bi, :end, kh] @ q[bi, i, hi] * scale
-                m = scores.max()
+                m = max(scores.max(), z)
                 p = np.exp(scores - m)
-                out[bi, i, hi] = p @ v[bi, :end, kh] / p.sum()
-                lse[bi, hi, i] = m + np.log(p.sum())
+                total = p.sum() + np.exp(z - m)
+                out[bi, i, hi] = p @ v[bi, :end, kh] / total
+                lse[bi, hi, i] = m + np.log(total)
     return out.reshape(b, s1, h), lse
 
 
@@ -101,6 +105,24 @@ class Binding(unittest.TestCase):
         with self.assertRaises(ifa.Error) as e:
             ifa.run("IncreFlashAttention", template_mode="gemm", **kw)
         self.assertIn("template_mode", str(e.exception))
+
+    def test_attention_sinks(self):
+        """sinks (gpt-oss): a per-head logit in the softmax sum; an empty batch gives zeros and lse = sink."""
+        q = self.rng.uniform(-1, 1, (3, 1, 8 * 32)).astype(np.float32)
+        k = self.rng.uniform(-1, 1, (3, 120, 2 * 32)).astype(np.float32)
+        v = self.rng.uniform(-1, 1, (3, 120, 2 * 32)).astype(np.float32)
+        sinks = self.rng.uniform(-2, 4, 8).astype(np.float32)
+        lens = [120, 0, 33]
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, sinks=sinks, num_heads=8, num_key_value_heads=2,
+                        scale_value=0.18, actual_seq_lengths=lens, softmax_lse_flag=True, template_mode=template)
+            out, lse = attention_ref(q, k, v, 8, 2, 0.18, lens, sinks)
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-5)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-4)
+            self.assertTrue((r["attention_out"][1] == 0).all())
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=v, sinks=sinks[:4], num_heads=8, num_key_value_heads=2)
+        self.assertIn("sinks has shape (4)", str(e.exception))
 
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)

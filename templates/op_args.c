@@ -38,6 +38,8 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     memcpy(&a->softcap, &p->softcap_bits, sizeof a->softcap);
     a->window = (cl_int)p->window, a->kv_end = (cl_int)(p->seq_kv - p->kv_padding);
 
+    a->sinks = args->sinks ? args->sinks->buffer : q->buffer;
+    a->sinks_off = args->sinks ? ifa__elem_offset(args->sinks) : 0;
     const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
     a->mask = mask ? mask->buffer : q->buffer, a->pse = pse ? pse->buffer : q->buffer;
     a->mask_off = mask ? mask->offset : 0, a->pse_off = pse ? ifa__elem_offset(pse) : 0;
@@ -101,7 +103,7 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
         {sizeof c->total_cost, &c->total_cost}, {sizeof c->units, &c->units}, {sizeof c->c0, &c->c0},
         {sizeof c->group, &c->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
         {sizeof(cl_mem), &a->qs2},        {sizeof a->qs2_off, &a->qs2_off},   {sizeof(cl_mem), &a->qo2},
-        {sizeof a->qo2_off, &a->qo2_off},
+        {sizeof a->qo2_off, &a->qo2_off}, {sizeof(cl_mem), &a->sinks},        {sizeof a->sinks_off, &a->sinks_off},
     };
     const size_t local[1] = {(size_t)plan->combine_work_group_size};
     const size_t global[1] = {local[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};

@@ -10,7 +10,7 @@
 /* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
  * buffer (the kernels are built without reading them). */
 typedef struct ifa__op_args {
-    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin;
+    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin, sinks;
     cl_ulong q_off, q_batch, q_head, q_tok;
     cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
     cl_ulong o_off, lse_off, lens_off;
@@ -20,6 +20,7 @@ typedef struct ifa__op_args {
     cl_ulong aqs_off, aqo_off, aq_vstride, aq_bstride, aq_hstride;
     cl_ulong qs2_off, qo2_off;
     cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
+    cl_ulong sinks_off;
     cl_int uniform_len, per_batch, num_heads, group, window, kv_end, table_cols, block_size, batch;
     float scale, softcap;
 } ifa__op_args;
@@ -33,11 +34,11 @@ typedef struct ifa__op_args {
         {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"ROPE", (p)->rope},            \
         {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}
 
-/* The build options the fused and the combine kernels share: int8 output (quant_scale2 / quant_offset2) and
- * the cascade's prefix slot; entries of an ifa__define array. */
+/* The build options the fused and the combine kernels share: int8 output (quant_scale2 / quant_offset2),
+ * the cascade's prefix slot and the sinks, which the final normalisation reads; entries of an ifa__define array. */
 #define IFA__OUT_DEFINES(p, plan)                                                                                   \
     {"QUANT_OUT", (p)->quant_out}, {"Q2_T", (p)->quant_out ? (p)->q2_dtype : 0}, {"Q2_OFF", (p)->q2_offset},       \
-        {"PREFIX_SLOTS", (plan)->prefix_slots}
+        {"PREFIX_SLOTS", (plan)->prefix_slots}, {"SINK", (p)->has_sinks}
 
 /* Fills a from plan and args (already checked against each other); the plan's workspace regions start at
  * workspace_offset of workspace. */

@@ -49,6 +49,8 @@ typedef struct fspec {
     int64_t rope_pos0;  /* > 0: rope_positions[b] = rope_pos0 + 7b, else the op's default */
     double rope_table;  /* > 0: cos/sin tables of angles (pos · rope_table) · theta^(-2i/dim) (rope_table 1: the
                          * theta formula's own values; 0.25: a linearly scaled context) */
+    int sinks;          /* 1: a sink logit per head in [-3, 6); 2: also heads with -inf (none), +40 (all of the
+                         * weight) and -40; 0: none */
     int tmpl;           /* ifa_template to force through template_mode; 0: the planner's choice */
     int native;         /* > 0: plan for a CPU of this native float width (16: AVX-512, 8: AVX2), so the vector
                          * shape's tiles of either register file run on this machine; 0: the device's own */
@@ -230,6 +232,15 @@ static int build(const fspec *p, ifa_case *c) {
     c->softmax_lse_flag = 1;
     c->softcap = p->softcap, c->window = p->window;
     c->has_kv_padding = p->pad, c->kv_padding_size = p->pad_size;
+    if (p->sinks) {
+        const int64_t n = p->n;
+        if (ifa_host_tensor_alloc(&c->sinks, IFA_DTYPE_FLOAT32, 1, &n) != 0) return -1;
+        ifa_host_fill_random(&c->sinks, p->seed * 11 + 12, -3, 6);
+        if (p->sinks == 2) {
+            static const double extremes[] = {-INFINITY, 40.0, -40.0};
+            for (int64_t h = 0; h < 3 && h < n; ++h) ifa_host_set(&c->sinks, h, extremes[h]);
+        }
+    }
 
     int64_t max_len = 1;
     for (int64_t b = 0; b < p->b; ++b) max_len = len_of(p, b) > max_len ? len_of(p, b) : max_len;
@@ -367,12 +378,12 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
              "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
-             "native=%d seed=%llu",
+             "native=%d sinks=%d seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
-             p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native,
+             p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
              (unsigned long long)p->seed);
 }
 
@@ -797,6 +808,54 @@ START_TEST(shared_prefix_equals_concatenated) {
 }
 END_TEST
 
+/* Attention sinks in every layout and split mode (the sink enters where a row is normalised: the fused
+ * kernel for a whole row, the combine for split rows and the cascade), with empty batches and fully masked
+ * rows (zeros, lse = the sink), multi-token queries, windows, GQA and MQA, paged KV, int8 KV, int8 output,
+ * a shared prefix and both register files; every other case also has heads without a sink (-inf), with
+ * one that takes all of the weight (+40) and with a negligible one (-40). */
+START_TEST(attention_sinks) {
+    static const int64_t lens[] = {260, 0, 31, 140};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 64, .s = 260, .sq = 1, .lens = lens, .nlens = 4, .split = splits[_i % 4], .sinks = 1 + _i % 2,
+               .seed = 2200 + (uint64_t)_i};
+    switch (_i / 4) {
+    case 0: break;
+    case 1: p.sq = 3, p.window = 64, p.q = IFA_DTYPE_BFLOAT16, p.kv = IFA_DTYPE_BFLOAT16; break;
+    case 2: /* a fully masked batch: its rows' lse is the sink */
+        p.mask = MASK_BS, p.mask_fill = MASK_BATCH0_ALL, p.mask_dtype = IFA_DTYPE_BOOL, p.n = 16, p.nkv = 1;
+        break;
+    case 3: p.block_size = 16, p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    case 4: p.q2 = 1, p.q2_max = 120.0, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0; break;
+    default: /* the cascade (prefix partial + own splits, combined) and the other register file */
+        if (_i == 20) p.prefix = 70, p.split = 0;
+        if (_i == 21) p.prefix = 70, p.prefix_len = 45, p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+        if (_i >= 22) p.native = _i == 22 ? 16 : 8, p.split = 0, p.n = 16;
+        break;
+    }
+    check(&p, NULL);
+}
+END_TEST
+
+/* Sinks in the cv template (its combine normalises every row), against all_vector and the reference. */
+START_TEST(cv_sinks) {
+    static const int64_t lens[] = {200, 0, 77};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 16, .nkv = 2,
+               .d = 64, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 3, .sinks = 2,
+               .split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0, .seed = 2300 + (uint64_t)_i};
+    ifa_case_result rc, ra;
+    p.tmpl = IFA_TEMPLATE_CV;
+    check(&p, &rc);
+    p.tmpl = IFA_TEMPLATE_ALL_VECTOR;
+    check(&p, &ra);
+    for (int64_t i = 0; i < ifa_host_tensor_numel(&rc.lse); ++i) {
+        const double a = ifa_host_get(&rc.lse, i), b = ifa_host_get(&ra.lse, i);
+        ck_assert_msg(a == b || fabs(a - b) < 1e-4 * (1 + fabs(b)), "lse row %lld: %g vs %g", (long long)i, a, b);
+    }
+    ck_assert_msg(rel_l2_out(&rc, &ra) <= last_tolerance, "case %d: cv vs all_vector", _i);
+    ifa_case_result_free(&rc), ifa_case_result_free(&ra);
+}
+END_TEST
+
 /* The cv template (CLBlast products, vector kernels between) on every feature it shares with the
  * all-vector template: layouts, dtypes, uneven and empty lengths, equal splits, multi-token causal queries,
  * masks, bias, soft-cap, window, kv padding, paged KV (shared blocks), every antiquant mode with int8 and
@@ -915,12 +974,14 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, shared_prefix, 0, 9);
     tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
     tcase_add_loop_test(t, vector_tiles_both_register_files, 0, 20);
+    tcase_add_loop_test(t, attention_sinks, 0, 24);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");
     tcase_set_timeout(cv, 600);
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
     tcase_add_loop_test(cv, cv_chosen_by_rule, 0, 1);
+    tcase_add_loop_test(cv, cv_sinks, 0, 4);
     suite_add_tcase(s, cv);
     return s;
 }

@@ -8,7 +8,7 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sinks;
     int64_t prefix_len;
     int64_t rope_pos[2];
     int64_t lens[2];
@@ -586,6 +586,30 @@ START_TEST(rope_rules) {
 }
 END_TEST
 
+/* sinks: float32 (N). */
+START_TEST(sinks_rules) {
+    fixture f;
+    setup(&f);
+    tensor(&f.sinks, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0);
+    f.a.sinks = &f.sinks;
+    expect(&f, IFA_STATUS_OK, NULL);
+    {
+        ifa_plan plan;
+        size_t ws;
+        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.problem.has_sinks, 1);
+    }
+    f.sinks.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "sinks has dtype float16; it must be float32");
+    f.sinks.dtype = IFA_DTYPE_FLOAT32, f.sinks.shape[0] = 2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "sinks has shape (2); it must be (N) = (8), one logit per query head");
+    tensor(&f.sinks, IFA_DTYPE_FLOAT32, 2, 1, 8, 0, 0);
+    expect(&f, IFA_STATUS_INVALID_RANK, "sinks has shape (1, 8); it must be (N) = (8)");
+    tensor(&f.sinks, IFA_DTYPE_FLOAT32, 1, 0, 0, 0, 0);
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "sinks");
+}
+END_TEST
+
 START_TEST(run_rules) {
     live l;
     live_setup(&l);
@@ -636,6 +660,20 @@ START_TEST(run_rules) {
     cl_mem small = buf(8);
     l.f.k.buffer = small;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "key needs 8192 bytes");
+    l.f.k.buffer = l.k;
+    /* sinks: a plan made without them refuses a call with them, and their buffer must hold N floats */
+    tensor(&l.f.sinks, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0);
+    l.f.sinks.buffer = small;
+    l.f.a.sinks = &l.f.sinks;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "has_sinks");
+    ifa_plan with_sinks;
+    size_t ws_bytes;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l.f.a, &with_sinks, &ws_bytes),
+                     IFA_STATUS_OK);
+    expect_run(&l, &with_sinks, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "sinks needs 32 bytes");
+    l.f.sinks.buffer = NULL;
+    expect_run(&l, &with_sinks, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "sinks.buffer is NULL");
+    l.f.a.sinks = NULL;
     clReleaseMemObject(small);
     ck_assert_int_eq(clFinish(q), CL_SUCCESS);
     live_free(&l);
@@ -711,6 +749,7 @@ int main(void) {
     tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, rope_rules);
     tcase_add_test(t, template_mode_rules);
+    tcase_add_test(t, sinks_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -145,6 +145,11 @@ typedef struct ifa_incre_flash_attention_args {
     double softcap;                 /* 0 = off */
     int64_t window;                 /* 0 = off */
     const int64_t *kv_padding_size; /* NULL = absent */
+    /* attention sinks (as gpt-oss uses them): optional float32 (N), one logit per query head that joins
+     * each row's softmax as a key with no value: out = sum_j e^(s_j) v_j / (sum_j e^(s_j) + e^(sinks[h])),
+     * softmax_lse = log(sum_j e^(s_j) + e^(sinks[h])) (sinks is not scaled, capped or masked). A row with
+     * no visible key gives zeros and lse = sinks[h]. */
+    const ifa_tensor *sinks;
     /* paged KV cache */
     const int32_t *block_table;     /* NULL = contiguous key/value */
     int64_t block_table_cols;

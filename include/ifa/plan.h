@@ -105,7 +105,7 @@ typedef struct ifa_problem {
     int32_t q2_dtype;       /* ifa_dtype of quant_scale2 (and quant_offset2) */
     int32_t q2_offset;      /* 1 if quant_offset2 is given */
     int32_t has_prefix;     /* 1 with key_shared_prefix / value_shared_prefix */
-    int32_t reserved3;
+    int32_t has_sinks;      /* 1 with sinks */
     int64_t prefix_seq;     /* the prefix tensors' sequence dimension S_p */
     int64_t prefix_len;     /* the prefix positions every batch sees (actual_shared_prefix_len) */
     int64_t aq_len;         /* per-token modes: the scale's last dimension (positions; block_size for pages) */

@@ -148,7 +148,11 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                     if (ps[j] > m) m = ps[j];
                     if (mag > bound) bound = mag;
                 }
-                double l = 0;
+                /* the head's sink logit: a key with no value, in the max and the sum */
+                const double sink = c->sinks.data ? ifa_host_get(&c->sinks, h) : -INFINITY;
+                if (sink > m) m = sink;
+                if (fabs(sink) > bound && isfinite(sink)) bound = fabs(sink);
+                double l = m > -INFINITY && sink > -INFINITY ? exp(sink - m) : 0;
                 for (int64_t j = 0; j < len; ++j)
                     if (vis[j]) l += exp(s[j] - m);
                 for (int64_t j = 0; j < P; ++j) l += exp(ps[j] - m);
@@ -159,7 +163,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                             acc += exp(s[j] - m) * dequant(c, 1, ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)),
                                                            B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
                     for (int64_t j = 0; j < P; ++j) acc += exp(ps[j] - m) * ifa_host_get(vp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
-                    out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0;
+                    out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
                 }
                 const int64_t row = (b * N + h) * S1 + t;
                 if (lse) lse[row] = l > 0 ? m + log(l) : -INFINITY;

@@ -19,6 +19,7 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->value);
     ifa_host_tensor_free(&c->atten_mask);
     ifa_host_tensor_free(&c->pse_shift);
+    ifa_host_tensor_free(&c->sinks);
     ifa_host_tensor_free(&c->antiquant_scale);
     ifa_host_tensor_free(&c->antiquant_offset);
     ifa_host_tensor_free(&c->quant_scale2);
@@ -57,7 +58,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS, SK };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -73,6 +74,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->value_shared_prefix.data) describe(&t->value_shared_prefix, &c->value_shared_prefix, bufs[VP]);
     if (c->rope_cos.data) describe(&t->rope_cos, &c->rope_cos, bufs[RC]);
     if (c->rope_sin.data) describe(&t->rope_sin, &c->rope_sin, bufs[RS]);
+    if (c->sinks.data) describe(&t->sinks, &c->sinks, bufs[SK]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -81,6 +83,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->scale_value = c->scale_value, a->input_layout = c->input_layout;
     a->atten_mask = c->atten_mask.data ? &t->atten_mask : NULL;
     a->pse_shift = c->pse_shift.data ? &t->pse_shift : NULL;
+    a->sinks = c->sinks.data ? &t->sinks : NULL;
     a->softcap = c->softcap, a->window = c->window;
     a->kv_padding_size = c->has_kv_padding ? &c->kv_padding_size : NULL;
     a->block_table = c->block_table, a->block_table_cols = c->block_table_cols, a->block_size = c->block_size;
@@ -136,7 +139,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL,
         c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
         c->value_shared_prefix.data ? &c->value_shared_prefix : NULL, c->rope_cos.data ? &c->rope_cos : NULL,
-        c->rope_sin.data ? &c->rope_sin : NULL};
+        c->rope_sin.data ? &c->rope_sin : NULL, c->sinks.data ? &c->sinks : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)
