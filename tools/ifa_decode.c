@@ -31,21 +31,23 @@ static int usage(void) {
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|int8|int4] [--symmetric]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
-            "                  [--rope neox|gptj] [--template auto|all_vector|cv]\n"
+            "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
             "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n"
             "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n"
-            "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n");
+            "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n"
+            "--window W --sinks: each query sees its last W positions; a seeded sink logit per query head joins the\n"
+            "  softmax (the attention of gpt-oss's sliding-window layers).\n");
     return 2;
 }
 
 typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
-    int slots, requests, prefixes, verify, quiet, symmetric;
+    int slots, requests, prefixes, verify, quiet, symmetric, sinks;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
-    int64_t max_steps;
+    int64_t max_steps, window;
     double follow_up;
     uint64_t seed;
     ifa_dtype dtype, kv_dtype;
@@ -148,8 +150,9 @@ typedef struct driver {
     int64_t cols;                     /* block-table columns: the most blocks one request may hold */
     ifa_host_tensor pool_shape;       /* dtype and shape of the K and V pools (no data) */
     int64_t scale_shape[4];
-    cl_mem kpool, vpool, scale, offset;
+    cl_mem kpool, vpool, scale, offset, sinks_buf;
     ifa_host_tensor bank;             /* the model's stand-in rows */
+    ifa_host_tensor sinks;            /* --sinks: float32 (N), also on the device in sinks_buf */
     cl_mem staging_k, staging_v, query, out, ws;
     size_t staging_k_bytes, staging_v_bytes, query_bytes, out_bytes, ws_bytes;
     request *reqs;                    /* the trace, in arrival order */
@@ -457,6 +460,8 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     c.antiquant_mode = dr->quant ? 3 : 0;
     if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope);
+    c.window = o->window;
+    if (o->sinks) c.sinks = dr->sinks; /* borrowed: cleared before ifa_case_free */
     ifa_case_result res;
     memset(&res, 0, sizeof res);
     res.out = *out;
@@ -467,6 +472,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                 chk.rel_l2, chk.tolerance, (long long)chk.nonfinite);
     }
     memset(&c.query, 0, sizeof c.query); /* the caller's */
+    memset(&c.sinks, 0, sizeof c.sinks);
     ifa_case_free(&c);
     return bad;
 }
@@ -522,7 +528,8 @@ static int decode_step(driver *dr, int64_t step) {
         publish_full_blocks(dr, r, r->cached - 1);
         lens[k] = r->cached;
         for (int64_t c = 0; c < dr->cols; ++c) table[k * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
-        kv_bytes += (double)r->cached * (double)h * (2 * (double)d * elem + 2 * per_scale);
+        const int64_t read = o->window > 0 && o->window < r->cached ? o->window : r->cached; /* rows the step reads */
+        kv_bytes += (double)read * (double)h * (2 * (double)d * elem + 2 * per_scale);
     }
     /* attention */
     if (ensure(dr, &dr->query, &dr->query_bytes, hq.bytes) != 0 || ensure(dr, &dr->out, &dr->out_bytes, hq.bytes) != 0) {
@@ -544,6 +551,9 @@ static int decode_step(driver *dr, int64_t step) {
     if (dr->quant) a.antiquant_scale = &sc, a.antiquant_offset = o->symmetric ? NULL : &of, a.antiquant_mode = 3;
     a.rope_mode = o->rope; /* the query at its position, length - 1 */
     a.template_mode = o->template_mode;
+    a.window = o->window;
+    const ifa_tensor ts = {dr->sinks_buf, 0, IFA_DTYPE_FLOAT32, 1, {o->heads}};
+    if (o->sinks) a.sinks = &ts;
     ifa_plan plan;
     size_t ws = 0;
     const double t0 = now_us();
@@ -618,6 +628,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         int used = 1;
         if (strcmp(a, "--quiet") == 0) o->quiet = 1, used = 0;
         else if (strcmp(a, "--symmetric") == 0) o->symmetric = 1, used = 0;
+        else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
         else if (!v) return -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
@@ -635,6 +646,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--block-size") == 0) o->block_size = atoll(v);
         else if (strcmp(a, "--pool-blocks") == 0) o->pool_blocks = atoll(v);
         else if (strcmp(a, "--max-steps") == 0) o->max_steps = atoll(v);
+        else if (strcmp(a, "--window") == 0) o->window = atoll(v);
         else if (strcmp(a, "--follow-up") == 0) o->follow_up = atof(v);
         else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
         else if (strcmp(a, "--prompt") == 0) { if (parse_pair(v, &o->prompt_min, &o->prompt_max)) return -1; }
@@ -645,7 +657,8 @@ static int parse_args(int argc, char **argv, opts *o) {
         i += used;
     }
     if (o->slots < 1 || o->slots > 4096 || o->requests < 1 || o->block_size < 1 || o->heads < 1 || o->kv_heads < 1 ||
-        o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1)
+        o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
+        o->window < 0)
         return -1;
     return 0;
 }
@@ -734,6 +747,16 @@ static int setup(driver *dr) {
     memcpy(dr->scale_shape, ss, sizeof ss);
     const size_t sbytes = (size_t)(2 * nblocks * o->kv_heads * o->block_size) * 4;
     dr->scale = make_buffer(dr, dr->quant ? sbytes : 8), dr->offset = make_buffer(dr, dr->quant ? sbytes : 8);
+    if (o->sinks) { /* drawn from the run's seed; the same for every step */
+        const int64_t n = o->heads;
+        if (ifa_host_tensor_alloc(&dr->sinks, IFA_DTYPE_FLOAT32, 1, &n) != 0 ||
+            !(dr->sinks_buf = make_buffer(dr, dr->sinks.bytes)))
+            return fail("sinks", IFA_STATUS_OK);
+        ifa_host_fill_random(&dr->sinks, o->seed * 7 + 5, -2, 4);
+        if (clEnqueueWriteBuffer(dr->q, dr->sinks_buf, CL_TRUE, 0, dr->sinks.bytes, dr->sinks.data, 0, NULL, NULL) !=
+            CL_SUCCESS)
+            return fail("uploading the sinks", IFA_STATUS_OK);
+    }
     dr->slot_req = malloc((size_t)o->slots * sizeof *dr->slot_req);
     dr->waiting = malloc((size_t)dr->nreqs * sizeof *dr->waiting);
     dr->finished = malloc((size_t)dr->nreqs * sizeof *dr->finished);
@@ -744,9 +767,10 @@ static int setup(driver *dr) {
     for (int sl = 0; sl < o->slots; ++sl) dr->slot_req[sl] = -1;
     if (!o->quiet)
         fprintf(stderr, "ifa-decode: %d requests, %d slots, pool %lld blocks of %lld (%.1f MiB per K/V), table %lld "
-                "columns, %s %s KV, N %lld N_kv %lld D %lld\n", dr->nreqs, o->slots, (long long)nblocks,
+                "columns, %s %s KV, N %lld N_kv %lld D %lld%s%s\n", dr->nreqs, o->slots, (long long)nblocks,
                 (long long)o->block_size, (double)pool_bytes / 1048576.0, (long long)dr->cols, o->layout,
-                ifa_dtype_name(o->kv_dtype), (long long)o->heads, (long long)o->kv_heads, (long long)o->dim);
+                ifa_dtype_name(o->kv_dtype), (long long)o->heads, (long long)o->kv_heads, (long long)o->dim,
+                o->window ? ", window" : "", o->sinks ? ", sinks" : "");
     return 0;
 }
 
@@ -837,7 +861,8 @@ static void report(driver *dr) {
 }
 
 static void teardown(driver *dr) {
-    cl_mem bufs[] = {dr->kpool, dr->vpool, dr->scale, dr->offset, dr->staging_k, dr->staging_v, dr->query, dr->out, dr->ws};
+    cl_mem bufs[] = {dr->kpool,     dr->vpool, dr->scale, dr->offset, dr->staging_k,
+                     dr->staging_v, dr->query, dr->out,   dr->ws,     dr->sinks_buf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);
     if (dr->q) clReleaseCommandQueue(dr->q);
@@ -846,6 +871,7 @@ static void teardown(driver *dr) {
     free(dr->reqs), free(dr->waiting), free(dr->slot_req), free(dr->finished), free(dr->st.step_us);
     ifa_block_pool_free(&dr->pool);
     ifa_host_tensor_free(&dr->bank);
+    ifa_host_tensor_free(&dr->sinks);
 }
 
 int main(int argc, char **argv) {
