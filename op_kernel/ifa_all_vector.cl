@@ -145,6 +145,7 @@ typedef IFA_CAT(float, VW) fv;
 #define IFA_VLOAD_2(p, i) IFA_NLOAD(2, VW, p, i)
 #define IFA_VLOAD_3(p, i) IFA_NLOAD(3, VW, p, i)
 #define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
+#define IFA_VLOAD_9(p, i) IFA_NLOAD(9, VW, p, i)
 /* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
 #if VW == 2
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {

@@ -1,19 +1,22 @@
 /* Storage types and conversions shared by ifa kernels. All arithmetic is fp32; fp16 is only stored
  * (vload_half/vstore_half need no cl_khr_fp16) and bf16 is the upper half of an fp32 word.
  * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16, 3 int8, 8 int4 (two signed nibbles per
- * byte, low nibble first; element index i lives in byte i / 2). Quantised codes are load-only. */
+ * byte, low nibble first; element index i lives in byte i / 2), 9 float8 e4m3fn. Quantised and float8
+ * codes are load-only. */
 
 #define IFA_F32 0
 #define IFA_F16 1
 #define IFA_BF16 2
 #define IFA_I8 3
 #define IFA_I4 8
+#define IFA_FP8 9
 
 #define IFA_STORE_TYPE_0 float
 #define IFA_STORE_TYPE_1 half
 #define IFA_STORE_TYPE_2 ushort
 #define IFA_STORE_TYPE_3 char
 #define IFA_STORE_TYPE_8 uchar
+#define IFA_STORE_TYPE_9 uchar
 #define IFA_STORE_TYPE_(c) IFA_STORE_TYPE_##c
 #define IFA_STORE_TYPE(c) IFA_STORE_TYPE_(c)
 
@@ -30,6 +33,29 @@ inline float ifa_min8(float8 a) { const float4 b = fmin(a.lo, a.hi); const float
 #define ifa_min16(a) ifa_min8(fmin((a).lo, (a).hi))
 
 inline float ifa_bf16_to_f32(ushort x) { return as_float((uint)x << 16); }
+
+/* float8 e4m3fn to float, exact: a normal value's exponent and mantissa move into place with the bias raised
+ * by 120 (127 - 7); a subnormal (exponent 0) is its mantissa times 2^-9, computed so that no float
+ * denormal is ever formed (devices may flush them); 0x7f / 0xff are NaN. Vector forms below. */
+inline float ifa_e4m3_to_f32(uchar b) {
+    const uint u = b, mag = u & 0x7fu;
+    const float x = mag >> 3 ? as_float(((u & 0x80u) << 24) | ((mag << 20) + (120u << 23)))
+                             : (u & 0x80u ? -1.0f : 1.0f) * (float)mag * 0x1p-9f;
+    return mag == 0x7fu ? NAN : x;
+}
+#define IFA_E4M3_N(n)                                                                                             \
+    inline float##n ifa_e4m3_to_f32_##n(uchar##n b) {                                                            \
+        const uint##n u = convert_uint##n(b), mag = u & 0x7fu;                                                    \
+        const float##n normal = as_float##n(((u & 0x80u) << 24) | ((mag << 20) + (120u << 23)));               \
+        const float##n sub = copysign(convert_float##n(mag) * 0x1p-9f, normal);                                \
+        return select(select(normal, sub, as_int##n(mag >> 3) == 0), (float##n)(NAN), as_int##n(mag) == 0x7f); \
+    }
+IFA_E4M3_N(2)
+IFA_E4M3_N(4)
+IFA_E4M3_N(8)
+#if defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
+IFA_E4M3_N(16)
+#endif
 
 inline float ifa_i4_to_f32(__global const uchar *p, ulong i) {
     const char byte = as_char(p[i >> 1]);
@@ -49,6 +75,7 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_LOAD_2(p, i) ifa_bf16_to_f32((p)[i])
 #define IFA_LOAD_3(p, i) ((float)(p)[i])
 #define IFA_LOAD_8(p, i) ifa_i4_to_f32((p), (i))
+#define IFA_LOAD_9(p, i) ifa_e4m3_to_f32((p)[i])
 #define IFA_LOAD_(c, p, i) IFA_LOAD_##c(p, i)
 #define IFA_LOAD(c, p, i) IFA_LOAD_(c, p, i)
 
@@ -77,6 +104,7 @@ IFA_BF16_ROUND_N(16)
 #define IFA_NLOAD_1(n, p, i) vload_half##n(0, (p) + (i))
 #define IFA_NLOAD_2(n, p, i) as_float##n(convert_uint##n(vload##n(0, (p) + (i))) << 16)
 #define IFA_NLOAD_3(n, p, i) convert_float##n(vload##n(0, (p) + (i)))
+#define IFA_NLOAD_9(n, p, i) ifa_e4m3_to_f32_##n(vload##n(0, (p) + (i)))
 #define IFA_NLOAD_(c, n, p, i) IFA_NLOAD_##c(n, p, i)
 #define IFA_NLOAD(c, n, p, i) IFA_NLOAD_(c, n, p, i)
 #define IFA_NSTORE_0(n, x, p, i) vstore##n((x), 0, (p) + (i))

@@ -22,9 +22,10 @@ import os
 
 import numpy as np
 
-_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool", "int4"]
+_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool", "int4", "float8_e4m3fn"]
 _NUMPY = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int32": np.int32,
-          "int64": np.int64, "bool": np.bool_, "bfloat16": np.uint16, "int4": np.uint8}
+          "int64": np.int64, "bool": np.bool_, "bfloat16": np.uint16, "int4": np.uint8, "float8_e4m3fn": np.uint8}
+_TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn")  # dtypes NumPy lacks: results come back as Tensor
 _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING, _ATTR_BOOL, _ATTR_INT_LIST = range(5)
 _CL_MEM_READ_WRITE, _CL_MEM_COPY_HOST_PTR = 1 << 0, 1 << 5
 
@@ -39,7 +40,7 @@ class Error(Exception):
 
 class Tensor:
     """Data whose dtype NumPy lacks: bfloat16 as uint16 words (the upper half of a float32), int4 as bytes
-    holding two values each (low nibble first) with the logical shape given."""
+    holding two values each (low nibble first) with the logical shape given, float8_e4m3fn as its bytes."""
 
     def __init__(self, data, dtype, shape=None):
         self.data = np.ascontiguousarray(data)
@@ -58,6 +59,28 @@ def from_bfloat16(t):
     """Tensor (or uint16 array) of bfloat16 -> float32 array."""
     data = t.data if isinstance(t, Tensor) else t
     return (np.ascontiguousarray(data, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def to_float8_e4m3fn(x):
+    """float array -> Tensor of float8 e4m3fn (round to nearest even; beyond +-448 saturates; NaN -> 0x7f)."""
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    f, e = np.frexp(np.where(a >= 2.0 ** -6, a, 1.0))  # a = f 2^e, f in [0.5, 1)
+    m = np.rint((2 * f - 1) * 8)  # rint rounds half to even
+    exp = e - 1 + 7 + (m == 8)
+    m = np.where(m == 8, 0, m)
+    code = np.where(a < 2.0 ** -6, np.rint(a * 2.0 ** 9), exp * 8 + m)  # subnormals: steps of 2^-9
+    code = np.where((a >= 448) | (code > 0x7E), 0x7E, code).astype(np.uint8) | (np.signbit(x).astype(np.uint8) << 7)
+    return Tensor(np.where(np.isnan(x), np.uint8(0x7F), code).astype(np.uint8), "float8_e4m3fn")
+
+
+def from_float8_e4m3fn(t):
+    """Tensor (or uint8 array) of float8 e4m3fn -> float32 array (0x7f / 0xff are NaN)."""
+    b = np.ascontiguousarray(t.data if isinstance(t, Tensor) else t, dtype=np.uint8)
+    mag, e, m = b & 0x7F, (b >> 3) & 0xF, (b & 7).astype(np.float64)
+    v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e.astype(np.float64) - 7))
+    v = np.where(b & 0x80, -v, v)
+    return np.where(mag == 0x7F, np.nan, v).astype(np.float32)
 
 
 class _TensorC(C.Structure):
@@ -239,7 +262,7 @@ class Context:
                     continue
                 dtype = _DTYPES[outs[i].dtype]
                 shape = tuple(outs[i].shape[j] for j in range(outs[i].ndim))
-                t = Tensor(np.full(_storage_shape(shape, dtype), np.nan if dtype.startswith("float") else 0,
+                t = Tensor(np.full(_storage_shape(shape, dtype), np.nan if dtype in ("float32", "float16") else 0,
                                    dtype=_NUMPY[dtype]), dtype, shape)
                 mem = self._buffer(t.data.nbytes)
                 mems.append(mem)
@@ -258,7 +281,7 @@ class Context:
                 t, mem = hosts[name]
                 out = np.empty_like(t.data)
                 self._read(mem, out)
-                results[name] = Tensor(out, t.dtype, t.shape) if t.dtype in ("bfloat16", "int4") else out
+                results[name] = Tensor(out, t.dtype, t.shape) if t.dtype in _TENSOR_ONLY else out
             return results
         finally:
             for mem in mems:

@@ -124,6 +124,34 @@ class Binding(unittest.TestCase):
             ifa.run("IncreFlashAttention", query=q, key=k, value=v, sinks=sinks[:4], num_heads=8, num_key_value_heads=2)
         self.assertIn("sinks has shape (4)", str(e.exception))
 
+    def test_float8_conversions(self):
+        codes = np.arange(256, dtype=np.uint8)
+        values = ifa.from_float8_e4m3fn(codes)
+        finite = (codes & 0x7F) != 0x7F
+        self.assertTrue(np.isnan(values[~finite]).all())
+        self.assertTrue((ifa.to_float8_e4m3fn(values[finite]).data == codes[finite]).all())
+        self.assertEqual(list(ifa.to_float8_e4m3fn([1.0625, 1.1875, 3 * 2.0 ** -10, 500, -1e9, np.nan]).data),
+                         [0x38, 0x3A, 0x02, 0x7E, 0xFE, 0x7F])
+
+    def test_attention_float8_kv(self):
+        """float8_e4m3fn key/value, without and with a per-tensor scale (vLLM's k_scale / v_scale)."""
+        q = self.rng.uniform(-1, 1, (2, 1, 8 * 64)).astype(np.float16)
+        k = ifa.to_float8_e4m3fn(self.rng.uniform(-300, 300, (2, 150, 2 * 64)))
+        v = ifa.to_float8_e4m3fn(self.rng.uniform(-300, 300, (2, 150, 2 * 64)))
+        kf, vf = ifa.from_float8_e4m3fn(k), ifa.from_float8_e4m3fn(v)
+        scale = np.array([1 / 256, 1 / 128], dtype=np.float32)
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, antiquant_scale=scale, num_heads=8,
+                        num_key_value_heads=2, scale_value=0.125, actual_seq_lengths=[150, 61], softmax_lse_flag=True,
+                        template_mode=template)
+            out, lse = attention_ref(q, kf * scale[0], vf * scale[1], 8, 2, 0.125, [150, 61])
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-2)
+        r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
+                    scale_value=1 / 4096)
+        out, _ = attention_ref(q, kf, vf, 8, 2, 1 / 4096)
+        self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
         kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)

@@ -44,7 +44,8 @@ START_TEST(npy_round_trip_every_dtype) {
         const char *p = path_in("rt.npy");
         ck_assert_int_eq(ifa_npy_write(p, &t), 0);
         char err[256];
-        const ifa_dtype marked = d == IFA_DTYPE_BFLOAT16 || d == IFA_DTYPE_INT4 ? (ifa_dtype)d : IFA_DTYPE_COUNT_;
+        const ifa_dtype marked =
+            d == IFA_DTYPE_BFLOAT16 || d == IFA_DTYPE_INT4 || d == IFA_DTYPE_FLOAT8_E4M3 ? (ifa_dtype)d : IFA_DTYPE_COUNT_;
         ck_assert_msg(ifa_npy_read(p, marked, &back, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(back.dtype, d);
         ck_assert_int_eq(back.ndim, 3);
@@ -105,6 +106,37 @@ START_TEST(npy_rejects_malformed) {
     write_bytes(path_in("short.npy"), short_header, sizeof short_header - 1);
     ck_assert_int_eq(ifa_npy_read(path_in("short.npy"), IFA_DTYPE_COUNT_, &t, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
+}
+END_TEST
+
+/* float8 e4m3fn: every code decodes and encodes back; round to nearest even at ties, in the subnormals
+ * and across the subnormal/normal boundary; saturation at 448; NaN. */
+START_TEST(float8_conversions) {
+    for (int b = 0; b < 256; ++b) {
+        const double v = ifa_e4m3_to_double((uint8_t)b);
+        if ((b & 0x7f) == 0x7f) {
+            ck_assert(isnan(v));
+            continue;
+        }
+        ck_assert_msg(ifa_double_to_e4m3(v) == b, "code 0x%02x", b); /* -0 (0x80) included */
+    }
+    ck_assert_double_eq(ifa_e4m3_to_double(0x38), 1.0);
+    ck_assert_double_eq(ifa_e4m3_to_double(0x7e), 448.0);
+    ck_assert_double_eq(ifa_e4m3_to_double(0x01), 0x1p-9);
+    ck_assert_double_eq(ifa_e4m3_to_double(0x08), 0x1p-6);
+    ck_assert_double_eq(ifa_e4m3_to_double(0xb9), -1.125);
+    ck_assert_uint_eq(ifa_double_to_e4m3(1.0625), 0x38);        /* tie between 1 and 1.125: even */
+    ck_assert_uint_eq(ifa_double_to_e4m3(1.1875), 0x3a);        /* tie between 1.125 and 1.25: even */
+    ck_assert_uint_eq(ifa_double_to_e4m3(1.07), 0x39);
+    ck_assert_uint_eq(ifa_double_to_e4m3(0x1p-10), 0x00);       /* half the smallest subnormal: even, 0 */
+    ck_assert_uint_eq(ifa_double_to_e4m3(3 * 0x1p-10), 0x02);   /* 1.5 steps: even */
+    ck_assert_uint_eq(ifa_double_to_e4m3(15 * 0x1p-10), 0x08);  /* 7.5 steps: up to the smallest normal */
+    ck_assert_uint_eq(ifa_double_to_e4m3(-0x1p-6 * 1.0625), 0x88);
+    ck_assert_uint_eq(ifa_double_to_e4m3(464), 0x7e);           /* past 448: saturates (no infinity) */
+    ck_assert_uint_eq(ifa_double_to_e4m3(-1e9), 0xfe);
+    ck_assert_uint_eq(ifa_double_to_e4m3(INFINITY), 0x7e);
+    ck_assert_uint_eq(ifa_double_to_e4m3(NAN), 0x7f);
+    ck_assert_uint_eq(ifa_double_to_e4m3(-0.0), 0x80);
 }
 END_TEST
 
@@ -275,6 +307,7 @@ int main(void) {
     tcase_add_test(t, block_pool_lru_and_reuse);
     tcase_add_test(t, npy_rejects_malformed);
     tcase_add_test(t, half_conversions);
+    tcase_add_test(t, float8_conversions);
     tcase_add_test(t, case_with_npy_inputs_runs);
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);

@@ -330,6 +330,34 @@ static void setup_antiquant(fixture *f) {
     f->a.antiquant_scale = &f->aqs, f->a.antiquant_offset = &f->aqo;
 }
 
+/* float8 e4m3fn KV: scales optional; with them, the antiquant rules; not with a shared prefix. */
+START_TEST(float8_rules) {
+    fixture f;
+    setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    expect(&f, IFA_STATUS_OK, NULL);
+    {
+        ifa_plan plan;
+        size_t ws;
+        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.problem.kv_dtype, IFA_DTYPE_FLOAT8_E4M3);
+        ck_assert_int_eq(plan.tiling_key / 100 % 10, IFA_DTYPE_FLOAT8_E4M3);
+        ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_NONE);
+    }
+    setup_antiquant(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3; /* per channel */
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.antiquant_scale = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_offset is given without antiquant_scale");
+    setup_antiquant(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3, f.aqs.shape[2] = 15, f.aqo = f.aqs;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 2, 15)");
+    setup(&f), f.k.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype float16; it must equal key's dtype float8_e4m3fn");
+    setup(&f), f.q.dtype = f.o.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype float8_e4m3fn; it must be float32, float16 or bfloat16");
+    setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_UINT8;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype uint8; it must be float32, float16, bfloat16, float8_e4m3fn");
+}
+END_TEST
+
 START_TEST(antiquant_rules) {
     fixture f;
     setup_antiquant(&f);
@@ -457,7 +485,9 @@ START_TEST(shared_prefix_rules) {
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "atten_mask with a shared prefix is not supported");
     setup_prefix(&f), f.k.dtype = f.v.dtype = f.kp.dtype = f.vp.dtype = IFA_DTYPE_INT8;
     tensor(&f.aqs, IFA_DTYPE_FLOAT16, 1, 2, 0, 0, 0), f.a.antiquant_scale = &f.aqs;
-    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4) KV is not supported");
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not supported");
+    setup_prefix(&f), f.k.dtype = f.v.dtype = f.kp.dtype = f.vp.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not supported");
 }
 END_TEST
 
@@ -745,6 +775,7 @@ int main(void) {
     tcase_add_test(t, multi_token_rules);
     tcase_add_test(t, paged_rules);
     tcase_add_test(t, antiquant_rules);
+    tcase_add_test(t, float8_rules);
     tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, rope_rules);

@@ -7,7 +7,8 @@
 #include "op_host/status.h"
 
 static const char *const layout_names[10] = {"BSH", "BSND", "BNSD"};
-static const char *const dtype_names[10] = {"float32", "float16", "bfloat16", "int8", NULL, NULL, NULL, NULL, "int4"};
+static const char *const dtype_names[10] = {"float32", "float16", "bfloat16", "int8", NULL,
+                                            NULL,      NULL,      NULL,       "int4", "float8_e4m3fn"};
 static const char *const template_names[10] = {NULL, "all_vector", "cv"};
 static const char *const flag_names[10] = {"off", "on"};
 static const char *const lengths_names[10] = {"full", "uniform", "per_batch"};
@@ -21,7 +22,7 @@ static const char *const rope_names[10] = {"none", "neox", "gptj", "neox_tables"
 static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_LAYOUT] = {"layout", 0, BITS(1 << 0 | 1 << 1 | 1 << 2), layout_names},
     [IFA_KEY_Q_DTYPE] = {"q_dtype", 1, BITS(1 << 0 | 1 << 1 | 1 << 2), dtype_names},
-    [IFA_KEY_KV_DTYPE] = {"kv_dtype", 2, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 8), dtype_names},
+    [IFA_KEY_KV_DTYPE] = {"kv_dtype", 2, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 8 | 1 << 9), dtype_names},
     [IFA_KEY_OUT_DTYPE] = {"out_dtype", 3, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3), dtype_names},
     [IFA_KEY_TEMPLATE] = {"template", 4, BITS(1 << 1 | 1 << 2), template_names},
     [IFA_KEY_LSE] = {"softmax_lse", 5, BITS(1 << 0 | 1 << 1), flag_names},

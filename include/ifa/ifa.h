@@ -38,6 +38,8 @@ typedef enum ifa_dtype {
     IFA_DTYPE_INT64 = 6,
     IFA_DTYPE_BOOL = 7,
     IFA_DTYPE_INT4 = 8, /* signed 4-bit, two per byte along the last dimension, low nibble first */
+    IFA_DTYPE_FLOAT8_E4M3 = 9, /* float8 e4m3fn (as PyTorch's float8_e4m3fn): sign, 4 exponent bits (bias 7), 3
+                                * mantissa bits; no infinities, NaN = 0x7f / 0xff, largest finite 448 */
     IFA_DTYPE_COUNT_
 } ifa_dtype;
 

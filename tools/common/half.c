@@ -1,7 +1,8 @@
-/* binary16 and bfloat16 conversions, bit-exact with the kernels' vload_half/vstore_half_rte and
- * ifa_f32_to_bf16. */
+/* binary16, bfloat16 and float8 e4m3fn conversions, bit-exact with the kernels' vload_half/vstore_half_rte,
+ * ifa_f32_to_bf16 and ifa_e4m3_to_f32. */
 #include "common/half.h"
 
+#include <math.h>
 #include <string.h>
 
 static uint32_t bits(float f) {
@@ -54,4 +55,25 @@ uint16_t ifa_float_to_bf16(float f) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
+}
+
+double ifa_e4m3_to_double(uint8_t b) {
+    if ((b & 0x7f) == 0x7f) return NAN;
+    const int e = (b >> 3) & 15, m = b & 7;
+    const double v = e == 0 ? m * 0x1p-9 : ldexp(1 + m / 8.0, e - 7);
+    return b & 0x80 ? -v : v;
+}
+
+uint8_t ifa_double_to_e4m3(double v) {
+    if (isnan(v)) return 0x7f;
+    const uint8_t sign = signbit(v) ? 0x80 : 0;
+    const double a = fabs(v);
+    if (a >= 448) return sign | 0x7e;
+    if (a < 0x1p-6) /* subnormals in steps of 2^-9; 8 steps round up to the smallest normal, code 0x08 */
+        return sign | (uint8_t)nearbyint(a * 0x1p9);
+    int x;
+    const double f = frexp(a, &x); /* a = f 2^x, f in [0.5, 1): exponent x - 1, mantissa 2f in [1, 2) */
+    int e = x - 1 + 7, m = (int)nearbyint((2 * f - 1) * 8);
+    if (m == 8) m = 0, e++;
+    return e > 15 || (e == 15 && m == 7) ? sign | 0x7e : sign | (uint8_t)(e << 3 | m);
 }

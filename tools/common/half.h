@@ -12,5 +12,10 @@ uint16_t ifa_float_to_half(float f);
 float ifa_bf16_to_float(uint16_t b);
 /* float to bfloat16 bits, round to nearest even; NaN stays NaN. */
 uint16_t ifa_float_to_bf16(float f);
+/* float8 e4m3fn bits to double (exact); 0x7f and 0xff are NaN. */
+double ifa_e4m3_to_double(uint8_t b);
+/* double to float8 e4m3fn bits, round to nearest even; beyond ±448 saturates to ±448 (as quantisers clamp;
+ * the format has no infinity), NaN gives 0x7f. */
+uint8_t ifa_double_to_e4m3(double v);
 
 #endif

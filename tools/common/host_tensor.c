@@ -50,6 +50,7 @@ double ifa_host_get(const ifa_host_tensor *t, int64_t i) {
         const int8_t byte = (int8_t)p[i / 2];
         return (i & 1) ? byte >> 4 : (int8_t)(byte * 16) >> 4;
     }
+    case IFA_DTYPE_FLOAT8_E4M3: return ifa_e4m3_to_double(p[i]);
     default: return NAN;
     }
 }
@@ -78,6 +79,7 @@ void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
         p[i / 2] = (unsigned char)((i & 1) ? (p[i / 2] & 0x0fu) | nib << 4 : (p[i / 2] & 0xf0u) | nib);
         break;
     }
+    case IFA_DTYPE_FLOAT8_E4M3: p[i] = ifa_double_to_e4m3(v); break;
     default: break;
     }
 }
