@@ -12,7 +12,6 @@
 #define DT(d) (1u << IFA_DTYPE_##d)
 #define FLOATS (DT(FLOAT32) | DT(FLOAT16) | DT(BFLOAT16))
 #define KV_TYPES (FLOATS | DT(INT8) | DT(INT4) | DT(FLOAT8_E4M3))
-#define CACHE_TYPES (FLOATS | DT(INT8) | DT(INT4)) /* KVCacheAppend writes no float8 yet */
 
 /* ---- definitions -------------------------------------------------------------------------------------- */
 
@@ -86,9 +85,9 @@ static const ifa_dtype_combo merge_combos[] = {
 static const ifa_tensor_def append_inputs[] = {
     {"key", 1, FLOATS, 3, 4, 0, "new rows: (B, S1, N_kv·D) / (B, S1, N_kv, D) / (B, N_kv, S1, D)"},
     {"value", 1, FLOATS, 3, 4, 0, "key's shape and dtype"},
-    {"key_cache", 1, CACHE_TYPES, 3, 4, 1, "contiguous (B, S_max, ...) or a paged pool; written"},
-    {"value_cache", 1, CACHE_TYPES, 3, 4, 1, "key_cache's shape and dtype; written"},
-    {"antiquant_scale", 0, DT(FLOAT32), 4, 4, 1, "int8/int4 cache: per head and token scales; written"},
+    {"key_cache", 1, KV_TYPES, 3, 4, 1, "contiguous (B, S_max, ...) or a paged pool; written"},
+    {"value_cache", 1, KV_TYPES, 3, 4, 1, "key_cache's shape and dtype; written"},
+    {"antiquant_scale", 0, DT(FLOAT32), 4, 4, 1, "int8/int4 cache, or float8 optionally: per head and token scales; written"},
     {"antiquant_offset", 0, DT(FLOAT32), 4, 4, 1, "asymmetric quantisation offsets; written"},
     {"rope_cos", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},
     {"rope_sin", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},
@@ -109,6 +108,7 @@ static const ifa_dtype_combo append_combos[] = {
     {{"key", "key_cache"}, {-1, -1}},
     {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_INT8, IFA_DTYPE_FLOAT32}},
     {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_INT4, IFA_DTYPE_FLOAT32}},
+    {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT32}},
 };
 
 #define N_(a) (int32_t)(sizeof a / sizeof a[0])

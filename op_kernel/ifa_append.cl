@@ -5,7 +5,9 @@
  *   QUANT 2 (asymmetric): span = max x - min x (|min x|, or 1, if that is 0), scale = span / (QMAX - QMIN),
  *                         offset = min x / scale - QMIN, q = rint(x / scale - offset)
  * with q clamped to [QMIN, QMAX] ([-128, 127] for int8, [-8, 7] for int4), so that (q + offset) * scale,
- * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound).
+ * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound). A float8
+ * cache (DST_T 9) takes QUANT 1 with QMAX = 448 and q = x / scale rounded to float8 (within 2^-4 of it), or
+ * QUANT 0: each value rounded to float8 as it is.
  * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
  * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
  * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
@@ -25,6 +27,9 @@ typedef IFA_STORE_TYPE(DST_T) dst_store;
 #if DST_T == IFA_I4
 #define QMIN (-8.0f)
 #define QMAX 7.0f
+#elif DST_T == IFA_FP8
+#define QMIN (-448.0f)
+#define QMAX 448.0f
 #else
 #define QMIN (-128.0f)
 #define QMAX 127.0f
@@ -147,12 +152,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #if IFA_APPEND_VEC
         /* the same rint(x / scale - offset), clamped: whole numbers in range, so the conversion is exact */
         for (int e = 0; e < HEAD_DIM / 16; ++e) {
+#if DST_T == IFA_FP8
+            IFA_NSTORE_9(16, xs[e] / scale, out, dst0 + 16 * e);
+#else
             const char16 q = convert_char16(clamp(rint(xs[e] / scale - offset), QMIN, QMAX));
 #if DST_T == IFA_I4
             const uchar16 w = as_uchar16(q) & (uchar)0xf;
             vstore8(w.even | (w.odd << (uchar)4), 0, (__global uchar *)out + (dst0 >> 1) + 8 * e);
 #else
             vstore16(q, 0, out + dst0 + 16 * e);
+#endif
 #endif
         }
 #elif DST_T == IFA_I4
@@ -164,6 +173,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
             bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
         }
+#elif DST_T == IFA_FP8
+        for (int d = lid; d < HEAD_DIM; d += WG) out[dst0 + d] = ifa_f32_to_e4m3(SRC(d) / scale);
 #else
         for (int d = lid; d < HEAD_DIM; d += WG)
             out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);

@@ -55,6 +55,24 @@ inline float ifa_e4m3_to_f32(uchar b) {
         const float##n x = vload_half##n(0, (const __private half *)&h) * 256.0f;                                 \
         return select(x, (float##n)(NAN), as_int##n(fabs(x) == 480.0f));                                          \
     }
+/* float to float8 e4m3fn, round to nearest even; beyond ±448 saturates to ±448 (the format has no infinity;
+ * quantisers clamp), NaN gives 0x7f. Below 2^-6 the result is a subnormal, a whole number of 2^-9 steps
+ * (rint rounds half to even; 8 steps is the smallest normal, code 0x08); above, the float's mantissa is
+ * rounded to 3 bits in its own bits and a carry moves into the exponent. tools/common/half.c has the twin. */
+inline uchar ifa_f32_to_e4m3(float x) {
+    const uint u = as_uint(x), sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+    if (isnan(x)) return (uchar)0x7f;
+    if (as_float(a) >= 448.0f) return (uchar)(sign | 0x7eu);
+    if (as_float(a) < 0x1p-6f) return (uchar)(sign | (uint)rint(as_float(a) * 0x1p9f));
+    const uint r = (a + 0x7ffffu + ((a >> 20) & 1u)) >> 20; /* (biased exponent << 3) | 3 mantissa bits */
+    return (uchar)(sign | min(r - (120u << 3), 0x7eu));
+}
+/* n values stored from a private vector x at p (only the append writes float8, 16 at a time) */
+#define IFA_NSTORE_9(n, x, p, i)                                                                                  \
+    do {                                                                                                          \
+        const float##n x_ = (x);                                                                                  \
+        for (int j_ = 0; j_ < n; ++j_) (p)[(i) + j_] = ifa_f32_to_e4m3(((const float *)&x_)[j_]);                 \
+    } while (0)
 IFA_E4M3_N(2)
 IFA_E4M3_N(4)
 IFA_E4M3_N(8)
@@ -89,6 +107,7 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_STORE_2(x, p, i) ((p)[i] = ifa_f32_to_bf16(x))
 /* int8 output (post-quant): round half to even, saturate to [-128, 127] */
 #define IFA_STORE_3(x, p, i) ((p)[i] = convert_char_sat_rte(x))
+#define IFA_STORE_9(x, p, i) ((p)[i] = ifa_f32_to_e4m3(x))
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
 

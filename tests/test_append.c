@@ -16,7 +16,7 @@
 typedef struct aspec {
     const char *layout;
     ifa_dtype src, cache;
-    int asym;           /* quantised caches: with antiquant_offset */
+    int asym;           /* int8/int4 caches: with antiquant_offset; a float8 cache: with scales */
     int64_t b, nkv, d;
     int64_t cap;        /* positions per sequence: S_max, or block_table_cols * block_size */
     int64_t block_size; /* 0: contiguous */
@@ -31,7 +31,7 @@ typedef struct aspec {
  * original float64 value of every row written so far (for the round trip). */
 typedef struct cache {
     aspec p;
-    int bnsd, quant, bits;
+    int bnsd, quant, bits, fp8; /* quant: scales per token and head (int8, int4; float8 with asym) */
     int64_t units, rows; /* units x rows: (B, S_max) or (num_blocks, block_size) */
     int32_t *table;      /* paged: B x cols, shuffled ids, wild ids past what the test uses */
     int64_t cols;
@@ -73,7 +73,8 @@ static void cache_init(cache *c, const aspec *p) {
     memset(c, 0, sizeof *c);
     c->p = *p;
     c->bnsd = is_bnsd(p->layout);
-    c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4;
+    c->fp8 = p->cache == IFA_DTYPE_FLOAT8_E4M3;
+    c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && p->asym);
     c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;
     if (p->block_size) {
         c->cols = p->cap / p->block_size;
@@ -102,17 +103,18 @@ static void cache_init(cache *c, const aspec *p) {
     else nd = 3, sh[0] = c->units, sh[1] = c->rows, sh[2] = p->nkv * p->d;
     ck_assert_int_eq(ifa_host_tensor_alloc(&c->kc, p->cache, nd, sh), 0);
     ck_assert_int_eq(ifa_host_tensor_alloc(&c->vc, p->cache, nd, sh), 0);
-    /* never-written contents: NaN for floats, 0x5a bytes for integers (no NaN there) */
-    for (int64_t i = 0; !c->quant && i < ifa_host_tensor_numel(&c->kc); ++i)
+    /* never-written contents: NaN for floats (float8 too), 0x5a bytes for integers (no NaN there) */
+    const int integer = c->quant && !c->fp8;
+    for (int64_t i = 0; !integer && i < ifa_host_tensor_numel(&c->kc); ++i)
         ifa_host_set(&c->kc, i, NAN), ifa_host_set(&c->vc, i, NAN);
-    if (c->quant) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
+    if (integer) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
     c->bufs[0] = upload(&c->kc), c->bufs[1] = upload(&c->vc);
     if (c->quant) {
         const int64_t ssh[4] = {2, c->units, p->nkv, c->rows};
         ck_assert_int_eq(ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 4, ssh), 0);
         for (int64_t i = 0; i < ifa_host_tensor_numel(&c->sc); ++i) ifa_host_set(&c->sc, i, NAN);
         c->bufs[2] = upload(&c->sc);
-        if (p->asym) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
+        if (p->asym && !c->fp8) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
     }
     const size_t n = (size_t)(2 * p->b * p->cap * p->nkv * p->d);
     c->orig = malloc(n * sizeof *c->orig);
@@ -167,11 +169,12 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
     cl_mem kb = upload(kn), vb = upload(vn);
     t[0] = desc(kn, kb), t[1] = desc(vn, vb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
     if (c->quant) t[4] = desc(&c->sc, c->bufs[2]);
-    if (c->p.asym && c->quant) t[5] = desc(&c->of, c->bufs[3]);
+    const int offsets = c->p.asym && c->quant && !c->fp8;
+    if (offsets) t[5] = desc(&c->of, c->bufs[3]);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
     a.key = &t[0], a.value = &t[1], a.key_cache = &t[2], a.value_cache = &t[3];
-    a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->quant && c->p.asym ? &t[5] : NULL;
+    a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = offsets ? &t[5] : NULL;
     a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
     const int64_t nb = kn->shape[0];
     int64_t rope_pos[64];
@@ -267,17 +270,21 @@ static void check_cache(const cache *c) {
                     expected_row(c, half, b, pos, n, x);
                     const int64_t si = ((half * c->units + u) * p->nkv + n) * c->rows + r;
                     double scale = 1, offset = 0, amax = 0;
+                    const int offsets = p->asym && !c->fp8;
                     if (c->quant) {
-                        double rs, ro;
-                        ifa_kv_quant_params(x, p->d, c->bits, p->asym, &rs, &ro);
-                        scale = ifa_host_get(&got[2], si), offset = p->asym ? ifa_host_get(&got[3], si) : 0;
+                        double rs, ro = 0;
+                        if (c->fp8)
+                            ifa_kv_fp8_scale(x, p->d, &rs);
+                        else
+                            ifa_kv_quant_params(x, p->d, c->bits, p->asym, &rs, &ro);
+                        scale = ifa_host_get(&got[2], si), offset = offsets ? ifa_host_get(&got[3], si) : 0;
                         ck_assert_msg(fabs(scale - rs) <= 8 * 0x1p-24 * rs, "b %lld pos %lld n %lld: scale %.9g, want %.9g",
                                       (long long)b, (long long)pos, (long long)n, scale, rs);
                         ck_assert_msg(fabs(offset - ro) <= 8 * 0x1p-24 * (fabs(ro) + 128),
                                       "b %lld pos %lld n %lld: offset %.9g, want %.9g", (long long)b, (long long)pos,
                                       (long long)n, offset, ro);
                         ifa_host_set(&want[2], si, scale);
-                        if (p->asym) ifa_host_set(&want[3], si, offset);
+                        if (offsets) ifa_host_set(&want[3], si, offset);
                         for (int64_t d = 0; d < p->d; ++d) amax = fmax(amax, fabs(x[d]));
                     }
                     /* a rotated key is the fp32 rotation of the stored rows: a few ulps of the row off the float64 one */
@@ -286,7 +293,12 @@ static void check_cache(const cache *c) {
                     for (int64_t d = 0; d < p->d; ++d) {
                         const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
                         const double g = ifa_host_get(&got[half], e);
-                        if (c->quant) {
+                        if (c->fp8 && (c->quant || rot > 0)) { /* x (/ scale) rounded to float8 */
+                            const double fb = ifa_kv_fp8_bound(scale, x[d]) + rot;
+                            ck_assert_msg(fabs(g * scale - x[d]) <= fb,
+                                          "b %lld pos %lld n %lld d %lld: float8 %g x scale %.9g, x %.9g (bound %.3g)",
+                                          (long long)b, (long long)pos, (long long)n, (long long)d, g, scale, x[d], fb);
+                        } else if (c->quant) {
                             ck_assert_msg(fabs((g + offset) * scale - x[d]) <= bound,
                                           "b %lld pos %lld n %lld d %lld: q %g dequantises to %.9g, x %.9g (bound %.3g)",
                                           (long long)b, (long long)pos, (long long)n, (long long)d, g,
@@ -318,13 +330,17 @@ static void check_cache(const cache *c) {
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
 static const ifa_dtype caches[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_INT8,
                                    IFA_DTYPE_INT4};
+/* case i's cache: one of the five by (i / 2) % 5 below first_fp8, float8 from there (its cases are appended,
+ * so the others keep their indices and parameters) */
+static ifa_dtype cache_of(int i, int first_fp8) { return i >= first_fp8 ? IFA_DTYPE_FLOAT8_E4M3 : caches[(i / 2) % 5]; }
 static const ifa_dtype srcs[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32};
 
-/* Every layout x cache dtype x (contiguous, paged), symmetric and asymmetric: a prefill per batch (ragged),
+/* Every layout x cache dtype x (contiguous, paged), symmetric and asymmetric (float8: with and without
+ * scales): a prefill per batch (ragged),
  * then decode steps of 1 and of 3 tokens for all batches at their own lengths. */
 START_TEST(append_rows) {
     const int paged = _i % 2;
-    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = caches[(_i / 2) % 5], .asym = (_i / 10) % 2,
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 30), .asym = _i >= 30 ? _i % 3 != 0 : (_i / 10) % 2,
                .b = 3, .nkv = 2, .d = _i % 4 == 3 ? 40 : 64, .cap = 96, .block_size = paged ? (_i % 3 ? 16 : 5) : 0,
                .seed = 7000 + (uint64_t)_i};
     if (paged && p.block_size == 5) p.cap = 95;
@@ -344,7 +360,7 @@ END_TEST
  * contiguous and paged, default positions and positions near 2^20, rows rotated before quantisation. */
 START_TEST(append_rows_rope) {
     const int paged = _i % 2;
-    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = caches[(_i / 2) % 5], .asym = (_i / 4) % 2,
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 20), .asym = (_i / 4) % 2,
                .b = 3, .nkv = 2, .d = 64, .cap = 96, .block_size = paged ? 16 : 0, .rope = 1 + (_i / 3) % 2,
                .rope_dim = _i % 5 == 0 ? 16 : 0, .rope_pos0 = _i >= 10 ? (1 << 20) - 40 : 0, .seed = 7400 + (uint64_t)_i};
     cache c;
@@ -405,9 +421,9 @@ END_TEST
 START_TEST(append_then_attend) {
     const int paged = _i % 2;
     aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
-               .cache = caches[(_i / 2) % 5], .asym = _i % 4 < 2, .b = 3, .nkv = 2, .d = 64, .cap = 320,
-               .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
-    if (_i >= 20) /* RoPE: both modes, partial dims, default and large explicit positions */
+               .cache = cache_of(_i, 30), .asym = _i >= 30 ? _i % 3 != 0 : _i % 4 < 2, .b = 3, .nkv = 2, .d = 64,
+               .cap = 320, .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
+    if (_i >= 20 && (_i < 30 || _i % 3)) /* RoPE: both modes, partial dims, default and large explicit positions */
         p.rope = 1 + _i % 2, p.rope_dim = _i % 3 == 0 ? 32 : 0, p.rope_pos0 = _i % 4 >= 2 ? (1 << 20) - 500 : 0;
     const int64_t n = 8, sq = _i >= 10 ? 2 : 1;
     cache c;
@@ -425,7 +441,7 @@ START_TEST(append_then_attend) {
     download(c.bufs[0], &k.key), download(c.bufs[1], &k.value);
     if (c.quant) {
         copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
-        if (p.asym) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
+        if (p.asym && !c.fp8) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
         k.antiquant_mode = paged ? 3 : 2;
     }
     int64_t qs[4];
@@ -498,7 +514,7 @@ START_TEST(append_then_attend) {
                     locate(&c, b, pos, &u, &row);
                     const int64_t si = ((half * c.units + u) * p.nkv + h) * c.rows + row;
                     const double sc = c.quant ? ifa_host_get(&k.antiquant_scale, si) : 1;
-                    const double of = c.quant && p.asym ? ifa_host_get(&k.antiquant_offset, si) : 0;
+                    const double of = c.quant && p.asym && !c.fp8 ? ifa_host_get(&k.antiquant_offset, si) : 0;
                     double xr[512];
                     expected_row(&c, half, b, pos, h, xr);
                     for (int64_t d = 0; d < p.d; ++d) {
@@ -511,7 +527,8 @@ START_TEST(append_then_attend) {
     const double storage = sqrt(num / den);
     /* which the storage precision bounds on its own (so that a wrong row cannot widen the tolerance below):
      * one rounding for float caches, at most 1/(2^bits - 1) of a row's largest value per element quantised */
-    const double storage_limit = c.quant ? 2.0 / ((1 << c.bits) - 1)
+    const double storage_limit = c.fp8     ? 0x1p-4 /* 3 mantissa bits: half a step is 2^-4 of a value */
+                                 : c.quant ? 2.0 / ((1 << c.bits) - 1)
                                  : p.cache == IFA_DTYPE_FLOAT32 ? 1e-6 : p.cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     ck_assert_msg(storage <= storage_limit, "%s cache %s: the cache holds rows %.3g (relative L2) off the original "
                   "(limit %.3g)", p.layout, ifa_dtype_name(p.cache), storage, storage_limit);
@@ -629,12 +646,21 @@ START_TEST(append_rules) {
     afix_setup(&f), f.vc.shape[1] = 9;
     aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape (2, 9, 32); it must be key_cache's shape (2, 8, 32)");
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT32;
-    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_cache has dtype int32; a cache is float32, float16, bfloat16, int8 or int4");
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE,
+            "key_cache has dtype int32; a cache is float32, float16, bfloat16, float8_e4m3fn, int8 or int4");
     afix_setup(&f), f.vc.dtype = IFA_DTYPE_INT4;
     aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype int4; it must be key_cache's int8");
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT4, f.k.shape[2] = f.v.shape[2] = f.kc.shape[2] =
         f.vc.shape[2] = 2 * 15;
     aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "an int4 cache packs two values per byte along D; D = 15 must be even");
+    /* float8: a scale or none, never an offset */
+    afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset is given but key_cache has dtype float8_e4m3fn; a "
+                                              "float8 cache is scaled symmetrically");
+    f.a.antiquant_offset = NULL;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.a.antiquant_scale = NULL;
+    aexpect(&f, IFA_STATUS_OK, NULL);
     /* scales */
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT16;
     aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale is given but key_cache has dtype float16");
@@ -740,9 +766,9 @@ Suite *append_suite(void) {
     Suite *s = suite_create("append");
     TCase *t = tcase_create("append");
     tcase_set_timeout(t, 600);
-    tcase_add_loop_test(t, append_rows, 0, 30);
-    tcase_add_loop_test(t, append_then_attend, 0, 30);
-    tcase_add_loop_test(t, append_rows_rope, 0, 20);
+    tcase_add_loop_test(t, append_rows, 0, 36);
+    tcase_add_loop_test(t, append_then_attend, 0, 36);
+    tcase_add_loop_test(t, append_rows_rope, 0, 24);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);
     tcase_add_test(t, append_rejected_writes_nothing);

@@ -29,7 +29,8 @@ static int usage(void) {
             "usage: ifa-decode [--device SEL] [--slots 8] [--requests 32] [--seed 1] [--trace FILE.csv]\n"
             "                  [--prompt MIN,MAX] [--output MIN,MAX] [--prefixes K] [--prefix-len L]\n"
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
-            "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|int8|int4] [--symmetric]\n"
+            "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|int8|int4]\n"
+            "                  [--symmetric]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
@@ -436,7 +437,9 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                             const double eps = o->kv_dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24
                                                : o->kv_dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
                             /* rotated: the float64 row, within the fp32 rotation and one rounding to the cache */
-                            row_bad += rot > 0 ? !(fabs(g - x[e]) <= rot + fabs(x[e]) * eps + 0x1p-24) : g != want;
+                            const double round = o->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 ? ifa_kv_fp8_bound(1, x[e])
+                                                                                       : fabs(x[e]) * eps + 0x1p-24;
+                            row_bad += rot > 0 ? !(fabs(g - x[e]) <= rot + round) : g != want;
                         }
                     }
                     if (row_bad && bad++ < 5 && dr->verify_failures == 0)

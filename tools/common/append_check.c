@@ -30,7 +30,10 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     const int64_t B = kn->shape[0], S1 = bnsd ? kn->shape[2] : kn->shape[1];
     const int64_t D = kn->ndim == 4 ? kn->shape[3] : kn->shape[2] / nkv;
     const int64_t R = tab ? bs : bnsd ? kc->shape[2] : kc->shape[1], U = kc->shape[0];
-    const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4, asym = before[3] != NULL;
+    const int fp8 = kc->dtype == IFA_DTYPE_FLOAT8_E4M3;
+    /* quant: a scale per token and head (int8 and int4 always, float8 when the case gives scales) */
+    const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4 || (fp8 && before[2]);
+    const int asym = before[3] != NULL;
     const double eps = kc->dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24 : kc->dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     if (D < 1 || (quant && !before[2])) return -1;
     ifa_host_tensor expect[4], one;
@@ -66,7 +69,9 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
                         const int64_t e = ifa_kv_cache_at(bnsd, R, nkv, D, u, r, n, d);
                         const double g = ifa_host_get(after[half], e);
                         double err, bound;
-                        if (quant) {
+                        if (fp8) { /* rounded to float8 (after x / scale when scaled) */
+                            err = fabs(g * sc - x[d]), bound = ifa_kv_fp8_bound(sc, x[d]) + rot;
+                        } else if (quant) {
                             err = fabs((g + of) * sc - x[d]), bound = ifa_kv_quant_bound(sc, of, amax) + rot;
                         } else {
                             ifa_host_set(&one, 0, x[d]);

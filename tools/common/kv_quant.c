@@ -22,3 +22,15 @@ double ifa_kv_quant_bound(double scale, double offset, double amax) {
     /* x / scale (OpenCL allows 2.5 ulp) and the subtraction, each relative to |x| / scale + |offset| */
     return 0.5 * fabs(scale) + 0x1p-21 * (amax + fabs(offset * scale));
 }
+
+void ifa_kv_fp8_scale(const double *x, int64_t n, double *scale) {
+    double amax = 0;
+    for (int64_t i = 0; i < n; ++i) amax = fmax(amax, fabs(x[i]));
+    *scale = amax > 0 ? amax / 448 : 1.0;
+}
+
+double ifa_kv_fp8_bound(double scale, double x) {
+    /* half a float8 step: 2^-4 of the value when normal, 2^-10 (half of 2^-9) of the scale in the subnormals;
+     * plus x / scale in fp32 (2.5 ulp allowed) */
+    return fabs(x) * (0x1p-4 + 0x1p-21) + 0x1p-10 * fabs(scale);
+}

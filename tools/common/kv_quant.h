@@ -13,6 +13,13 @@ void ifa_kv_quant_params(const double *x, int64_t n, int bits, int asym, double 
  * and offset whose largest |x| is amax: half a step, plus the fp32 rounding of x / scale - offset. */
 double ifa_kv_quant_bound(double scale, double offset, double amax);
 
+/* A float8 cache's scale for a row of n values: max|x| / 448 (the largest float8), 1 for a zero row. */
+void ifa_kv_fp8_scale(const double *x, int64_t n, double *scale);
+
+/* The largest |x - q * scale| for x stored as the float8 q nearest x / scale (scale 1: no scale): half a
+ * float8 step, 2^-4 of |x| for normal values and 2^-10 * scale in the subnormals, plus the fp32 division. */
+double ifa_kv_fp8_bound(double scale, double x);
+
 /* Element index of (unit u, row r, head n, dim d) in a cache of R rows per unit (a batch's S_max or a block's
  * block_size), N heads of D: BSH/BSND ((u·R + r)·N + n)·D + d, BNSD ((u·N + n)·R + r)·D + d. */
 static inline int64_t ifa_kv_cache_at(int bnsd, int64_t R, int64_t N, int64_t D, int64_t u, int64_t r, int64_t n,
