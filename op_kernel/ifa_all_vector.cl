@@ -225,9 +225,12 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * and 128 about 10-15 % faster; at D = 256 fp16 G = 16 13 % faster, int8 (antiquant's per-score path) 7 %
  * slower, so larger D with antiquant keeps one key row per step at that width (docs/performance.md, seventh
  * session); AVX2 (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256
- * (16 and 32 vectors) 9-26 % faster, so there antiquant takes it at any D (eighth session). */
+ * (16 and 32 vectors) 9-26 % faster, so there antiquant takes it at any D (eighth session). float8 keys take it
+ * only when one tile holds every row: its tiles convert each key vector again (9 instructions per 8 values),
+ * and one key row per step over all rows converts it once (AVX2, one thread in L3, G = 4 / 8 / 16: 19-25 %
+ * faster; G = 1 keeps the four-row step; docs/performance.md, tenth session). */
 #if (VW == 16 || VW == 8) && !V8
-#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0)
+#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_FP8 || RB <= RS_MAX)
 #define IFA_KJ 4
 #define RS (RB <= RS_MAX ? RB : RS_MAX)
 #endif
