@@ -32,6 +32,7 @@ typedef struct aspec {
 typedef struct cache {
     aspec p;
     int bnsd, quant, bits, fp8; /* quant: scales per token and head (int8, int4; float8 with asym) */
+    int offsets;                /* antiquant_offset written too (int8/int4 with asym) */
     int64_t units, rows; /* units x rows: (B, S_max) or (num_blocks, block_size) */
     int32_t *table;      /* paged: B x cols, shuffled ids, wild ids past what the test uses */
     int64_t cols;
@@ -75,6 +76,7 @@ static void cache_init(cache *c, const aspec *p) {
     c->bnsd = is_bnsd(p->layout);
     c->fp8 = p->cache == IFA_DTYPE_FLOAT8_E4M3;
     c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && p->asym);
+    c->offsets = c->quant && p->asym && !c->fp8;
     c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;
     if (p->block_size) {
         c->cols = p->cap / p->block_size;
@@ -114,7 +116,7 @@ static void cache_init(cache *c, const aspec *p) {
         ck_assert_int_eq(ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 4, ssh), 0);
         for (int64_t i = 0; i < ifa_host_tensor_numel(&c->sc); ++i) ifa_host_set(&c->sc, i, NAN);
         c->bufs[2] = upload(&c->sc);
-        if (p->asym && !c->fp8) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
+        if (c->offsets) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
     }
     const size_t n = (size_t)(2 * p->b * p->cap * p->nkv * p->d);
     c->orig = malloc(n * sizeof *c->orig);
@@ -169,12 +171,11 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
     cl_mem kb = upload(kn), vb = upload(vn);
     t[0] = desc(kn, kb), t[1] = desc(vn, vb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
     if (c->quant) t[4] = desc(&c->sc, c->bufs[2]);
-    const int offsets = c->p.asym && c->quant && !c->fp8;
-    if (offsets) t[5] = desc(&c->of, c->bufs[3]);
+    if (c->offsets) t[5] = desc(&c->of, c->bufs[3]);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
     a.key = &t[0], a.value = &t[1], a.key_cache = &t[2], a.value_cache = &t[3];
-    a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = offsets ? &t[5] : NULL;
+    a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->offsets ? &t[5] : NULL;
     a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
     const int64_t nb = kn->shape[0];
     int64_t rope_pos[64];
@@ -270,21 +271,20 @@ static void check_cache(const cache *c) {
                     expected_row(c, half, b, pos, n, x);
                     const int64_t si = ((half * c->units + u) * p->nkv + n) * c->rows + r;
                     double scale = 1, offset = 0, amax = 0;
-                    const int offsets = p->asym && !c->fp8;
                     if (c->quant) {
                         double rs, ro = 0;
                         if (c->fp8)
                             ifa_kv_fp8_scale(x, p->d, &rs);
                         else
                             ifa_kv_quant_params(x, p->d, c->bits, p->asym, &rs, &ro);
-                        scale = ifa_host_get(&got[2], si), offset = offsets ? ifa_host_get(&got[3], si) : 0;
+                        scale = ifa_host_get(&got[2], si), offset = c->offsets ? ifa_host_get(&got[3], si) : 0;
                         ck_assert_msg(fabs(scale - rs) <= 8 * 0x1p-24 * rs, "b %lld pos %lld n %lld: scale %.9g, want %.9g",
                                       (long long)b, (long long)pos, (long long)n, scale, rs);
                         ck_assert_msg(fabs(offset - ro) <= 8 * 0x1p-24 * (fabs(ro) + 128),
                                       "b %lld pos %lld n %lld: offset %.9g, want %.9g", (long long)b, (long long)pos,
                                       (long long)n, offset, ro);
                         ifa_host_set(&want[2], si, scale);
-                        if (offsets) ifa_host_set(&want[3], si, offset);
+                        if (c->offsets) ifa_host_set(&want[3], si, offset);
                         for (int64_t d = 0; d < p->d; ++d) amax = fmax(amax, fabs(x[d]));
                     }
                     /* a rotated key is the fp32 rotation of the stored rows: a few ulps of the row off the float64 one */
@@ -293,7 +293,7 @@ static void check_cache(const cache *c) {
                     for (int64_t d = 0; d < p->d; ++d) {
                         const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
                         const double g = ifa_host_get(&got[half], e);
-                        if (c->fp8 && (c->quant || rot > 0)) { /* x (/ scale) rounded to float8 */
+                        if (c->fp8 && c->quant) { /* x / scale rounded to float8 */
                             const double fb = ifa_kv_fp8_bound(scale, x[d]) + rot;
                             ck_assert_msg(fabs(g * scale - x[d]) <= fb,
                                           "b %lld pos %lld n %lld d %lld: float8 %g x scale %.9g, x %.9g (bound %.3g)",
@@ -307,11 +307,8 @@ static void check_cache(const cache *c) {
                             /* exact, or with RoPE within the fp32 rotation and one rounding to the cache dtype */
                             ifa_host_set(&one, 0, x[d]);
                             const double want = ifa_host_get(&one, 0);
-                            const double tol = rot > 0 ? rot + fabs(x[d]) * (p->cache == IFA_DTYPE_FLOAT32 ? 0x1p-24
-                                                                            : p->cache == IFA_DTYPE_FLOAT16 ? 0x1p-11
-                                                                                                            : 0x1p-8)
-                                                       : 0;
-                            ck_assert_msg(rot > 0 ? fabs(g - x[d]) <= tol + 0x1p-24 : g == want,
+                            const double tol = rot + ifa_kv_round_bound(p->cache, x[d]);
+                            ck_assert_msg(rot > 0 ? fabs(g - x[d]) <= tol : g == want,
                                           "b %lld pos %lld n %lld d %lld: %.9g, want %.9g", (long long)b, (long long)pos,
                                           (long long)n, (long long)d, g, rot > 0 ? x[d] : want);
                         }
@@ -441,7 +438,7 @@ START_TEST(append_then_attend) {
     download(c.bufs[0], &k.key), download(c.bufs[1], &k.value);
     if (c.quant) {
         copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
-        if (p.asym && !c.fp8) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
+        if (c.offsets) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
         k.antiquant_mode = paged ? 3 : 2;
     }
     int64_t qs[4];
@@ -514,7 +511,7 @@ START_TEST(append_then_attend) {
                     locate(&c, b, pos, &u, &row);
                     const int64_t si = ((half * c.units + u) * p.nkv + h) * c.rows + row;
                     const double sc = c.quant ? ifa_host_get(&k.antiquant_scale, si) : 1;
-                    const double of = c.quant && p.asym && !c.fp8 ? ifa_host_get(&k.antiquant_offset, si) : 0;
+                    const double of = c.offsets ? ifa_host_get(&k.antiquant_offset, si) : 0;
                     double xr[512];
                     expected_row(&c, half, b, pos, h, xr);
                     for (int64_t d = 0; d < p.d; ++d) {

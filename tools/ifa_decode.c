@@ -434,12 +434,9 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                         } else {
                             ifa_host_set(&one, 0, x[e]);
                             const double want = ifa_host_get(&one, 0);
-                            const double eps = o->kv_dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24
-                                               : o->kv_dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
                             /* rotated: the float64 row, within the fp32 rotation and one rounding to the cache */
-                            const double round = o->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 ? ifa_kv_fp8_bound(1, x[e])
-                                                                                       : fabs(x[e]) * eps + 0x1p-24;
-                            row_bad += rot > 0 ? !(fabs(g - x[e]) <= rot + round) : g != want;
+                            row_bad += rot > 0 ? !(fabs(g - x[e]) <= rot + ifa_kv_round_bound(o->kv_dtype, x[e]))
+                                               : g != want;
                         }
                     }
                     if (row_bad && bad++ < 5 && dr->verify_failures == 0)

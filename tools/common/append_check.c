@@ -34,7 +34,6 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     /* quant: a scale per token and head (int8 and int4 always, float8 when the case gives scales) */
     const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4 || (fp8 && before[2]);
     const int asym = before[3] != NULL;
-    const double eps = kc->dtype == IFA_DTYPE_FLOAT32 ? 0x1p-24 : kc->dtype == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     if (D < 1 || (quant && !before[2])) return -1;
     ifa_host_tensor expect[4], one;
     memset(expect, 0, sizeof expect);
@@ -76,7 +75,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
                         } else {
                             ifa_host_set(&one, 0, x[d]);
                             err = rot > 0 ? fabs(g - x[d]) : fabs(g - ifa_host_get(&one, 0));
-                            bound = rot > 0 ? rot + fabs(x[d]) * eps + 0x1p-24 : 0;
+                            bound = rot > 0 ? rot + ifa_kv_round_bound(kc->dtype, x[d]) : 0;
                         }
                         const double ratio = err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
                         worst = fmax(worst, ratio);

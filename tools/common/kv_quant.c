@@ -34,3 +34,9 @@ double ifa_kv_fp8_bound(double scale, double x) {
      * plus x / scale in fp32 (2.5 ulp allowed) */
     return fabs(x) * (0x1p-4 + 0x1p-21) + 0x1p-10 * fabs(scale);
 }
+
+double ifa_kv_round_bound(ifa_dtype cache, double x) {
+    if (cache == IFA_DTYPE_FLOAT8_E4M3) return ifa_kv_fp8_bound(1, x);
+    const double eps = cache == IFA_DTYPE_FLOAT32 ? 0x1p-24 : cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    return fabs(x) * eps + 0x1p-24;
+}

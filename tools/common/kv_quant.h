@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "ifa/ifa.h"
+
 /* The scale and offset KVCacheAppend writes for a row of n values quantised to bits (8 or 4): asymmetric
  * over [min, max] when asym, else symmetric over [-max|x|, max|x|] with offset 0. */
 void ifa_kv_quant_params(const double *x, int64_t n, int bits, int asym, double *scale, double *offset);
@@ -19,6 +21,10 @@ void ifa_kv_fp8_scale(const double *x, int64_t n, double *scale);
 /* The largest |x - q * scale| for x stored as the float8 q nearest x / scale (scale 1: no scale): half a
  * float8 step, 2^-4 of |x| for normal values and 2^-10 * scale in the subnormals, plus the fp32 division. */
 double ifa_kv_fp8_bound(double scale, double x);
+
+/* The largest error of rounding x once to a float cache's dtype: half an ulp of float32, float16 or bfloat16
+ * (plus 2^-24 for values near zero), or float8's ifa_kv_fp8_bound with scale 1. */
+double ifa_kv_round_bound(ifa_dtype cache, double x);
 
 /* Element index of (unit u, row r, head n, dim d) in a cache of R rows per unit (a batch's S_max or a block's
  * block_size), N heads of D: BSH/BSND ((u·R + r)·N + n)·D + d, BNSD ((u·N + n)·R + r)·D + d. */
