@@ -179,7 +179,6 @@ static ifa_status check_mask(const ifa_tensor *m, ifa_problem *p, int64_t max_le
     return IFA_STATUS_OK;
 }
 
-/* pse_shift: (B, N, S1, S) or (1, N, S1, S) in the query's dtype. */
 /* sinks: float32, one logit per query head. */
 static ifa_status check_sinks(const ifa_tensor *t, ifa_problem *p) {
     char s[128];
@@ -193,6 +192,7 @@ static ifa_status check_sinks(const ifa_tensor *t, ifa_problem *p) {
     return IFA_STATUS_OK;
 }
 
+/* pse_shift: (B, N, S1, S) or (1, N, S1, S) in the query's dtype. */
 static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len) {
     char s1[128];
     if ((int32_t)t->dtype != p->q_dtype)

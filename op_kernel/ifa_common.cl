@@ -1,8 +1,8 @@
 /* Storage types and conversions shared by ifa kernels. All arithmetic is fp32; fp16 is only stored
  * (vload_half/vstore_half need no cl_khr_fp16) and bf16 is the upper half of an fp32 word.
  * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16, 3 int8, 8 int4 (two signed nibbles per
- * byte, low nibble first; element index i lives in byte i / 2), 9 float8 e4m3fn. Quantised and float8
- * codes are load-only. */
+ * byte, low nibble first; element index i lives in byte i / 2), 9 float8 e4m3fn. The integer codes are
+ * load-only; float8 is also stored (by the append, IFA_STORE_9 / IFA_NSTORE_9). */
 
 #define IFA_F32 0
 #define IFA_F16 1
