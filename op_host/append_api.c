@@ -134,10 +134,9 @@ static ifa_status check_cache(const ifa_kv_cache_append_args *a, append_shape *m
     if (vc->ndim != c->ndim || memcmp(vc->shape, c->shape, (size_t)c->ndim * sizeof c->shape[0]) != 0)
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape %s; it must be key_cache's shape %s",
                          ifa__shape_str(vc, s1, sizeof s1), ifa__shape_str(c, s2, sizeof s2));
-    if (!is_float(c->dtype) && c->dtype != IFA_DTYPE_INT8 && c->dtype != IFA_DTYPE_INT4 &&
-        c->dtype != IFA_DTYPE_FLOAT8_E4M3)
+    if (!is_float(c->dtype) && c->dtype != IFA_DTYPE_INT8 && c->dtype != IFA_DTYPE_INT4 && !ifa__is_float8(c->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key_cache has dtype %s; a cache is float32, float16, bfloat16, "
-                         "float8_e4m3fn, int8 or int4", ifa_dtype_name(c->dtype));
+                         "float8_e4m3fn, float8_e5m2, int8 or int4", ifa_dtype_name(c->dtype));
     if (vc->dtype != c->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype %s; it must be key_cache's %s",
                          ifa_dtype_name(vc->dtype), ifa_dtype_name(c->dtype));
@@ -148,7 +147,8 @@ static ifa_status check_cache(const ifa_kv_cache_append_args *a, append_shape *m
 }
 
 /* The scales (and offsets) an int8/int4 cache gets: the attention op's antiquant_mode 2 or 3 form. A float8
- * cache takes a scale or none (symmetric: max|x| / 448 per token and head), never an offset. */
+ * cache takes a scale or none (symmetric: max|x| / the format's largest finite, 448 or 57344, per token and
+ * head), never an offset. */
 static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *m) {
     char s1[128], s2[128];
     const ifa_tensor *sc = a->antiquant_scale, *of = a->antiquant_offset;
@@ -160,10 +160,11 @@ static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *
         m->quant = 0;
         return IFA_STATUS_OK;
     }
-    if (cd == IFA_DTYPE_FLOAT8_E4M3 && of)
-        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset is given but key_cache has dtype float8_e4m3fn; "
-                         "a float8 cache is scaled symmetrically (max|x| / 448), without offsets");
-    if (cd == IFA_DTYPE_FLOAT8_E4M3 && !sc) {
+    if (ifa__is_float8(cd) && of)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset is given but key_cache has dtype %s; a float8 "
+                         "cache is scaled symmetrically (max|x| / %s), without offsets", ifa_dtype_name(cd),
+                         cd == IFA_DTYPE_FLOAT8_E4M3 ? "448" : "57344");
+    if (ifa__is_float8(cd) && !sc) {
         m->quant = 0; /* each value rounded to float8 as it is */
         return IFA_STATUS_OK;
     }

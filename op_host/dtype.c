@@ -13,6 +13,7 @@ static const struct {
     [IFA_DTYPE_UINT8] = {"uint8", "u8", 1},        [IFA_DTYPE_INT32] = {"int32", "i32", 4},
     [IFA_DTYPE_INT64] = {"int64", "i64", 8},       [IFA_DTYPE_BOOL] = {"bool", "bool_", 1},
     [IFA_DTYPE_INT4] = {"int4", "i4", 1},          [IFA_DTYPE_FLOAT8_E4M3] = {"float8_e4m3fn", "fp8_e4m3", 1},
+    [IFA_DTYPE_FLOAT8_E5M2] = {"float8_e5m2", "fp8_e5m2", 1},
 };
 
 static int valid(ifa_dtype d) { return (int)d >= 0 && d < IFA_DTYPE_COUNT_; }

@@ -250,7 +250,7 @@ static ifa_status check_prefix(const ifa_incre_flash_attention_args *a, ifa_prob
     if (kp->dtype != (ifa_dtype)p->kv_dtype || vp->dtype != kp->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key/value_shared_prefix have dtypes %s/%s; they must be the key's %s",
                          ifa_dtype_name(kp->dtype), ifa_dtype_name(vp->dtype), ifa_dtype_name((ifa_dtype)p->kv_dtype));
-    if (p->antiquant || p->kv_dtype == IFA_DTYPE_FLOAT8_E4M3)
+    if (p->antiquant || ifa__is_float8((ifa_dtype)p->kv_dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not "
                                                        "supported");
     if (a->atten_mask || a->pse_shift || a->window)
@@ -313,13 +313,13 @@ static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_p
 static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t max_len) {
     char s1[128];
     const int quantised = p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_INT4;
-    const int fp8 = p->kv_dtype == IFA_DTYPE_FLOAT8_E4M3;
+    const int fp8 = ifa__is_float8((ifa_dtype)p->kv_dtype);
     const ifa_tensor *sc = a->antiquant_scale, *off = a->antiquant_offset;
     if (!quantised && !fp8) {
         if (sc || off)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
                              "antiquant_%s is given but key has dtype %s; antiquant applies to int8, int4 or "
-                             "float8_e4m3fn key/value", sc ? "scale" : "offset", ifa_dtype_name((ifa_dtype)p->kv_dtype));
+                             "float8 (e4m3fn, e5m2) key/value", sc ? "scale" : "offset", ifa_dtype_name((ifa_dtype)p->kv_dtype));
         return IFA_STATUS_OK;
     }
     if (!sc && fp8 && off)
@@ -595,10 +595,10 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype %s; it must be float32, float16 or bfloat16",
                          ifa_dtype_name(q->dtype));
     if (!is_float_dtype(k->dtype) && k->dtype != IFA_DTYPE_INT8 && k->dtype != IFA_DTYPE_INT4 &&
-        k->dtype != IFA_DTYPE_FLOAT8_E4M3)
+        !ifa__is_float8(k->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
-                         "key has dtype %s; it must be float32, float16, bfloat16, float8_e4m3fn, or int8 or int4 with "
-                         "antiquant_scale", ifa_dtype_name(k->dtype));
+                         "key has dtype %s; it must be float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, or int8 "
+                         "or int4 with antiquant_scale", ifa_dtype_name(k->dtype));
     if (a->value->dtype != k->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype %s; it must equal key's dtype %s",
                          ifa_dtype_name(a->value->dtype), ifa_dtype_name(k->dtype));

@@ -11,7 +11,7 @@
 
 #define DT(d) (1u << IFA_DTYPE_##d)
 #define FLOATS (DT(FLOAT32) | DT(FLOAT16) | DT(BFLOAT16))
-#define KV_TYPES (FLOATS | DT(INT8) | DT(INT4) | DT(FLOAT8_E4M3))
+#define KV_TYPES (FLOATS | DT(INT8) | DT(INT4) | DT(FLOAT8_E4M3) | DT(FLOAT8_E5M2))
 
 /* ---- definitions -------------------------------------------------------------------------------------- */
 
@@ -63,6 +63,7 @@ static const ifa_dtype_combo ifa_combos[] = {
     {{"query", "key", "antiquant_scale", "attention_out"}, {-1, IFA_DTYPE_INT8, -1, -1}},
     {{"query", "key", "antiquant_scale", "attention_out"}, {-1, IFA_DTYPE_INT4, -1, -1}},
     {{"query", "key", "attention_out"}, {-1, IFA_DTYPE_FLOAT8_E4M3, -1}}, /* antiquant_scale optional */
+    {{"query", "key", "attention_out"}, {-1, IFA_DTYPE_FLOAT8_E5M2, -1}},
     {{"query", "key", "quant_scale2", "attention_out"}, {-1, -1, -1, IFA_DTYPE_INT8}},
 };
 
@@ -109,6 +110,7 @@ static const ifa_dtype_combo append_combos[] = {
     {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_INT8, IFA_DTYPE_FLOAT32}},
     {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_INT4, IFA_DTYPE_FLOAT32}},
     {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT32}},
+    {{"key", "key_cache", "antiquant_scale"}, {-1, IFA_DTYPE_FLOAT8_E5M2, IFA_DTYPE_FLOAT32}},
 };
 
 #define N_(a) (int32_t)(sizeof a / sizeof a[0])

@@ -13,6 +13,8 @@ const char *ifa__shape_str(const ifa_tensor *t, char *buf, size_t n);
 ifa_status ifa__check_descriptor(const ifa_tensor *t, const char *name);
 /* t's byte offset counted in its elements (int4: two per byte), as kernels index buffers. */
 static inline uint64_t ifa__elem_offset(const ifa_tensor *t) { return (uint64_t)t->offset * 8 / ifa_dtype_bits(t->dtype); }
+/* Either float8 format (e4m3fn, e5m2): numbers by themselves, so a scale is optional where they are KV. */
+static inline int ifa__is_float8(ifa_dtype d) { return d == IFA_DTYPE_FLOAT8_E4M3 || d == IFA_DTYPE_FLOAT8_E5M2; }
 /* t names a valid cl_mem holding offset + its bytes. */
 ifa_status ifa__check_buffer(const ifa_tensor *t, const char *name);
 

@@ -146,6 +146,7 @@ typedef IFA_CAT(float, VW) fv;
 #define IFA_VLOAD_3(p, i) IFA_NLOAD(3, VW, p, i)
 #define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
 #define IFA_VLOAD_9(p, i) IFA_NLOAD(9, VW, p, i)
+#define IFA_VLOAD_10(p, i) IFA_NLOAD(10, VW, p, i)
 /* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
 #if VW == 2
 inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
@@ -230,7 +231,7 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * and one key row per step over all rows converts it once (AVX2, one thread in L3, G = 4 / 8 / 16: 19-25 %
  * faster; G = 1 keeps the four-row step; docs/performance.md, tenth session). */
 #if (VW == 16 || VW == 8) && !V8
-#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_FP8 || RB <= RS_MAX)
+#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
 #define IFA_KJ 4
 #define RS (RB <= RS_MAX ? RB : RS_MAX)
 #endif

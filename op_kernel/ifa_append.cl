@@ -6,8 +6,8 @@
  *                         offset = min x / scale - QMIN, q = rint(x / scale - offset)
  * with q clamped to [QMIN, QMAX] ([-128, 127] for int8, [-8, 7] for int4), so that (q + offset) * scale,
  * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound). A float8
- * cache (DST_T 9) takes QUANT 1 with QMAX = 448 and q = x / scale rounded to float8 (within 2^-4 of it), or
- * QUANT 0: each value rounded to float8 as it is.
+ * cache (DST_T 9 e4m3fn, 10 e5m2) takes QUANT 1 with QMAX = 448 or 57344 (the format's largest finite) and
+ * q = x / scale rounded to float8 (within 2^-4 or 2^-3 of it), or QUANT 0: each value rounded as it is.
  * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
  * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
  * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
@@ -27,9 +27,12 @@ typedef IFA_STORE_TYPE(DST_T) dst_store;
 #if DST_T == IFA_I4
 #define QMIN (-8.0f)
 #define QMAX 7.0f
-#elif DST_T == IFA_FP8
+#elif DST_T == IFA_E4M3
 #define QMIN (-448.0f)
 #define QMAX 448.0f
+#elif DST_T == IFA_E5M2
+#define QMIN (-57344.0f)
+#define QMAX 57344.0f
 #else
 #define QMIN (-128.0f)
 #define QMAX 127.0f
@@ -152,8 +155,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #if IFA_APPEND_VEC
         /* the same rint(x / scale - offset), clamped: whole numbers in range, so the conversion is exact */
         for (int e = 0; e < HEAD_DIM / 16; ++e) {
-#if DST_T == IFA_FP8
-            IFA_NSTORE_9(16, xs[e] / scale, out, dst0 + 16 * e);
+#if IFA_IS_FP8(DST_T)
+            IFA_NSTORE(DST_T, 16, xs[e] / scale, out, dst0 + 16 * e);
 #else
             const char16 q = convert_char16(clamp(rint(xs[e] / scale - offset), QMIN, QMAX));
 #if DST_T == IFA_I4
@@ -173,8 +176,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
             bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
         }
-#elif DST_T == IFA_FP8
-        for (int d = lid; d < HEAD_DIM; d += WG) out[dst0 + d] = ifa_f32_to_e4m3(SRC(d) / scale);
+#elif IFA_IS_FP8(DST_T)
+        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d) / scale, out, dst0 + d);
 #else
         for (int d = lid; d < HEAD_DIM; d += WG)
             out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);

@@ -1,15 +1,17 @@
 /* Storage types and conversions shared by ifa kernels. All arithmetic is fp32; fp16 is only stored
  * (vload_half/vstore_half need no cl_khr_fp16) and bf16 is the upper half of an fp32 word.
  * Dtype codes follow ifa_dtype: 0 float32, 1 float16, 2 bfloat16, 3 int8, 8 int4 (two signed nibbles per
- * byte, low nibble first; element index i lives in byte i / 2), 9 float8 e4m3fn. The integer codes are
- * load-only; float8 is also stored (by the append, IFA_STORE_9 / IFA_NSTORE_9). */
+ * byte, low nibble first; element index i lives in byte i / 2), 9 float8 e4m3fn, 10 float8 e5m2. The integer
+ * codes are load-only; float8 is also stored (by the append, IFA_STORE / IFA_NSTORE). */
 
 #define IFA_F32 0
 #define IFA_F16 1
 #define IFA_BF16 2
 #define IFA_I8 3
 #define IFA_I4 8
-#define IFA_FP8 9
+#define IFA_E4M3 9
+#define IFA_E5M2 10
+#define IFA_IS_FP8(c) ((c) == IFA_E4M3 || (c) == IFA_E5M2)
 
 #define IFA_STORE_TYPE_0 float
 #define IFA_STORE_TYPE_1 half
@@ -17,6 +19,7 @@
 #define IFA_STORE_TYPE_3 char
 #define IFA_STORE_TYPE_8 uchar
 #define IFA_STORE_TYPE_9 uchar
+#define IFA_STORE_TYPE_10 uchar
 #define IFA_STORE_TYPE_(c) IFA_STORE_TYPE_##c
 #define IFA_STORE_TYPE(c) IFA_STORE_TYPE_(c)
 
@@ -55,29 +58,52 @@ inline float ifa_e4m3_to_f32(uchar b) {
         const float##n x = vload_half##n(0, (const __private half *)&h) * 256.0f;                                 \
         return select(x, (float##n)(NAN), as_int##n(fabs(x) == 480.0f));                                          \
     }
-/* float to float8 e4m3fn, round to nearest even; beyond ±448 saturates to ±448 (the format has no infinity;
- * quantisers clamp), NaN gives 0x7f. Below 2^-6 the result is a subnormal, a whole number of 2^-9 steps
- * (rint rounds half to even; 8 steps is the smallest normal, code 0x08); above, the float's mantissa is
- * rounded to 3 bits in its own bits and a carry moves into the exponent. tools/common/half.c has the twin. */
-inline uchar ifa_f32_to_e4m3(float x) {
-    const uint u = as_uint(x), sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
-    if (isnan(x)) return (uchar)0x7f;
-    if (as_float(a) >= 448.0f) return (uchar)(sign | 0x7eu);
-    if (as_float(a) < 0x1p-6f) return (uchar)(sign | (uint)rint(as_float(a) * 0x1p9f));
-    const uint r = (a + 0x7ffffu + ((a >> 20) & 1u)) >> 20; /* (biased exponent << 3) | 3 mantissa bits */
-    return (uchar)(sign | min(r - (120u << 3), 0x7eu));
+/* float to float8, round to nearest even, for a format of M mantissa bits whose smallest normal is MIN_NORMAL
+ * and largest finite MAX (code MAX_CODE): beyond ±MAX saturates (quantisers clamp; CUDA's __NV_SATFINITE does
+ * the same), NaN gives 0x7f. Below MIN_NORMAL the result is a subnormal, a whole number of steps of
+ * MIN_NORMAL / 2^M (rint rounds half to even; 2^M steps is the smallest normal); above, the float's mantissa
+ * is rounded to M bits in its own bits, a carry moving into the exponent, and the exponent is rebiased by
+ * REBIAS (127 minus the format's bias). Rounding straight from the float: through binary16 first would round
+ * twice. tools/common/half.c has the twin. */
+#define IFA_F32_TO_FP8(name, M, MIN_NORMAL, MAX, MAX_CODE, REBIAS)                                                \
+    inline uchar name(float x) {                                                                                  \
+        const uint u = as_uint(x), sign = (u >> 24) & 0x80u, a = u & 0x7fffffffu;                                 \
+        if (isnan(x)) return (uchar)0x7f;                                                                         \
+        if (as_float(a) >= (MAX)) return (uchar)(sign | (MAX_CODE));                                              \
+        if (as_float(a) < (MIN_NORMAL)) return (uchar)(sign | (uint)rint(as_float(a) / (MIN_NORMAL) * (1 << (M)))); \
+        const uint r = (a + ((1u << (22 - (M))) - 1u) + ((a >> (23 - (M))) & 1u)) >> (23 - (M));                  \
+        return (uchar)(sign | min(r - ((uint)(REBIAS) << (M)), (uint)(MAX_CODE)));                                \
+    }
+IFA_F32_TO_FP8(ifa_f32_to_e4m3, 3, 0x1p-6f, 448.0f, 0x7eu, 120) /* bias 7 */
+IFA_F32_TO_FP8(ifa_f32_to_e5m2, 2, 0x1p-14f, 57344.0f, 0x7bu, 112) /* bias 15 */
+/* float8 e5m2 to float, exact: the byte is the upper half of a binary16 with the same value (infinities and
+ * NaNs included), which the hardware's half conversion reads. One load per value or per vector. */
+inline float ifa_e5m2_to_f32(uchar b) {
+    const ushort h = (ushort)b << 8;
+    return vload_half(0, (const __private half *)&h);
 }
+#define IFA_E5M2_N(n)                                                                                             \
+    inline float##n ifa_e5m2_to_f32_##n(uchar##n b) {                                                            \
+        const ushort##n h = convert_ushort##n(b) << (ushort)8;                                                    \
+        return vload_half##n(0, (const __private half *)&h);                                                      \
+    }
 /* n values stored from a private vector x at p (only the append writes float8, 16 at a time) */
-#define IFA_NSTORE_9(n, x, p, i)                                                                                  \
+#define IFA_FP8_NSTORE(f, n, x, p, i)                                                                             \
     do {                                                                                                          \
         const float##n x_ = (x);                                                                                  \
-        for (int j_ = 0; j_ < n; ++j_) (p)[(i) + j_] = ifa_f32_to_e4m3(((const float *)&x_)[j_]);                 \
+        for (int j_ = 0; j_ < n; ++j_) (p)[(i) + j_] = f(((const float *)&x_)[j_]);                               \
     } while (0)
+#define IFA_NSTORE_9(n, x, p, i) IFA_FP8_NSTORE(ifa_f32_to_e4m3, n, x, p, i)
+#define IFA_NSTORE_10(n, x, p, i) IFA_FP8_NSTORE(ifa_f32_to_e5m2, n, x, p, i)
 IFA_E4M3_N(2)
 IFA_E4M3_N(4)
 IFA_E4M3_N(8)
+IFA_E5M2_N(2)
+IFA_E5M2_N(4)
+IFA_E5M2_N(8)
 #if defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
 IFA_E4M3_N(16)
+IFA_E5M2_N(16)
 #endif
 
 inline float ifa_i4_to_f32(__global const uchar *p, ulong i) {
@@ -99,6 +125,7 @@ inline ushort ifa_f32_to_bf16(float f) {
 #define IFA_LOAD_3(p, i) ((float)(p)[i])
 #define IFA_LOAD_8(p, i) ifa_i4_to_f32((p), (i))
 #define IFA_LOAD_9(p, i) ifa_e4m3_to_f32((p)[i])
+#define IFA_LOAD_10(p, i) ifa_e5m2_to_f32((p)[i])
 #define IFA_LOAD_(c, p, i) IFA_LOAD_##c(p, i)
 #define IFA_LOAD(c, p, i) IFA_LOAD_(c, p, i)
 
@@ -108,6 +135,7 @@ inline ushort ifa_f32_to_bf16(float f) {
 /* int8 output (post-quant): round half to even, saturate to [-128, 127] */
 #define IFA_STORE_3(x, p, i) ((p)[i] = convert_char_sat_rte(x))
 #define IFA_STORE_9(x, p, i) ((p)[i] = ifa_f32_to_e4m3(x))
+#define IFA_STORE_10(x, p, i) ((p)[i] = ifa_f32_to_e5m2(x))
 #define IFA_STORE_(c, x, p, i) IFA_STORE_##c(x, p, i)
 #define IFA_STORE(c, x, p, i) IFA_STORE_(c, x, p, i)
 
@@ -129,6 +157,7 @@ IFA_BF16_ROUND_N(16)
 #define IFA_NLOAD_2(n, p, i) as_float##n(convert_uint##n(vload##n(0, (p) + (i))) << 16)
 #define IFA_NLOAD_3(n, p, i) convert_float##n(vload##n(0, (p) + (i)))
 #define IFA_NLOAD_9(n, p, i) ifa_e4m3_to_f32_##n(vload##n(0, (p) + (i)))
+#define IFA_NLOAD_10(n, p, i) ifa_e5m2_to_f32_##n(vload##n(0, (p) + (i)))
 #define IFA_NLOAD_(c, n, p, i) IFA_NLOAD_##c(n, p, i)
 #define IFA_NLOAD(c, n, p, i) IFA_NLOAD_(c, n, p, i)
 #define IFA_NSTORE_0(n, x, p, i) vstore##n((x), 0, (p) + (i))

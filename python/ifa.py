@@ -22,10 +22,12 @@ import os
 
 import numpy as np
 
-_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool", "int4", "float8_e4m3fn"]
+_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool", "int4", "float8_e4m3fn",
+           "float8_e5m2"]
 _NUMPY = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int32": np.int32,
-          "int64": np.int64, "bool": np.bool_, "bfloat16": np.uint16, "int4": np.uint8, "float8_e4m3fn": np.uint8}
-_TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn")  # dtypes NumPy lacks: results come back as Tensor
+          "int64": np.int64, "bool": np.bool_, "bfloat16": np.uint16, "int4": np.uint8, "float8_e4m3fn": np.uint8,
+          "float8_e5m2": np.uint8}
+_TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn", "float8_e5m2")  # dtypes NumPy lacks: results come back as Tensor
 _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING, _ATTR_BOOL, _ATTR_INT_LIST = range(5)
 _CL_MEM_READ_WRITE, _CL_MEM_COPY_HOST_PTR = 1 << 0, 1 << 5
 
@@ -40,7 +42,8 @@ class Error(Exception):
 
 class Tensor:
     """Data whose dtype NumPy lacks: bfloat16 as uint16 words (the upper half of a float32), int4 as bytes
-    holding two values each (low nibble first) with the logical shape given, float8_e4m3fn as its bytes."""
+    holding two values each (low nibble first) with the logical shape given, float8 (float8_e4m3fn,
+    float8_e5m2) as its bytes."""
 
     def __init__(self, data, dtype, shape=None):
         self.data = np.ascontiguousarray(data)
@@ -61,17 +64,25 @@ def from_bfloat16(t):
     return (np.ascontiguousarray(data, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 
 
-def to_float8_e4m3fn(x):
-    """float array -> Tensor of float8 e4m3fn (round to nearest even; beyond +-448 saturates; NaN -> 0x7f)."""
+def _to_float8(x, m_bits, bias, max_value, max_code, dtype):
+    """float array -> Tensor of a float8 format with m_bits mantissa bits and exponent bias bias: round to
+    nearest even from the value itself, beyond +-max_value saturates to max_code, NaN -> 0x7f."""
     x = np.asarray(x, dtype=np.float64)
     a = np.abs(x)
-    f, e = np.frexp(np.where(a >= 2.0 ** -6, a, 1.0))  # a = f 2^e, f in [0.5, 1)
-    m = np.rint((2 * f - 1) * 8)  # rint rounds half to even
-    exp = e - 1 + 7 + (m == 8)
-    m = np.where(m == 8, 0, m)
-    code = np.where(a < 2.0 ** -6, np.rint(a * 2.0 ** 9), exp * 8 + m)  # subnormals: steps of 2^-9
-    code = np.where((a >= 448) | (code > 0x7E), 0x7E, code).astype(np.uint8) | (np.signbit(x).astype(np.uint8) << 7)
-    return Tensor(np.where(np.isnan(x), np.uint8(0x7F), code).astype(np.uint8), "float8_e4m3fn")
+    min_normal = 2.0 ** (1 - bias)
+    f, e = np.frexp(np.where(a >= min_normal, a, 1.0))  # a = f 2^e, f in [0.5, 1)
+    m = np.rint((2 * f - 1) * 2 ** m_bits)  # rint rounds half to even
+    exp = e - 1 + bias + (m == 2 ** m_bits)
+    m = np.where(m == 2 ** m_bits, 0, m)
+    code = np.where(a < min_normal, np.rint(a / min_normal * 2 ** m_bits), exp * 2 ** m_bits + m)  # subnormals
+    code = np.where((a >= max_value) | (code > max_code), max_code, code).astype(np.uint8)
+    code |= np.signbit(x).astype(np.uint8) << 7
+    return Tensor(np.where(np.isnan(x), np.uint8(0x7F), code).astype(np.uint8), dtype)
+
+
+def to_float8_e4m3fn(x):
+    """float array -> Tensor of float8 e4m3fn (round to nearest even; beyond +-448 saturates; NaN -> 0x7f)."""
+    return _to_float8(x, 3, 7, 448, 0x7E, "float8_e4m3fn")
 
 
 def from_float8_e4m3fn(t):
@@ -81,6 +92,19 @@ def from_float8_e4m3fn(t):
     v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e.astype(np.float64) - 7))
     v = np.where(b & 0x80, -v, v)
     return np.where(mag == 0x7F, np.nan, v).astype(np.float32)
+
+
+def to_float8_e5m2(x):
+    """float array -> Tensor of float8 e5m2 (round to nearest even from the value itself, not through float16;
+    beyond +-57344 saturates; NaN -> 0x7f)."""
+    return _to_float8(x, 2, 15, 57344, 0x7B, "float8_e5m2")
+
+
+def from_float8_e5m2(t):
+    """Tensor (or uint8 array) of float8 e5m2 -> float32 array (the upper byte of a float16: infinities and NaNs
+    included)."""
+    b = np.ascontiguousarray(t.data if isinstance(t, Tensor) else t, dtype=np.uint8)
+    return (b.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
 
 
 class _TensorC(C.Structure):

@@ -133,13 +133,27 @@ class Binding(unittest.TestCase):
         self.assertEqual(list(ifa.to_float8_e4m3fn([1.0625, 1.1875, 3 * 2.0 ** -10, 500, -1e9, np.nan]).data),
                          [0x38, 0x3A, 0x02, 0x7E, 0xFE, 0x7F])
 
-    def test_attention_float8_kv(self):
-        """float8_e4m3fn key/value, without and with a per-tensor scale (vLLM's k_scale / v_scale)."""
+    def test_float8_e5m2_conversions(self):
+        codes = np.arange(256, dtype=np.uint8)
+        values = ifa.from_float8_e5m2(codes)
+        finite = (codes & 0x7C) != 0x7C
+        self.assertTrue(np.isinf(values[(codes & 0x7F) == 0x7C]).all())
+        self.assertTrue(np.isnan(values[((codes & 0x7C) == 0x7C) & ((codes & 3) != 0)]).all())
+        self.assertTrue((ifa.to_float8_e5m2(values[finite]).data == codes[finite]).all())
+        # ties to even (1.125 between 1 and 1.25; 3 * 2^-17 between the first two subnormals), saturation, NaN;
+        # 1.125 + 2^-11 rounds up, where rounding through float16 first (to 1.125) would then go down to 1
+        self.assertEqual(list(ifa.to_float8_e5m2([1.125, 1.375, 3 * 2.0 ** -17, 60000, -1e9, np.nan,
+                                                  1.125 + 2.0 ** -11]).data),
+                         [0x3C, 0x3E, 0x02, 0x7B, 0xFB, 0x7F, 0x3D])
+
+    def check_float8_kv(self, to_float8, from_float8, low, high, scale, unscaled_scale_value):
+        """float8 key/value through both templates, with a per-tensor scale (vLLM's k_scale / v_scale), and
+        without a scale."""
         q = self.rng.uniform(-1, 1, (2, 1, 8 * 64)).astype(np.float16)
-        k = ifa.to_float8_e4m3fn(self.rng.uniform(-300, 300, (2, 150, 2 * 64)))
-        v = ifa.to_float8_e4m3fn(self.rng.uniform(-300, 300, (2, 150, 2 * 64)))
-        kf, vf = ifa.from_float8_e4m3fn(k), ifa.from_float8_e4m3fn(v)
-        scale = np.array([1 / 256, 1 / 128], dtype=np.float32)
+        k = to_float8(self.rng.uniform(low, high, (2, 150, 2 * 64)))
+        v = to_float8(self.rng.uniform(low, high, (2, 150, 2 * 64)))
+        kf, vf = from_float8(k), from_float8(v)
+        scale = np.array(scale, dtype=np.float32)
         for template in ("all_vector", "cv"):
             r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, antiquant_scale=scale, num_heads=8,
                         num_key_value_heads=2, scale_value=0.125, actual_seq_lengths=[150, 61], softmax_lse_flag=True,
@@ -148,9 +162,15 @@ class Binding(unittest.TestCase):
             self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
             self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-2)
         r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
-                    scale_value=1 / 4096)
-        out, _ = attention_ref(q, kf, vf, 8, 2, 1 / 4096)
+                    scale_value=unscaled_scale_value)
+        out, _ = attention_ref(q, kf, vf, 8, 2, unscaled_scale_value)
         self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+
+    def test_attention_float8_kv(self):
+        self.check_float8_kv(ifa.to_float8_e4m3fn, ifa.from_float8_e4m3fn, -300, 300, [1 / 256, 1 / 128], 1 / 4096)
+
+    def test_attention_float8_e5m2_kv(self):
+        self.check_float8_kv(ifa.to_float8_e5m2, ifa.from_float8_e5m2, -3, 3, [0.25, 2.0], 0.125)
 
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)

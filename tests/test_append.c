@@ -74,7 +74,7 @@ static void cache_init(cache *c, const aspec *p) {
     memset(c, 0, sizeof *c);
     c->p = *p;
     c->bnsd = is_bnsd(p->layout);
-    c->fp8 = p->cache == IFA_DTYPE_FLOAT8_E4M3;
+    c->fp8 = p->cache == IFA_DTYPE_FLOAT8_E4M3 || p->cache == IFA_DTYPE_FLOAT8_E5M2;
     c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && p->asym);
     c->offsets = c->quant && p->asym && !c->fp8;
     c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;
@@ -274,7 +274,7 @@ static void check_cache(const cache *c) {
                     if (c->quant) {
                         double rs, ro = 0;
                         if (c->fp8)
-                            ifa_kv_fp8_scale(x, p->d, &rs);
+                            ifa_kv_fp8_scale(p->cache, x, p->d, &rs);
                         else
                             ifa_kv_quant_params(x, p->d, c->bits, p->asym, &rs, &ro);
                         scale = ifa_host_get(&got[2], si), offset = c->offsets ? ifa_host_get(&got[3], si) : 0;
@@ -294,7 +294,7 @@ static void check_cache(const cache *c) {
                         const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
                         const double g = ifa_host_get(&got[half], e);
                         if (c->fp8 && c->quant) { /* x / scale rounded to float8 */
-                            const double fb = ifa_kv_fp8_bound(scale, x[d]) + rot;
+                            const double fb = ifa_kv_fp8_bound(p->cache, scale, x[d]) + rot;
                             ck_assert_msg(fabs(g * scale - x[d]) <= fb,
                                           "b %lld pos %lld n %lld d %lld: float8 %g x scale %.9g, x %.9g (bound %.3g)",
                                           (long long)b, (long long)pos, (long long)n, (long long)d, g, scale, x[d], fb);
@@ -327,9 +327,11 @@ static void check_cache(const cache *c) {
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
 static const ifa_dtype caches[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_INT8,
                                    IFA_DTYPE_INT4};
-/* case i's cache: one of the five by (i / 2) % 5 below first_fp8, float8 from there (its cases are appended,
- * so the others keep their indices and parameters) */
-static ifa_dtype cache_of(int i, int first_fp8) { return i >= first_fp8 ? IFA_DTYPE_FLOAT8_E4M3 : caches[(i / 2) % 5]; }
+/* case i's cache: one of the five by (i / 2) % 5 below first_fp8, float8 e4m3fn for n_fp8 cases from there and
+ * e5m2 after them (each format's cases were appended, so the earlier ones keep their indices and parameters) */
+static ifa_dtype cache_of(int i, int first_fp8, int n_fp8) {
+    return i >= first_fp8 + n_fp8 ? IFA_DTYPE_FLOAT8_E5M2 : i >= first_fp8 ? IFA_DTYPE_FLOAT8_E4M3 : caches[(i / 2) % 5];
+}
 static const ifa_dtype srcs[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32};
 
 /* Every layout x cache dtype x (contiguous, paged), symmetric and asymmetric (float8: with and without
@@ -337,7 +339,7 @@ static const ifa_dtype srcs[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYP
  * then decode steps of 1 and of 3 tokens for all batches at their own lengths. */
 START_TEST(append_rows) {
     const int paged = _i % 2;
-    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 30), .asym = _i >= 30 ? _i % 3 != 0 : (_i / 10) % 2,
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 30, 6), .asym = _i >= 30 ? _i % 3 != 0 : (_i / 10) % 2,
                .b = 3, .nkv = 2, .d = _i % 4 == 3 ? 40 : 64, .cap = 96, .block_size = paged ? (_i % 3 ? 16 : 5) : 0,
                .seed = 7000 + (uint64_t)_i};
     if (paged && p.block_size == 5) p.cap = 95;
@@ -357,7 +359,7 @@ END_TEST
  * contiguous and paged, default positions and positions near 2^20, rows rotated before quantisation. */
 START_TEST(append_rows_rope) {
     const int paged = _i % 2;
-    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 20), .asym = (_i / 4) % 2,
+    aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 20, 4), .asym = (_i / 4) % 2,
                .b = 3, .nkv = 2, .d = 64, .cap = 96, .block_size = paged ? 16 : 0, .rope = 1 + (_i / 3) % 2,
                .rope_dim = _i % 5 == 0 ? 16 : 0, .rope_pos0 = _i >= 10 ? (1 << 20) - 40 : 0, .seed = 7400 + (uint64_t)_i};
     cache c;
@@ -418,7 +420,7 @@ END_TEST
 START_TEST(append_then_attend) {
     const int paged = _i % 2;
     aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
-               .cache = cache_of(_i, 30), .asym = _i >= 30 ? _i % 3 != 0 : _i % 4 < 2, .b = 3, .nkv = 2, .d = 64,
+               .cache = cache_of(_i, 30, 6), .asym = _i >= 30 ? _i % 3 != 0 : _i % 4 < 2, .b = 3, .nkv = 2, .d = 64,
                .cap = 320, .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
     if (_i >= 20 && (_i < 30 || _i % 3)) /* RoPE: both modes, partial dims, default and large explicit positions */
         p.rope = 1 + _i % 2, p.rope_dim = _i % 3 == 0 ? 32 : 0, p.rope_pos0 = _i % 4 >= 2 ? (1 << 20) - 500 : 0;
@@ -524,7 +526,7 @@ START_TEST(append_then_attend) {
     const double storage = sqrt(num / den);
     /* which the storage precision bounds on its own (so that a wrong row cannot widen the tolerance below):
      * one rounding for float caches, at most 1/(2^bits - 1) of a row's largest value per element quantised */
-    const double storage_limit = c.fp8     ? 0x1p-4 /* 3 mantissa bits: half a step is 2^-4 of a value */
+    const double storage_limit = c.fp8 ? (p.cache == IFA_DTYPE_FLOAT8_E5M2 ? 0x1p-3 : 0x1p-4) /* half a step */
                                  : c.quant ? 2.0 / ((1 << c.bits) - 1)
                                  : p.cache == IFA_DTYPE_FLOAT32 ? 1e-6 : p.cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     ck_assert_msg(storage <= storage_limit, "%s cache %s: the cache holds rows %.3g (relative L2) off the original "
@@ -657,20 +659,26 @@ START_TEST(append_rules) {
     aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape (2, 9, 32); it must be key_cache's shape (2, 8, 32)");
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT32;
     aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE,
-            "key_cache has dtype int32; a cache is float32, float16, bfloat16, float8_e4m3fn, int8 or int4");
+            "key_cache has dtype int32; a cache is float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, int8 or int4");
     afix_setup(&f), f.vc.dtype = IFA_DTYPE_INT4;
     aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype int4; it must be key_cache's int8");
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_INT4, f.k.shape[2] = f.v.shape[2] = f.kc.shape[2] =
         f.vc.shape[2] = 2 * 15;
     aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "an int4 cache packs two values per byte along D; D = 15 must be even");
     /* float8: a scale or none, never an offset */
-    afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT8_E4M3;
-    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset is given but key_cache has dtype float8_e4m3fn; a "
-                                              "float8 cache is scaled symmetrically");
-    f.a.antiquant_offset = NULL;
-    aexpect(&f, IFA_STATUS_OK, NULL);
-    f.a.antiquant_scale = NULL;
-    aexpect(&f, IFA_STATUS_OK, NULL);
+    static const char *const fp8_offset_rule[2] = {
+        "antiquant_offset is given but key_cache has dtype float8_e4m3fn; a float8 cache is scaled symmetrically "
+        "(max|x| / 448)",
+        "antiquant_offset is given but key_cache has dtype float8_e5m2; a float8 cache is scaled symmetrically "
+        "(max|x| / 57344)"};
+    for (int i = 0; i < 2; ++i) {
+        afix_setup(&f), f.kc.dtype = f.vc.dtype = i ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3;
+        aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, fp8_offset_rule[i]);
+        f.a.antiquant_offset = NULL;
+        aexpect(&f, IFA_STATUS_OK, NULL);
+        f.a.antiquant_scale = NULL;
+        aexpect(&f, IFA_STATUS_OK, NULL);
+    }
     /* scales */
     afix_setup(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT16;
     aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale is given but key_cache has dtype float16");
@@ -776,9 +784,9 @@ Suite *append_suite(void) {
     Suite *s = suite_create("append");
     TCase *t = tcase_create("append");
     tcase_set_timeout(t, 600);
-    tcase_add_loop_test(t, append_rows, 0, 36);
-    tcase_add_loop_test(t, append_then_attend, 0, 36);
-    tcase_add_loop_test(t, append_rows_rope, 0, 24);
+    tcase_add_loop_test(t, append_rows, 0, 42);
+    tcase_add_loop_test(t, append_then_attend, 0, 42);
+    tcase_add_loop_test(t, append_rows_rope, 0, 28);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);
     tcase_add_test(t, append_rejected_writes_nothing);

@@ -146,7 +146,10 @@ static int make_paged(const fspec *p, ifa_case *c) {
 /* Scales near 1/range (so dequantised values are about +-1) and offsets in [-3, 3), in the mode's form.
  * Token modes: the scales of rows the case must not read are NaN (integers cannot hold NaN themselves). */
 static int build_antiquant(const fspec *p, ifa_case *c) {
-    const double range = p->kv == IFA_DTYPE_INT8 ? 128 : p->kv == IFA_DTYPE_FLOAT8_E4M3 ? 448 : 8;
+    const double range = p->kv == IFA_DTYPE_INT8           ? 128
+                         : p->kv == IFA_DTYPE_FLOAT8_E4M3 ? 448
+                         : p->kv == IFA_DTYPE_FLOAT8_E5M2 ? 57344
+                                                          : 8;
     int64_t sh[4] = {2, 0, 0, 0};
     int nd = 1;
     ifa_dtype dt = IFA_DTYPE_FLOAT32;
@@ -219,11 +222,12 @@ static int build(const fspec *p, ifa_case *c) {
     if (ifa_host_tensor_alloc(&c->key, p->kv, nd, sh) != 0 || ifa_host_tensor_alloc(&c->value, p->kv, nd, sh) != 0)
         return -1;
     ifa_host_fill_random(&c->query, p->seed * 11 + 1, -1, 1);
-    /* float8: up to 2 (subnormals to exponent 8) on its own, its whole range (to 448) with scales */
-    const double kv_range = p->kv == IFA_DTYPE_INT8                ? 128
-                            : p->kv == IFA_DTYPE_INT4              ? 8
-                            : p->kv == IFA_DTYPE_FLOAT8_E4M3       ? (p->aq ? 448 : 2)
-                                                                   : 1;
+    /* float8: up to 2 (e4m3fn's subnormals to exponent 8) on its own, its whole range with scales */
+    const double kv_range = p->kv == IFA_DTYPE_INT8           ? 128
+                            : p->kv == IFA_DTYPE_INT4         ? 8
+                            : p->kv == IFA_DTYPE_FLOAT8_E4M3 ? (p->aq ? 448 : 2)
+                            : p->kv == IFA_DTYPE_FLOAT8_E5M2 ? (p->aq ? 57344 : 2)
+                                                              : 1;
     ifa_host_fill_random(&c->key, p->seed * 11 + 2, -kv_range, kv_range);
     ifa_host_fill_random(&c->value, p->seed * 11 + 3, -kv_range, kv_range);
     if (p->aq && build_antiquant(p, c) != 0) return -1;
@@ -866,35 +870,40 @@ START_TEST(cv_sinks) {
 }
 END_TEST
 
-/* float8 KV in the cv template (its gather kernel converts the chunk), without and with scales. */
+/* float8 KV in the cv template (its gather kernel converts the chunk), without and with scales; e4m3fn in
+ * cases 0-3, e5m2 in 4-5. */
 START_TEST(cv_float8) {
     static const int64_t lens[] = {200, 0, 77};
-    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT8_E4M3, .b = 3, .n = 16,
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16,
+               .kv = _i < 4 ? IFA_DTYPE_FLOAT8_E4M3 : IFA_DTYPE_FLOAT8_E5M2, .b = 3, .n = 16,
                .nkv = 2, .d = 64, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 3,
-               .aq = _i < 2 ? 0 : _i == 2 ? IFA_ANTIQUANT_PER_CHANNEL : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN,
+               .aq = _i < 2 || _i == 4 ? 0 : _i == 3 ? IFA_ANTIQUANT_PER_HEAD_PER_TOKEN : IFA_ANTIQUANT_PER_CHANNEL,
                .aq_offset = _i == 3, .aq_dtype = IFA_DTYPE_FLOAT32, .split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0,
                .seed = 2500 + (uint64_t)_i};
     check_cv_and_all_vector(&p);
 }
 END_TEST
 
-/* float8 e4m3fn KV: on its own and with each antiquant mode (scales optional for float8), in every layout
- * and split mode, multi-token, paged (shared blocks), int8 output, MQA and both register files. */
+/* float8 KV: on its own and with each antiquant mode (scales optional for float8), in every layout and split
+ * mode, multi-token, paged (shared blocks), int8 output, MQA and both register files. Cases 0-23 are e4m3fn;
+ * 24-35 e5m2 over half of the same variants (k: two of each group of four, every split mode among them). */
 START_TEST(float8_kv) {
     static const int64_t lens[] = {300, 1, 0, 177};
-    fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 2 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
-               .kv = IFA_DTYPE_FLOAT8_E4M3, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300, .sq = 1, .lens = lens,
-               .nlens = 4, .split = splits[_i % 4], .aq_dtype = IFA_DTYPE_FLOAT32, .seed = 2400 + (uint64_t)_i};
-    switch (_i / 4) {
+    const int k = _i < 24 ? _i : (_i - 24) * 2 + ((_i - 24) / 2) % 2;
+    fspec p = {.layout = layouts[k % 3], .q = k % 3 == 2 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = _i < 24 ? IFA_DTYPE_FLOAT8_E4M3 : IFA_DTYPE_FLOAT8_E5M2, .b = 4, .n = 8, .nkv = 2, .d = 64,
+               .s = 300, .sq = 1, .lens = lens, .nlens = 4, .split = splits[k % 4], .aq_dtype = IFA_DTYPE_FLOAT32,
+               .seed = 2400 + (uint64_t)_i};
+    switch (k / 4) {
     case 0: break;
-    case 1: p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_offset = _i % 2, p.aq_dtype = IFA_DTYPE_BFLOAT16; break;
-    case 2: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = _i % 2, p.sq = 3; break;
-    case 3: p.aq = _i % 2 ? IFA_ANTIQUANT_PER_TOKEN : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_offset = 1; break;
-    case 4: p.block_size = 16, p.share_blocks = 1, p.aq = _i % 2 ? IFA_ANTIQUANT_PAGED_HEAD_TOKEN : 0; break;
+    case 1: p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_offset = k % 2, p.aq_dtype = IFA_DTYPE_BFLOAT16; break;
+    case 2: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = k % 2, p.sq = 3; break;
+    case 3: p.aq = k % 2 ? IFA_ANTIQUANT_PER_TOKEN : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_offset = 1; break;
+    case 4: p.block_size = 16, p.share_blocks = 1, p.aq = k % 2 ? IFA_ANTIQUANT_PAGED_HEAD_TOKEN : 0; break;
     default:
-        if (_i == 20) p.q2 = 2, p.q2_offset = 1, p.q2_max = 150.0;
-        if (_i == 21) p.n = 16, p.nkv = 1, p.sq = 2;
-        if (_i >= 22) p.native = _i == 22 ? 16 : 8, p.split = 0;
+        if (k == 20) p.q2 = 2, p.q2_offset = 1, p.q2_max = 150.0;
+        if (k == 21) p.n = 16, p.nkv = 1, p.sq = 2;
+        if (k >= 22) p.native = k == 22 ? 16 : 8, p.split = 0;
         break;
     }
     check(&p, NULL);
@@ -902,9 +911,12 @@ START_TEST(float8_kv) {
 END_TEST
 
 /* Every float8 code through the kernel: one key row, so the output is the value row itself, exactly (a
- * softmax weight of 1), for the 256 codes of a D = 256 row, NaN codes giving NaN. */
+ * softmax weight of 1), for the 256 codes of a D = 256 row, NaN codes giving NaN (e5m2's infinities too,
+ * cases 3-5). */
 START_TEST(float8_codes_exact) {
-    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32, .kv = IFA_DTYPE_FLOAT8_E4M3, .b = 1, .n = 2,
+    const int e5m2 = _i >= 3;
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT32,
+               .kv = e5m2 ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3, .b = 1, .n = 2,
                .nkv = 1, .d = 256, .s = 1, .sq = 1, .seed = 2600 + (uint64_t)_i};
     ifa_case c;
     ck_assert_int_eq(build(&p, &c), 0);
@@ -914,7 +926,8 @@ START_TEST(float8_codes_exact) {
     ck_assert_msg(st == IFA_STATUS_OK, "%s", ifa_last_error());
     for (int h = 0; h < 2; ++h)
         for (int code = 0; code < 256; ++code) {
-            const double got = ifa_host_get(&r.out, h * 256 + code), want = ifa_e4m3_to_double((uint8_t)code);
+            const double got = ifa_host_get(&r.out, h * 256 + code);
+            const double want = e5m2 ? ifa_e5m2_to_double((uint8_t)code) : ifa_e4m3_to_double((uint8_t)code);
             ck_assert_msg(isnan(want) ? isnan(got) : got == want, "head %d code 0x%02x: %g, want %g", h, code, got, want);
         }
     ifa_case_result_free(&r);
@@ -1041,8 +1054,8 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
     tcase_add_loop_test(t, vector_tiles_both_register_files, 0, 20);
     tcase_add_loop_test(t, attention_sinks, 0, 24);
-    tcase_add_loop_test(t, float8_kv, 0, 24);
-    tcase_add_loop_test(t, float8_codes_exact, 0, 3);
+    tcase_add_loop_test(t, float8_kv, 0, 36);
+    tcase_add_loop_test(t, float8_codes_exact, 0, 6);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");
@@ -1050,7 +1063,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
     tcase_add_loop_test(cv, cv_chosen_by_rule, 0, 1);
     tcase_add_loop_test(cv, cv_sinks, 0, 4);
-    tcase_add_loop_test(cv, cv_float8, 0, 4);
+    tcase_add_loop_test(cv, cv_float8, 0, 6);
     suite_add_tcase(s, cv);
     return s;
 }

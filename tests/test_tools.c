@@ -44,8 +44,10 @@ START_TEST(npy_round_trip_every_dtype) {
         const char *p = path_in("rt.npy");
         ck_assert_int_eq(ifa_npy_write(p, &t), 0);
         char err[256];
-        const ifa_dtype marked =
-            d == IFA_DTYPE_BFLOAT16 || d == IFA_DTYPE_INT4 || d == IFA_DTYPE_FLOAT8_E4M3 ? (ifa_dtype)d : IFA_DTYPE_COUNT_;
+        const ifa_dtype marked = d == IFA_DTYPE_BFLOAT16 || d == IFA_DTYPE_INT4 || d == IFA_DTYPE_FLOAT8_E4M3 ||
+                                         d == IFA_DTYPE_FLOAT8_E5M2
+                                     ? (ifa_dtype)d
+                                     : IFA_DTYPE_COUNT_;
         ck_assert_msg(ifa_npy_read(p, marked, &back, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(back.dtype, d);
         ck_assert_int_eq(back.ndim, 3);
@@ -137,6 +139,40 @@ START_TEST(float8_conversions) {
     ck_assert_uint_eq(ifa_double_to_e4m3(INFINITY), 0x7e);
     ck_assert_uint_eq(ifa_double_to_e4m3(NAN), 0x7f);
     ck_assert_uint_eq(ifa_double_to_e4m3(-0.0), 0x80);
+}
+END_TEST
+
+/* float8 e5m2: every code decodes (as the binary16 it is the upper byte of) and every finite one encodes
+ * back; ties to even straight from the value (never through binary16, which would round twice); saturation
+ * at 57344, infinities included; NaN. */
+START_TEST(float8_e5m2_conversions) {
+    for (int b = 0; b < 256; ++b) {
+        const double v = ifa_e5m2_to_double((uint8_t)b);
+        const double h = ifa_half_to_float((uint16_t)(b << 8));
+        ck_assert_msg(isnan(v) ? isnan(h) : v == h, "code 0x%02x: %g, binary16 %g", b, v, h);
+        if ((b & 0x7c) == 0x7c) {
+            ck_assert((b & 3) ? isnan(v) : isinf(v));
+            continue;
+        }
+        ck_assert_msg(ifa_double_to_e5m2(v) == b, "code 0x%02x", b); /* -0 (0x80) included */
+    }
+    ck_assert_double_eq(ifa_e5m2_to_double(0x3c), 1.0);
+    ck_assert_double_eq(ifa_e5m2_to_double(0x7b), 57344.0);
+    ck_assert_double_eq(ifa_e5m2_to_double(0x01), 0x1p-16);
+    ck_assert_double_eq(ifa_e5m2_to_double(0x04), 0x1p-14);
+    ck_assert_double_eq(ifa_e5m2_to_double(0xbd), -1.25);
+    ck_assert_uint_eq(ifa_double_to_e5m2(1.125), 0x3c);                /* tie between 1 and 1.25: even */
+    ck_assert_uint_eq(ifa_double_to_e5m2(1.375), 0x3e);                /* tie between 1.25 and 1.5: even */
+    ck_assert_uint_eq(ifa_double_to_e5m2(1.125 + 0x1p-11), 0x3d);      /* via binary16 (1.125) it would be 1 */
+    ck_assert_uint_eq(ifa_double_to_e5m2(0x1p-17), 0x00);              /* half the smallest subnormal: even */
+    ck_assert_uint_eq(ifa_double_to_e5m2(3 * 0x1p-17), 0x02);          /* 1.5 steps: even */
+    ck_assert_uint_eq(ifa_double_to_e5m2(7 * 0x1p-17), 0x04);          /* 3.5 steps: up to the smallest normal */
+    ck_assert_uint_eq(ifa_double_to_e5m2(-0x1p-14 * 1.125), 0x84);     /* tie: even */
+    ck_assert_uint_eq(ifa_double_to_e5m2(61440), 0x7b);                /* past 57344: saturates */
+    ck_assert_uint_eq(ifa_double_to_e5m2(-1e9), 0xfb);
+    ck_assert_uint_eq(ifa_double_to_e5m2(INFINITY), 0x7b);
+    ck_assert_uint_eq(ifa_double_to_e5m2(NAN), 0x7f);
+    ck_assert_uint_eq(ifa_double_to_e5m2(-0.0), 0x80);
 }
 END_TEST
 
@@ -308,6 +344,7 @@ int main(void) {
     tcase_add_test(t, npy_rejects_malformed);
     tcase_add_test(t, half_conversions);
     tcase_add_test(t, float8_conversions);
+    tcase_add_test(t, float8_e5m2_conversions);
     tcase_add_test(t, case_with_npy_inputs_runs);
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);

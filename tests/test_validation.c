@@ -1,5 +1,6 @@
 /* Every invalid argument returns its status and a message naming the argument; nothing is written. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,31 +331,43 @@ static void setup_antiquant(fixture *f) {
     f->a.antiquant_scale = &f->aqs, f->a.antiquant_offset = &f->aqo;
 }
 
-/* float8 e4m3fn KV: scales optional; with them, the antiquant rules; not with a shared prefix. */
+/* float8 KV (e4m3fn, e5m2): scales optional; with them, the antiquant rules; not with a shared prefix; the
+ * tiling key's dtype digit (e5m2, ifa_dtype 10, takes digit 4). */
 START_TEST(float8_rules) {
-    fixture f;
-    setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3;
-    expect(&f, IFA_STATUS_OK, NULL);
-    {
-        ifa_plan plan;
-        size_t ws;
-        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
-        ck_assert_int_eq(plan.problem.kv_dtype, IFA_DTYPE_FLOAT8_E4M3);
-        ck_assert_int_eq(plan.tiling_key / 100 % 10, IFA_DTYPE_FLOAT8_E4M3);
-        ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_NONE);
+    static const ifa_dtype fmts[2] = {IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT8_E5M2};
+    for (int i = 0; i < 2; ++i) {
+        const ifa_dtype fp8 = fmts[i];
+        fixture f;
+        setup(&f), f.k.dtype = f.v.dtype = fp8;
+        expect(&f, IFA_STATUS_OK, NULL);
+        {
+            ifa_plan plan;
+            size_t ws;
+            ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+            ck_assert_int_eq(plan.problem.kv_dtype, fp8);
+            ck_assert_int_eq(plan.tiling_key / 100 % 10, i ? 4 : 9);
+            ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_NONE);
+        }
+        setup_antiquant(&f), f.k.dtype = f.v.dtype = fp8; /* per channel */
+        expect(&f, IFA_STATUS_OK, NULL);
+        f.a.antiquant_scale = NULL;
+        expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_offset is given without antiquant_scale");
+        setup_antiquant(&f), f.k.dtype = f.v.dtype = fp8, f.aqs.shape[2] = 15, f.aqo = f.aqs;
+        expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 2, 15)");
+        char msg[160];
+        setup(&f), f.k.dtype = fp8;
+        snprintf(msg, sizeof msg, "value has dtype float16; it must equal key's dtype %s", ifa_dtype_name(fp8));
+        expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, msg);
+        setup(&f), f.q.dtype = f.o.dtype = fp8;
+        snprintf(msg, sizeof msg, "query has dtype %s; it must be float32, float16 or bfloat16", ifa_dtype_name(fp8));
+        expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, msg);
     }
-    setup_antiquant(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3; /* per channel */
-    expect(&f, IFA_STATUS_OK, NULL);
-    f.a.antiquant_scale = NULL;
-    expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_offset is given without antiquant_scale");
-    setup_antiquant(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E4M3, f.aqs.shape[2] = 15, f.aqo = f.aqs;
-    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape (2, 2, 15)");
-    setup(&f), f.k.dtype = IFA_DTYPE_FLOAT8_E4M3;
-    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype float16; it must equal key's dtype float8_e4m3fn");
-    setup(&f), f.q.dtype = f.o.dtype = IFA_DTYPE_FLOAT8_E4M3;
-    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "query has dtype float8_e4m3fn; it must be float32, float16 or bfloat16");
+    fixture f;
     setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_UINT8;
-    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype uint8; it must be float32, float16, bfloat16, float8_e4m3fn");
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE,
+           "key has dtype uint8; it must be float32, float16, bfloat16, float8_e4m3fn, float8_e5m2");
+    setup(&f), f.k.dtype = IFA_DTYPE_FLOAT8_E4M3, f.v.dtype = IFA_DTYPE_FLOAT8_E5M2;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype float8_e5m2; it must equal key's dtype float8_e4m3fn");
 }
 END_TEST
 
@@ -487,6 +500,8 @@ START_TEST(shared_prefix_rules) {
     tensor(&f.aqs, IFA_DTYPE_FLOAT16, 1, 2, 0, 0, 0), f.a.antiquant_scale = &f.aqs;
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not supported");
     setup_prefix(&f), f.k.dtype = f.v.dtype = f.kp.dtype = f.vp.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not supported");
+    setup_prefix(&f), f.k.dtype = f.v.dtype = f.kp.dtype = f.vp.dtype = IFA_DTYPE_FLOAT8_E5M2;
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not supported");
 }
 END_TEST

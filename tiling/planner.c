@@ -46,9 +46,9 @@ static int32_t floor_pow2(int32_t v) {
 static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     int32_t v[IFA_KEY_FIELD_COUNT_] = {0};
     v[IFA_KEY_LAYOUT] = plan->problem.layout;
-    v[IFA_KEY_Q_DTYPE] = plan->problem.q_dtype;
-    v[IFA_KEY_KV_DTYPE] = plan->problem.kv_dtype;
-    v[IFA_KEY_OUT_DTYPE] = plan->problem.out_dtype;
+    v[IFA_KEY_Q_DTYPE] = ifa__key_dtype_digit(plan->problem.q_dtype);
+    v[IFA_KEY_KV_DTYPE] = ifa__key_dtype_digit(plan->problem.kv_dtype);
+    v[IFA_KEY_OUT_DTYPE] = ifa__key_dtype_digit(plan->problem.out_dtype);
     v[IFA_KEY_TEMPLATE] = plan->template_id;
     v[IFA_KEY_LSE] = plan->problem.has_lse;
     v[IFA_KEY_LENGTHS] = plan->problem.lengths_mode;

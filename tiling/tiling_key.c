@@ -1,4 +1,5 @@
-/* The tiling key table. Digit values follow the public enums (ifa_layout, ifa_dtype, ifa_template). */
+/* The tiling key table. Digit values follow the public enums (ifa_layout, ifa_dtype, ifa_template), except
+ * that float8_e5m2 (ifa_dtype 10, beyond a digit) takes dtype digit 4, uint8's, which no tensor of the op has. */
 #include "tiling/tiling_key.h"
 
 #include <inttypes.h>
@@ -6,8 +7,11 @@
 
 #include "op_host/status.h"
 
+/* ifa_dtype's code for float8_e5m2 (include/ifa/ifa.h; the tiling sees dtypes as integer codes) */
+#define IFA__DTYPE_FLOAT8_E5M2 10
+
 static const char *const layout_names[10] = {"BSH", "BSND", "BNSD"};
-static const char *const dtype_names[10] = {"float32", "float16", "bfloat16", "int8", NULL,
+static const char *const dtype_names[10] = {"float32", "float16", "bfloat16", "int8", "float8_e5m2",
                                             NULL,      NULL,      NULL,       "int4", "float8_e4m3fn"};
 static const char *const template_names[10] = {NULL, "all_vector", "cv"};
 static const char *const flag_names[10] = {"off", "on"};
@@ -22,7 +26,8 @@ static const char *const rope_names[10] = {"none", "neox", "gptj", "neox_tables"
 static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_LAYOUT] = {"layout", 0, BITS(1 << 0 | 1 << 1 | 1 << 2), layout_names},
     [IFA_KEY_Q_DTYPE] = {"q_dtype", 1, BITS(1 << 0 | 1 << 1 | 1 << 2), dtype_names},
-    [IFA_KEY_KV_DTYPE] = {"kv_dtype", 2, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 8 | 1 << 9), dtype_names},
+    [IFA_KEY_KV_DTYPE] = {"kv_dtype", 2, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 8 | 1 << 9),
+                           dtype_names},
     [IFA_KEY_OUT_DTYPE] = {"out_dtype", 3, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3), dtype_names},
     [IFA_KEY_TEMPLATE] = {"template", 4, BITS(1 << 1 | 1 << 2), template_names},
     [IFA_KEY_LSE] = {"softmax_lse", 5, BITS(1 << 0 | 1 << 1), flag_names},
@@ -42,6 +47,8 @@ static uint64_t pow10u(int e) {
 }
 
 const ifa_key_field *ifa__key_fields(void) { return fields; }
+
+int32_t ifa__key_dtype_digit(int32_t dtype) { return dtype == IFA__DTYPE_FLOAT8_E5M2 ? 4 : dtype; }
 
 ifa_status ifa__key_encode(const int32_t values[IFA_KEY_FIELD_COUNT_], uint64_t *key) {
     uint64_t k = 0;

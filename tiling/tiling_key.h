@@ -34,6 +34,9 @@ typedef struct ifa_key_field {
 /* The declared table (IFA_KEY_FIELD_COUNT_ rows). */
 const ifa_key_field *ifa__key_fields(void);
 
+/* The digit a dtype field holds for an ifa_dtype: the enum value, or 4 for float8_e5m2 (10). */
+int32_t ifa__key_dtype_digit(int32_t dtype);
+
 /* Packs values[IFA_KEY_FIELD_COUNT_] into *key; INVALID_PLAN with a message naming the field if a value
  * is not legal. */
 ifa_status ifa__key_encode(const int32_t values[IFA_KEY_FIELD_COUNT_], uint64_t *key);

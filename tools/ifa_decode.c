@@ -29,7 +29,7 @@ static int usage(void) {
             "usage: ifa-decode [--device SEL] [--slots 8] [--requests 32] [--seed 1] [--trace FILE.csv]\n"
             "                  [--prompt MIN,MAX] [--output MIN,MAX] [--prefixes K] [--prefix-len L]\n"
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
-            "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|int8|int4]\n"
+            "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|float8_e5m2|int8|int4]\n"
             "                  [--symmetric]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks]\n"

@@ -40,6 +40,9 @@ typedef enum ifa_dtype {
     IFA_DTYPE_INT4 = 8, /* signed 4-bit, two per byte along the last dimension, low nibble first */
     IFA_DTYPE_FLOAT8_E4M3 = 9, /* float8 e4m3fn (as PyTorch's float8_e4m3fn): sign, 4 exponent bits (bias 7), 3
                                 * mantissa bits; no infinities, NaN = 0x7f / 0xff, largest finite 448 */
+    IFA_DTYPE_FLOAT8_E5M2 = 10, /* float8 e5m2 (as PyTorch's float8_e5m2): the upper byte of a binary16 (sign, 5
+                                 * exponent bits, bias 15, 2 mantissa bits); infinities and NaNs as binary16's,
+                                 * largest finite 57344 */
     IFA_DTYPE_COUNT_
 } ifa_dtype;
 

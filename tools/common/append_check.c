@@ -30,7 +30,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     const int64_t B = kn->shape[0], S1 = bnsd ? kn->shape[2] : kn->shape[1];
     const int64_t D = kn->ndim == 4 ? kn->shape[3] : kn->shape[2] / nkv;
     const int64_t R = tab ? bs : bnsd ? kc->shape[2] : kc->shape[1], U = kc->shape[0];
-    const int fp8 = kc->dtype == IFA_DTYPE_FLOAT8_E4M3;
+    const int fp8 = kc->dtype == IFA_DTYPE_FLOAT8_E4M3 || kc->dtype == IFA_DTYPE_FLOAT8_E5M2;
     /* quant: a scale per token and head (int8 and int4 always, float8 when the case gives scales) */
     const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4 || (fp8 && before[2]);
     const int asym = before[3] != NULL;
@@ -69,7 +69,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
                         const double g = ifa_host_get(after[half], e);
                         double err, bound;
                         if (fp8) { /* rounded to float8 (after x / scale when scaled) */
-                            err = fabs(g * sc - x[d]), bound = ifa_kv_fp8_bound(sc, x[d]) + rot;
+                            err = fabs(g * sc - x[d]), bound = ifa_kv_fp8_bound(kc->dtype, sc, x[d]) + rot;
                         } else if (quant) {
                             err = fabs((g + of) * sc - x[d]), bound = ifa_kv_quant_bound(sc, of, amax) + rot;
                         } else {

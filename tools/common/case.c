@@ -26,14 +26,14 @@ int ifa_case_load_tensor(const cJSON *j, const char *name, const char *base, ifa
             snprintf(path, sizeof path, "%s", file);
         else
             snprintf(path, sizeof path, "%s/%s", base, file);
-        const int bf16 = cJSON_IsString(dt) && strcmp(dt->valuestring, "bfloat16") == 0;
-        const int int4 = cJSON_IsString(dt) && strcmp(dt->valuestring, "int4") == 0;
-        const int fp8 = cJSON_IsString(dt) && strcmp(dt->valuestring, "float8_e4m3fn") == 0;
-        if (dt && !bf16 && !int4 && !fp8)
-            FAIL("inputs.%s: \"dtype\" beside a file may only be \"bfloat16\", \"int4\" or \"float8_e4m3fn\"", name);
-        return ifa_npy_read(path, bf16 ? IFA_DTYPE_BFLOAT16 : int4 ? IFA_DTYPE_INT4 : fp8 ? IFA_DTYPE_FLOAT8_E4M3
-                                                                                         : IFA_DTYPE_COUNT_,
-                            t, err, err_size);
+        /* the dtypes NumPy lacks, whose files hold other NumPy dtypes (npy.h) */
+        ifa_dtype marked = IFA_DTYPE_COUNT_;
+        if (dt && (!cJSON_IsString(dt) || ifa_dtype_from_name(dt->valuestring, &marked) != 0 ||
+                   (marked != IFA_DTYPE_BFLOAT16 && marked != IFA_DTYPE_INT4 && marked != IFA_DTYPE_FLOAT8_E4M3 &&
+                    marked != IFA_DTYPE_FLOAT8_E5M2)))
+            FAIL("inputs.%s: \"dtype\" beside a file may only be \"bfloat16\", \"int4\", \"float8_e4m3fn\" or "
+                 "\"float8_e5m2\"", name);
+        return ifa_npy_read(path, marked, t, err, err_size);
     }
     if (!cJSON_IsObject(j)) FAIL("inputs.%s must be a file name or an object", name);
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(j, "shape");

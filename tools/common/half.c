@@ -1,5 +1,5 @@
-/* binary16, bfloat16 and float8 e4m3fn conversions, bit-exact with the kernels' vload_half/vstore_half_rte,
- * ifa_f32_to_bf16 and ifa_e4m3_to_f32. */
+/* binary16, bfloat16 and float8 (e4m3fn, e5m2) conversions, bit-exact with the kernels' vload_half,
+ * vstore_half_rte, ifa_f32_to_bf16, ifa_e4m3_to_f32 / ifa_f32_to_e4m3 and ifa_e5m2_to_f32 / ifa_f32_to_e5m2. */
 #include "common/half.h"
 
 #include <math.h>
@@ -64,16 +64,25 @@ double ifa_e4m3_to_double(uint8_t b) {
     return b & 0x80 ? -v : v;
 }
 
-uint8_t ifa_double_to_e4m3(double v) {
+/* A float8 format with m_bits mantissa bits and exponent bias bias, round to nearest even: subnormals (below
+ * 2^(1 - bias)) in steps of 2^(1 - bias - m_bits), the last of which rounds up to the smallest normal; a
+ * mantissa that rounds to 2 carries into the exponent; max (code max_code) and beyond saturate. */
+static uint8_t double_to_fp8(double v, int m_bits, int bias, double max, uint8_t max_code) {
     if (isnan(v)) return 0x7f;
     const uint8_t sign = signbit(v) ? 0x80 : 0;
     const double a = fabs(v);
-    if (a >= 448) return sign | 0x7e;
-    if (a < 0x1p-6) /* subnormals in steps of 2^-9; 8 steps round up to the smallest normal, code 0x08 */
-        return sign | (uint8_t)nearbyint(a * 0x1p9);
+    if (a >= max) return sign | max_code;
+    if (a < ldexp(1, 1 - bias)) return sign | (uint8_t)nearbyint(ldexp(a, m_bits + bias - 1));
     int x;
     const double f = frexp(a, &x); /* a = f 2^x, f in [0.5, 1): exponent x - 1, mantissa 2f in [1, 2) */
-    int e = x - 1 + 7, m = (int)nearbyint((2 * f - 1) * 8);
-    if (m == 8) m = 0, e++;
-    return e > 15 || (e == 15 && m == 7) ? sign | 0x7e : sign | (uint8_t)(e << 3 | m);
+    int e = x - 1 + bias, m = (int)nearbyint(ldexp(2 * f - 1, m_bits));
+    if (m == 1 << m_bits) m = 0, e++;
+    const int code = e << m_bits | m;
+    return sign | (uint8_t)(code > max_code ? max_code : code);
 }
+
+uint8_t ifa_double_to_e4m3(double v) { return double_to_fp8(v, 3, 7, 448, 0x7e); }
+
+double ifa_e5m2_to_double(uint8_t b) { return ifa_half_to_float((uint16_t)(b << 8)); }
+
+uint8_t ifa_double_to_e5m2(double v) { return double_to_fp8(v, 2, 15, 57344, 0x7b); }

@@ -51,6 +51,7 @@ double ifa_host_get(const ifa_host_tensor *t, int64_t i) {
         return (i & 1) ? byte >> 4 : (int8_t)(byte * 16) >> 4;
     }
     case IFA_DTYPE_FLOAT8_E4M3: return ifa_e4m3_to_double(p[i]);
+    case IFA_DTYPE_FLOAT8_E5M2: return ifa_e5m2_to_double(p[i]);
     default: return NAN;
     }
 }
@@ -80,6 +81,7 @@ void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
         break;
     }
     case IFA_DTYPE_FLOAT8_E4M3: p[i] = ifa_double_to_e4m3(v); break;
+    case IFA_DTYPE_FLOAT8_E5M2: p[i] = ifa_double_to_e5m2(v); break;
     default: break;
     }
 }

@@ -23,20 +23,21 @@ double ifa_kv_quant_bound(double scale, double offset, double amax) {
     return 0.5 * fabs(scale) + 0x1p-21 * (amax + fabs(offset * scale));
 }
 
-void ifa_kv_fp8_scale(const double *x, int64_t n, double *scale) {
+void ifa_kv_fp8_scale(ifa_dtype fmt, const double *x, int64_t n, double *scale) {
     double amax = 0;
     for (int64_t i = 0; i < n; ++i) amax = fmax(amax, fabs(x[i]));
-    *scale = amax > 0 ? amax / 448 : 1.0;
+    *scale = amax > 0 ? amax / (fmt == IFA_DTYPE_FLOAT8_E5M2 ? 57344 : 448) : 1.0;
 }
 
-double ifa_kv_fp8_bound(double scale, double x) {
-    /* half a float8 step: 2^-4 of the value when normal, 2^-10 (half of 2^-9) of the scale in the subnormals;
-     * plus x / scale in fp32 (2.5 ulp allowed) */
-    return fabs(x) * (0x1p-4 + 0x1p-21) + 0x1p-10 * fabs(scale);
+double ifa_kv_fp8_bound(ifa_dtype fmt, double scale, double x) {
+    /* half a float8 step: 2^-(mantissa bits + 1) of the value when normal, half the smallest subnormal (e4m3fn
+     * 2^-9, e5m2 2^-16) times the scale below; plus x / scale in fp32 (2.5 ulp allowed) */
+    const int e5m2 = fmt == IFA_DTYPE_FLOAT8_E5M2;
+    return fabs(x) * ((e5m2 ? 0x1p-3 : 0x1p-4) + 0x1p-21) + (e5m2 ? 0x1p-17 : 0x1p-10) * fabs(scale);
 }
 
 double ifa_kv_round_bound(ifa_dtype cache, double x) {
-    if (cache == IFA_DTYPE_FLOAT8_E4M3) return ifa_kv_fp8_bound(1, x);
+    if (cache == IFA_DTYPE_FLOAT8_E4M3 || cache == IFA_DTYPE_FLOAT8_E5M2) return ifa_kv_fp8_bound(cache, 1, x);
     const double eps = cache == IFA_DTYPE_FLOAT32 ? 0x1p-24 : cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     return fabs(x) * eps + 0x1p-24;
 }
