@@ -25,11 +25,13 @@ static int usage(void) {
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
-            "                 [--template auto|all_vector|cv | --compare-templates]\n"
+            "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
             "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
+            "--window W: sliding-window attention over each sequence's last W positions (KV bytes and GB/s count those\n"
+            "rows only); --sinks: a sink logit per query head (gpt-oss).\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -171,6 +173,8 @@ typedef struct options {
     int64_t prefix; /* > 0: each shape also runs with a shared prefix of this many rows, and copied into each sequence */
     const char *template_mode; /* NULL: the planner's choice */
     int compare;               /* --compare-templates */
+    int64_t window;            /* > 0: sliding-window attention over the last window positions */
+    int sinks;                 /* a sink logit per query head */
 } options;
 
 typedef struct row_result {
@@ -211,6 +215,15 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         ifa_host_fill_random(&c.antiquant_offset, 5, -1, 1);
     }
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
+    c.window = o->window;
+    if (o->sinks) {
+        const int64_t ns[1] = {sh->n};
+        if (ifa_host_tensor_alloc(&c.sinks, IFA_DTYPE_FLOAT32, 1, ns) != 0) {
+            ifa_case_free(&c);
+            return -1;
+        }
+        ifa_host_fill_random(&c.sinks, 8, -4, 6);
+    }
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     if (prefix > 0) {
@@ -223,8 +236,11 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         ifa_host_fill_random(&c.key_shared_prefix, 6, -1, 1);
         ifa_host_fill_random(&c.value_shared_prefix, 7, -1, 1);
     }
-    /* bytes the op must read: K and V, the shared prefix once */
-    res->kv_bytes = (int64_t)(c.key.bytes + c.value.bytes + c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
+    /* bytes the op must read: K and V (with a window, only its rows: the rest is never read), the shared prefix
+     * once */
+    const double seen = o->window > 0 && o->window < sh->s ? (double)o->window / (double)sh->s : 1.0;
+    res->kv_bytes = (int64_t)((double)(c.key.bytes + c.value.bytes) * seen) +
+                    (int64_t)(c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
 
     int rc = -1;
     if (o->check) {
@@ -245,7 +261,9 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     /* copies of K and V, so that consecutive runs read memory the cache has not kept */
     int copies = o->rotate > 0 ? o->rotate : 1;
     if (o->rotate <= 0 && res->kv_bytes < 2 * llc) copies = (int)((2 * llc + res->kv_bytes - 1) / res->kv_bytes) + 1;
-    while (copies > 1 && (int64_t)copies * res->kv_bytes > ((int64_t)1 << 30)) --copies; /* stay within 1 GiB */
+    /* stay within 1 GiB of buffers (whole copies, though a window reads only its rows of each) */
+    const int64_t copy_bytes = (int64_t)(c.key.bytes + c.value.bytes + c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
+    while (copies > 1 && (int64_t)copies * copy_bytes > ((int64_t)1 << 30)) --copies;
     res->copies = copies;
 
     cl_int err;
@@ -255,7 +273,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL;
+    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL, bsk = NULL;
     const size_t pb = c.key_shared_prefix.bytes;
     if (prefix > 0) {
         bkp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
@@ -267,9 +285,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         bof = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_offset.bytes,
                              c.antiquant_offset.data, &err);
     }
+    if (o->sinks)
+        bsk = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.sinks.bytes, c.sinks.data, &err);
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
-    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof)) || (prefix > 0 && (!bkp || !bvp))) {
+    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof)) || (prefix > 0 && (!bkp || !bvp)) ||
+        (o->sinks && !bsk)) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
     }
@@ -294,6 +315,9 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
     if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
     a.template_mode = o->template_mode;
+    a.window = o->window;
+    ifa_tensor tsk = {bsk, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
+    if (o->sinks) a.sinks = &tsk;
     ifa_tensor tkp = {bkp, 0, kv, c.key_shared_prefix.ndim, {0}}, tvp = tkp;
     memcpy(tkp.shape, c.key_shared_prefix.shape, sizeof tkp.shape), memcpy(tvp.shape, tkp.shape, sizeof tvp.shape);
     tvp.buffer = bvp;
@@ -352,7 +376,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
-    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp};
+    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp, bsk};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     ifa_case_free(&c);
@@ -397,7 +421,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -411,6 +435,10 @@ int main(int argc, char **argv) {
             o.compare = 1;
             continue;
         }
+        if (strcmp(arg, "--sinks") == 0) {
+            o.sinks = 1;
+            continue;
+        }
         if (!val) return usage();
         ++i;
         if (strcmp(arg, "--shapes") == 0) shapes_file = val;
@@ -421,6 +449,7 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--warmup") == 0) o.warmup = atoi(val);
         else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
         else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
+        else if (strcmp(arg, "--window") == 0) o.window = atoll(val);
         else if (strcmp(arg, "--template") == 0) o.template_mode = val;
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
@@ -443,7 +472,7 @@ int main(int argc, char **argv) {
         }
     }
     if (!kv_set) o.kv = o.q;
-    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || strlen(o.layout) > 4) return usage();
+    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4) return usage();
     char err[256];
     if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-bench: %s\n", err);
@@ -481,11 +510,14 @@ int main(int argc, char **argv) {
     printf("# ifa-bench %s, device: %s, %d compute units, global-memory cache %lld MiB; cold runs rotate over copies "
            "of at least 2 x %lld MiB\n",
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
-    printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s; median of %d runs after %d "
+    char extras[64] = "";
+    const int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
+    if (o.sinks) snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
+    printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s%s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,
            ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit)" : "", o.layout,
-           ifa_dtype_name(o.q), ifa_dtype_name(o.kv), o.runs, o.warmup);
+           ifa_dtype_name(o.q), ifa_dtype_name(o.kv), extras, o.runs, o.warmup);
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
            enq.idle_us, enq.busy_us);
