@@ -11,7 +11,8 @@
  * A token's K/V row is a function of the hash of the token prefix ending at it, so any row can be
  * regenerated on the host: --verify N reads the cache back every N-th step, checks every active request's
  * rows against their regenerated values (exactly for float caches, within the quantisation bound for
- * int8/int4) and the attention output against the float64 reference over the gathered context. */
+ * int8/int4 and the rounding bound for scaled float8) and the attention output against the float64
+ * reference over the gathered context. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static int usage(void) {
             "                  [--prompt MIN,MAX] [--output MIN,MAX] [--prefixes K] [--prefix-len L]\n"
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|float8_e5m2|int8|int4]\n"
-            "                  [--symmetric]\n"
+            "                  [--symmetric] [--scaled]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
@@ -38,6 +39,8 @@ static int usage(void) {
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
             "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n"
             "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n"
+            "--symmetric: int8/int4 scales without offsets; --scaled: a float8 cache scales each row (max|x| / the\n"
+            "  format's largest) and the attention applies the scales (per head and token, in the pages).\n"
             "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n"
             "--window W --sinks: each query sees its last W positions; a seeded sink logit per query head joins the\n"
             "  softmax (the attention of gpt-oss's sliding-window layers).\n");
@@ -46,7 +49,7 @@ static int usage(void) {
 
 typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
-    int slots, requests, prefixes, verify, quiet, symmetric, sinks;
+    int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
     double follow_up;
@@ -429,7 +432,9 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                     for (int64_t e = 0; e < d; ++e) {
                         const double g = ifa_host_get(kv ? &c.value : &c.key,
                                                       ifa_kv_cache_at(dr->bnsd, bs, h, d, blk, row, n, e));
-                        if (dr->quant) {
+                        if (o->scaled) { /* x / scale rounded to float8 */
+                            row_bad += !(fabs(g * sc - x[e]) <= ifa_kv_fp8_bound(o->kv_dtype, sc, x[e]) + rot);
+                        } else if (dr->quant) {
                             row_bad += !(fabs((g + of) * sc - x[e]) <= ifa_kv_quant_bound(sc, of, amax) + rot);
                         } else {
                             ifa_host_set(&one, 0, x[e]);
@@ -628,6 +633,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         int used = 1;
         if (strcmp(a, "--quiet") == 0) o->quiet = 1, used = 0;
         else if (strcmp(a, "--symmetric") == 0) o->symmetric = 1, used = 0;
+        else if (strcmp(a, "--scaled") == 0) o->scaled = 1, used = 0;
         else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
         else if (!v) return -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
@@ -660,6 +666,12 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
         o->window < 0)
         return -1;
+    const int fp8 = o->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 || o->kv_dtype == IFA_DTYPE_FLOAT8_E5M2;
+    if (o->scaled && !fp8) {
+        fprintf(stderr, "ifa-decode: --scaled applies to float8 caches (int8/int4 are always scaled)\n");
+        return -1;
+    }
+    if (o->scaled) o->symmetric = 1; /* float8 rows are scaled symmetrically, without offsets */
     return 0;
 }
 
@@ -726,7 +738,7 @@ static int setup(driver *dr) {
     if (err != CL_SUCCESS) return fail("command queue", IFA_STATUS_OK);
     dr->bnsd = strcmp(o->layout, "BNSD") == 0;
     if (make_bank(&dr->bank, o->dtype, o->dim, o->seed) != 0) return fail("host memory", IFA_STATUS_OK);
-    dr->quant = o->kv_dtype == IFA_DTYPE_INT8 || o->kv_dtype == IFA_DTYPE_INT4;
+    dr->quant = o->kv_dtype == IFA_DTYPE_INT8 || o->kv_dtype == IFA_DTYPE_INT4 || o->scaled;
     int64_t longest = 0;
     for (int i = 0; i < dr->nreqs; ++i) {
         const request *r = &dr->reqs[i];
