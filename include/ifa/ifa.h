@@ -126,10 +126,12 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   value are pools (num_blocks, block_size, H_kv) for BSH/BSND, (num_blocks, block_size, N_kv, D) for
  *   BSND, (num_blocks, N_kv, block_size, D) for BNSD; position p of batch b is row p % block_size of block
  *   block_table[b][p / block_size]. Only the entries a batch's length uses are read (and validated).
- *   Antiquant (key/value int8 or int4): antiquant_scale and optional antiquant_offset, the leading 2 being
- *   key then value; mode 0: (2) per tensor or (2, N_kv, 1, D), (2, N_kv, D), (2, H_kv) per channel, in a
- *   float dtype; mode 1: float32 (2, B, S) per token; mode 2: float32 (2, B, N_kv, S) per head and token;
- *   S is S_kv for contiguous KV (indexed by key row) and covers the longest length for paged KV (indexed
+ *   key/value: float32, float16, bfloat16, float8 (e4m3fn, e5m2; values by themselves, a scale optional) or
+ *   int8/int4 (a scale required).
+ *   Antiquant (key/value int8 or int4, or float8 with a scale): antiquant_scale and optional
+ *   antiquant_offset, the leading 2 being key then value; mode 0: (2) per tensor or (2, N_kv, 1, D),
+ *   (2, N_kv, D), (2, H_kv) per channel, in a float dtype; mode 1: float32 (2, B, S) per token; mode 2:
+ *   float32 (2, B, N_kv, S) per head and token; S is S_kv for contiguous KV (indexed by key row) and covers the longest length for paged KV (indexed
  *   by logical position); mode 3 (paged only): float32 (2, num_blocks, N_kv, block_size), indexed like the
  *   pool, so scales move with shared and reused blocks. */
 typedef struct ifa_incre_flash_attention_args {
@@ -251,10 +253,12 @@ IFA_API ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_me
  *     N_kv·D), BSND (B, S_max, N_kv, D), BNSD (B, N_kv, S_max, D), position p at row p. Paged: the pool
  *     shapes IncreFlashAttention takes, position p of batch b at row p % block_size of block
  *     block_table[b][p / block_size]. A float cache stores the rows converted to its dtype (round to nearest
- *     even); an int8 or int4 cache quantises each (token, KV head) row of D values online.
- *   antiquant_scale (written; required with an int8/int4 cache, float32): contiguous (2, B, N_kv, S_max), the
- *     attention op's antiquant_mode 2; paged (2, num_blocks, N_kv, block_size), its antiquant_mode 3. Key
- *     first, then value.
+ *     even; a float8 cache saturates at its largest finite); an int8 or int4 cache quantises each (token, KV
+ *     head) row of D values online; a float8 cache given antiquant_scale scales each row by max|x| over its
+ *     largest finite (448 e4m3fn, 57344 e5m2) before rounding.
+ *   antiquant_scale (written; required with an int8/int4 cache, optional with float8, float32): contiguous
+ *     (2, B, N_kv, S_max), the attention op's antiquant_mode 2; paged (2, num_blocks, N_kv, block_size), its
+ *     antiquant_mode 3. Key first, then value.
  *   antiquant_offset (written; optional, the scale's shape): given, the quantisation is asymmetric over the
  *     row's [min, max]; absent, symmetric over [-max|x|, max|x|] with no offset.
  *   cache_seq_lengths: host, B values (or 1 for all), each >= 0 with length + S1 within S_max (contiguous)
