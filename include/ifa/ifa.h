@@ -131,9 +131,9 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   Antiquant (key/value int8 or int4, or float8 with a scale): antiquant_scale and optional
  *   antiquant_offset, the leading 2 being key then value; mode 0: (2) per tensor or (2, N_kv, 1, D),
  *   (2, N_kv, D), (2, H_kv) per channel, in a float dtype; mode 1: float32 (2, B, S) per token; mode 2:
- *   float32 (2, B, N_kv, S) per head and token; S is S_kv for contiguous KV (indexed by key row) and covers the longest length for paged KV (indexed
- *   by logical position); mode 3 (paged only): float32 (2, num_blocks, N_kv, block_size), indexed like the
- *   pool, so scales move with shared and reused blocks. */
+ *   float32 (2, B, N_kv, S) per head and token; S is S_kv for contiguous KV (indexed by key row) and
+ *   covers the longest length for paged KV (indexed by logical position); mode 3 (paged only): float32
+ *   (2, num_blocks, N_kv, block_size), indexed like the pool, so scales move with shared and reused blocks. */
 typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *query;
     const ifa_tensor *key;
