@@ -62,7 +62,7 @@ static double real(reader *r) {
 
 static void tensor(reader *r, ifa_tensor *t) {
     memset(t, 0, sizeof *t);
-    t->dtype = (ifa_dtype)(u8(r) % 10);
+    t->dtype = (ifa_dtype)(u8(r) % (IFA_DTYPE_COUNT_ + 2)); /* every dtype and two values past the enum */
     t->ndim = u8(r) % 7;
     for (int i = 0; i < t->ndim && i < IFA_MAX_DIMS; ++i) t->shape[i] = dim(r);
     if (u8(r) > 250) t->offset = (size_t)u8(r);
