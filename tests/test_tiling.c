@@ -56,6 +56,14 @@ START_TEST(key_rejects_illegal) {
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 500000000000ull, back), IFA_STATUS_INVALID_PLAN); /* rope 5 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 1000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
     ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
+    /* float8_e5m2 (ifa_dtype 10) is kv_dtype digit 4, which no query or output dtype takes */
+    ck_assert_int_eq(ifa__key_dtype_digit(IFA_DTYPE_FLOAT8_E5M2), 4);
+    ck_assert_int_eq(ifa__key_dtype_digit(IFA_DTYPE_FLOAT8_E4M3), 9);
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 400, back), IFA_STATUS_OK);
+    ck_assert_int_eq(back[IFA_KEY_KV_DTYPE], 4);
+    ck_assert_str_eq(ifa__key_fields()[IFA_KEY_KV_DTYPE].names[4], "float8_e5m2");
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 40, back), IFA_STATUS_INVALID_PLAN);   /* q_dtype 4 */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 4000, back), IFA_STATUS_INVALID_PLAN); /* out_dtype 4 */
 }
 END_TEST
 
