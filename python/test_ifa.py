@@ -216,6 +216,36 @@ class Binding(unittest.TestCase):
         out, _ = attention_ref(q, kn, vn, 4, nkv, 0.125)
         self.assertLess(rel_l2(r["attention_out"], out), 2.0 / 255)
 
+    def test_append_float8_then_attend(self):
+        """KVCacheAppend into float8 caches of both formats: rounded as they are (the bytes equal the binding's own
+        conversion of the rows), and into a paged cache with a scale per row, then attention over it with the
+        pages' scales, within the format's half step (relative) of the float64 attention over the original rows
+        (measured: 0.030 e4m3fn, 0.070 e5m2)."""
+        b, nkv, d, bs, rows = 2, 2, 64, 16, 100
+        kn = self.rng.uniform(-3, 3, (b, rows, nkv * d)).astype(np.float16)
+        vn = self.rng.uniform(-3, 3, (b, rows, nkv * d)).astype(np.float16)
+        table = np.array([[3, 7, 1, 12, 0, 9, 14], [2, 15, 4, 10, 6, 11, 8]], dtype=np.int64)
+        q = self.rng.uniform(-1, 1, (b, 1, 4 * d)).astype(np.float16)
+        for name, to_float8, step in (("float8_e4m3fn", ifa.to_float8_e4m3fn, 2.0 ** -4),
+                                      ("float8_e5m2", ifa.to_float8_e5m2, 2.0 ** -3)):
+            kc = ifa.Tensor(np.zeros((b, rows, nkv * d), dtype=np.uint8), name)
+            w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=kc,
+                        value_cache=ifa.Tensor(kc.data.copy(), name), cache_seq_lengths=[0, 0], num_key_value_heads=nkv)
+            self.assertEqual(w["key_cache"].dtype, name)
+            self.assertTrue((w["key_cache"].data == to_float8(kn.astype(np.float64)).data).all())
+            self.assertTrue((w["value_cache"].data == to_float8(vn.astype(np.float64)).data).all())
+            pool = ifa.Tensor(np.zeros((16, bs, nkv * d), dtype=np.uint8), name)
+            scales = np.zeros((2, 16, nkv, bs), dtype=np.float32)
+            w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=pool, value_cache=ifa.Tensor(pool.data.copy(), name),
+                        antiquant_scale=scales, cache_seq_lengths=[0, 0], num_key_value_heads=nkv,
+                        block_table=table.ravel(), block_table_cols=7, block_size=bs)
+            r = ifa.run("IncreFlashAttention", query=q, key=w["key_cache"], value=w["value_cache"], num_heads=4,
+                        num_key_value_heads=nkv, scale_value=0.125, actual_seq_lengths=[rows, rows],
+                        block_table=table.ravel(), block_table_cols=7, block_size=bs,
+                        antiquant_scale=w["antiquant_scale"], antiquant_mode=3)
+            out, _ = attention_ref(q, kn, vn, 4, nkv, 0.125)
+            self.assertLess(rel_l2(r["attention_out"], out), step, name)
+
     def test_errors(self):
         q = np.zeros((1, 1, 64), dtype=np.float16)
         k = np.zeros((1, 8, 32), dtype=np.float16)
