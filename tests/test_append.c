@@ -12,6 +12,7 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "test_util.h"
+#include "op_host/tensor_check.h"
 
 typedef struct aspec {
     const char *layout;
@@ -74,7 +75,7 @@ static void cache_init(cache *c, const aspec *p) {
     memset(c, 0, sizeof *c);
     c->p = *p;
     c->bnsd = is_bnsd(p->layout);
-    c->fp8 = p->cache == IFA_DTYPE_FLOAT8_E4M3 || p->cache == IFA_DTYPE_FLOAT8_E5M2;
+    c->fp8 = ifa__is_float8(p->cache);
     c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && p->asym);
     c->offsets = c->quant && p->asym && !c->fp8;
     c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;

@@ -24,6 +24,7 @@
 #include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
+#include "op_host/tensor_check.h"
 
 static int usage(void) {
     fprintf(stderr,
@@ -666,7 +667,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
         o->window < 0)
         return -1;
-    const int fp8 = o->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 || o->kv_dtype == IFA_DTYPE_FLOAT8_E5M2;
+    const int fp8 = ifa__is_float8(o->kv_dtype);
     if (o->scaled && !fp8) {
         fprintf(stderr, "ifa-decode: --scaled applies to float8 caches (int8/int4 are always scaled)\n");
         return -1;

@@ -6,6 +6,7 @@
 
 #include "common/kv_quant.h"
 #include "common/reference.h"
+#include "op_host/tensor_check.h"
 
 static int64_t attr_int(const ifa_generic_case *c, const char *name, int64_t dflt) {
     const ifa_named_attr *a = ifa_generic_case_attr(c, name);
@@ -30,7 +31,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     const int64_t B = kn->shape[0], S1 = bnsd ? kn->shape[2] : kn->shape[1];
     const int64_t D = kn->ndim == 4 ? kn->shape[3] : kn->shape[2] / nkv;
     const int64_t R = tab ? bs : bnsd ? kc->shape[2] : kc->shape[1], U = kc->shape[0];
-    const int fp8 = kc->dtype == IFA_DTYPE_FLOAT8_E4M3 || kc->dtype == IFA_DTYPE_FLOAT8_E5M2;
+    const int fp8 = ifa__is_float8(kc->dtype);
     /* quant: a scale per token and head (int8 and int4 always, float8 when the case gives scales) */
     const int quant = kc->dtype == IFA_DTYPE_INT8 || kc->dtype == IFA_DTYPE_INT4 || (fp8 && before[2]);
     const int asym = before[3] != NULL;

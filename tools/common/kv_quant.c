@@ -1,4 +1,5 @@
 #include "common/kv_quant.h"
+#include "op_host/tensor_check.h"
 
 #include <math.h>
 
@@ -37,7 +38,7 @@ double ifa_kv_fp8_bound(ifa_dtype fmt, double scale, double x) {
 }
 
 double ifa_kv_round_bound(ifa_dtype cache, double x) {
-    if (cache == IFA_DTYPE_FLOAT8_E4M3 || cache == IFA_DTYPE_FLOAT8_E5M2) return ifa_kv_fp8_bound(cache, 1, x);
+    if (ifa__is_float8(cache)) return ifa_kv_fp8_bound(cache, 1, x);
     const double eps = cache == IFA_DTYPE_FLOAT32 ? 0x1p-24 : cache == IFA_DTYPE_FLOAT16 ? 0x1p-11 : 0x1p-8;
     return fabs(x) * eps + 0x1p-24;
 }

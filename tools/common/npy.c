@@ -1,4 +1,5 @@
 #include "common/npy.h"
+#include "op_host/tensor_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static const struct {
 int ifa_npy_write(const char *path, const ifa_host_tensor *t) {
     const int int4 = t->dtype == IFA_DTYPE_INT4;
     /* float8 has no NumPy dtype: its bytes as '|u1', read back marked "float8_e4m3fn" or "float8_e5m2" */
-    const int fp8 = t->dtype == IFA_DTYPE_FLOAT8_E4M3 || t->dtype == IFA_DTYPE_FLOAT8_E5M2;
+    const int fp8 = ifa__is_float8(t->dtype);
     const char *descr = int4 ? "|i1" : fp8 ? "|u1" : NULL;
     for (size_t i = 0; !int4 && i < sizeof descrs / sizeof descrs[0]; ++i)
         if (descrs[i].dtype == t->dtype) descr = descrs[i].descr;
@@ -85,7 +86,7 @@ int ifa_npy_read(const char *path, ifa_dtype marked, ifa_host_tensor *t, char *e
         FAIL("%s: marked bfloat16 but stored as another dtype than '<u2'", path);
     if (dtype != IFA_DTYPE_INT8 && marked == IFA_DTYPE_INT4)
         FAIL("%s: marked int4 but stored as another dtype than '|i1' (one value per element)", path);
-    if (marked == IFA_DTYPE_FLOAT8_E4M3 || marked == IFA_DTYPE_FLOAT8_E5M2) {
+    if (ifa__is_float8(marked)) {
         if (dtype != IFA_DTYPE_UINT8)
             FAIL("%s: marked %s but stored as another dtype than '|u1' (its bytes)", path, ifa_dtype_name(marked));
         dtype = marked; /* the same bytes, read as float8 */
