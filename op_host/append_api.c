@@ -162,8 +162,8 @@ static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *
     }
     if (ifa__is_float8(cd) && of)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset is given but key_cache has dtype %s; a float8 "
-                         "cache is scaled symmetrically (max|x| / %s), without offsets", ifa_dtype_name(cd),
-                         cd == IFA_DTYPE_FLOAT8_E4M3 ? "448" : "57344");
+                         "cache is scaled symmetrically (max|x| / %g), without offsets", ifa_dtype_name(cd),
+                         ifa_dtype_max(cd));
     if (ifa__is_float8(cd) && !sc) {
         m->quant = 0; /* each value rounded to float8 as it is */
         return IFA_STATUS_OK;

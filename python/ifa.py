@@ -82,7 +82,7 @@ def _to_float8(x, m_bits, bias, max_value, max_code, dtype):
 
 def to_float8_e4m3fn(x):
     """float array -> Tensor of float8 e4m3fn (round to nearest even; beyond +-448 saturates; NaN -> 0x7f)."""
-    return _to_float8(x, 3, 7, 448, 0x7E, "float8_e4m3fn")
+    return _to_float8(x, 3, 7, dtype_max("float8_e4m3fn"), 0x7E, "float8_e4m3fn")
 
 
 def from_float8_e4m3fn(t):
@@ -97,7 +97,7 @@ def from_float8_e4m3fn(t):
 def to_float8_e5m2(x):
     """float array -> Tensor of float8 e5m2 (round to nearest even from the value itself, not through float16;
     beyond +-57344 saturates; NaN -> 0x7f)."""
-    return _to_float8(x, 2, 15, 57344, 0x7B, "float8_e5m2")
+    return _to_float8(x, 2, 15, dtype_max("float8_e5m2"), 0x7B, "float8_e5m2")
 
 
 def from_float8_e5m2(t):
@@ -147,6 +147,9 @@ def _library():
                                               C.POINTER(C.c_size_t)]
     lib.ifa_op_run.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(_Call), C.c_void_p, C.c_void_p, C.c_size_t,
                                C.c_void_p, C.c_uint, C.c_void_p, C.c_void_p]
+    lib.ifa_dtype_from_name.argtypes = [C.c_char_p, C.POINTER(C.c_int)]
+    lib.ifa_dtype_max.restype = C.c_double
+    lib.ifa_dtype_max.argtypes = [C.c_int]
     lib.ifa_context_create_default.argtypes = [C.c_char_p, C.POINTER(C.c_void_p)]
     lib.ifa_context_destroy.argtypes = [C.c_void_p]
     lib.ifa_context_cl_context.restype = C.c_void_p
@@ -188,6 +191,15 @@ def _find(op):
 def version():
     """The loaded library's version, "major.minor.patch"."""
     return _lib.ifa_version_string().decode()
+
+
+def dtype_max(name):
+    """The largest finite value of a dtype given by name ("float8_e4m3fn" 448, "float8_e5m2" 57344, "int8" 127,
+    ...): what a symmetric quantiser divides max|x| by for a per-row scale."""
+    code = C.c_int()
+    if _lib.ifa_dtype_from_name(name.encode(), C.byref(code)) != 0:
+        raise ValueError("unknown dtype %r" % (name,))
+    return _lib.ifa_dtype_max(code.value)
 
 
 def ops():

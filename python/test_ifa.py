@@ -146,6 +146,16 @@ class Binding(unittest.TestCase):
                                                   1.125 + 2.0 ** -11]).data),
                          [0x3C, 0x3E, 0x02, 0x7B, 0xFB, 0x7F, 0x3D])
 
+    def test_dtype_max(self):
+        codes = np.arange(256, dtype=np.uint8)
+        for name, decode in (("float8_e4m3fn", ifa.from_float8_e4m3fn), ("float8_e5m2", ifa.from_float8_e5m2)):
+            values = decode(codes)
+            self.assertEqual(ifa.dtype_max(name), values[np.isfinite(values)].max())
+        self.assertEqual(ifa.dtype_max("float16"), float(np.finfo(np.float16).max))
+        self.assertEqual(ifa.dtype_max("int8"), 127)
+        with self.assertRaises(ValueError):
+            ifa.dtype_max("float64")
+
     def check_float8_kv(self, to_float8, from_float8, low, high, scale, unscaled_scale_value):
         """float8 key/value through both templates, with a per-tensor scale (vLLM's k_scale / v_scale), and
         without a scale."""

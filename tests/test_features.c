@@ -146,10 +146,7 @@ static int make_paged(const fspec *p, ifa_case *c) {
 /* Scales near 1/range (so dequantised values are about +-1) and offsets in [-3, 3), in the mode's form.
  * Token modes: the scales of rows the case must not read are NaN (integers cannot hold NaN themselves). */
 static int build_antiquant(const fspec *p, ifa_case *c) {
-    const double range = p->kv == IFA_DTYPE_INT8           ? 128
-                         : p->kv == IFA_DTYPE_FLOAT8_E4M3 ? 448
-                         : p->kv == IFA_DTYPE_FLOAT8_E5M2 ? 57344
-                                                          : 8;
+    const double range = p->kv == IFA_DTYPE_INT8 ? 128 : p->kv == IFA_DTYPE_INT4 ? 8 : ifa_dtype_max(p->kv);
     int64_t sh[4] = {2, 0, 0, 0};
     int nd = 1;
     ifa_dtype dt = IFA_DTYPE_FLOAT32;
@@ -223,11 +220,11 @@ static int build(const fspec *p, ifa_case *c) {
         return -1;
     ifa_host_fill_random(&c->query, p->seed * 11 + 1, -1, 1);
     /* float8: up to 2 (e4m3fn's subnormals to exponent 8) on its own, its whole range with scales */
-    const double kv_range = p->kv == IFA_DTYPE_INT8           ? 128
-                            : p->kv == IFA_DTYPE_INT4         ? 8
-                            : p->kv == IFA_DTYPE_FLOAT8_E4M3 ? (p->aq ? 448 : 2)
-                            : p->kv == IFA_DTYPE_FLOAT8_E5M2 ? (p->aq ? 57344 : 2)
-                                                              : 1;
+    const int fp8 = p->kv == IFA_DTYPE_FLOAT8_E4M3 || p->kv == IFA_DTYPE_FLOAT8_E5M2;
+    const double kv_range = p->kv == IFA_DTYPE_INT8 ? 128
+                            : p->kv == IFA_DTYPE_INT4 ? 8
+                            : fp8 ? (p->aq ? ifa_dtype_max(p->kv) : 2)
+                                  : 1;
     ifa_host_fill_random(&c->key, p->seed * 11 + 2, -kv_range, kv_range);
     ifa_host_fill_random(&c->value, p->seed * 11 + 3, -kv_range, kv_range);
     if (p->aq && build_antiquant(p, c) != 0) return -1;

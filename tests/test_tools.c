@@ -1,6 +1,8 @@
 /* The tools' shared pieces: .npy files, the JSON case loader, and half/bf16 conversions. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,36 @@ START_TEST(float8_e5m2_conversions) {
 }
 END_TEST
 
+/* ifa_dtype_max against each format's codes: the largest finite value any code decodes to (so the table in
+ * op_host/dtype.c and the host conversions cannot drift apart), and the integer formats' ranges. */
+START_TEST(dtype_max_is_the_largest_finite_code) {
+    double e4m3 = 0, e5m2 = 0, f16 = 0;
+    for (int b = 0; b < 256; ++b) {
+        const double a = ifa_e4m3_to_double((uint8_t)b), c = ifa_e5m2_to_double((uint8_t)b);
+        if (isfinite(a)) e4m3 = fmax(e4m3, a);
+        if (isfinite(c)) e5m2 = fmax(e5m2, c);
+    }
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        const double v = ifa_half_to_float((uint16_t)h);
+        if (isfinite(v)) f16 = fmax(f16, v);
+    }
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_FLOAT8_E4M3), e4m3);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_FLOAT8_E5M2), e5m2);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_FLOAT16), f16);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_BFLOAT16), ifa_bf16_to_float(0x7f7f));
+    ck_assert(isinf(ifa_bf16_to_float(0x7f80)));
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_FLOAT32), FLT_MAX);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_INT8), INT8_MAX);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_UINT8), UINT8_MAX);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_INT32), INT32_MAX);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_INT64), (double)INT64_MAX);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_INT4), 7);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_BOOL), 1);
+    ck_assert_double_eq(ifa_dtype_max(IFA_DTYPE_COUNT_), 0);
+    ck_assert_double_eq(ifa_dtype_max((ifa_dtype)-1), 0);
+}
+END_TEST
+
 START_TEST(half_conversions) {
     ck_assert_uint_eq(ifa_float_to_half(1.0f), 0x3c00);
     ck_assert_uint_eq(ifa_float_to_half(-2.0f), 0xc000);
@@ -345,6 +377,7 @@ int main(void) {
     tcase_add_test(t, half_conversions);
     tcase_add_test(t, float8_conversions);
     tcase_add_test(t, float8_e5m2_conversions);
+    tcase_add_test(t, dtype_max_is_the_largest_finite_code);
     tcase_add_test(t, case_with_npy_inputs_runs);
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);

@@ -50,6 +50,10 @@ typedef enum ifa_dtype {
 IFA_API size_t ifa_dtype_size(ifa_dtype dtype);
 /* Bits per element: 8 x ifa_dtype_size, 4 for int4; 0 for a value outside the enum. */
 IFA_API size_t ifa_dtype_bits(ifa_dtype dtype);
+/* The largest finite value of a dtype (448 for float8_e4m3fn, 57344 for float8_e5m2, 127 for int8, 7 for int4,
+ * 65504 for float16; 2^63 for int64, whose maximum a double rounds up): what a symmetric quantiser divides max|x| by
+ * to get a per-row scale, as KVCacheAppend does. 0 for a value outside the enum. */
+IFA_API double ifa_dtype_max(ifa_dtype dtype);
 /* NumPy-style name ("float16", "bfloat16", ...); "invalid" for a value outside the enum. */
 IFA_API const char *ifa_dtype_name(ifa_dtype dtype);
 /* Parses a name from ifa_dtype_name (also "fp32", "fp16", "bf16"); returns 0 and sets *out, or -1. */

@@ -27,7 +27,7 @@ double ifa_kv_quant_bound(double scale, double offset, double amax) {
 void ifa_kv_fp8_scale(ifa_dtype fmt, const double *x, int64_t n, double *scale) {
     double amax = 0;
     for (int64_t i = 0; i < n; ++i) amax = fmax(amax, fabs(x[i]));
-    *scale = amax > 0 ? amax / (fmt == IFA_DTYPE_FLOAT8_E5M2 ? 57344 : 448) : 1.0;
+    *scale = amax > 0 ? amax / ifa_dtype_max(fmt) : 1.0;
 }
 
 double ifa_kv_fp8_bound(ifa_dtype fmt, double scale, double x) {
