@@ -332,10 +332,9 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
     int32_t hpg = t.append_heads > 1 ? t.append_heads : 1;
     while (m->nkv % hpg != 0) --hpg;
     const ifa__define defines[] = {
-        {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype},  {"HEAD_DIM", m->dim},
-        {"BNSD", m->layout == IFA_LAYOUT_BNSD}, {"QUANT", m->quant},    {"WG", wg},
-        {"HPG", hpg},                {"ROPE", m->rope.mode},            {"ROPE_DIM", m->rope.dim},
-        {"ROPE_TAB", m->rope.table},
+        {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype}, {"HEAD_DIM", m->dim},
+        {"QUANT", m->quant},         {"WG", wg},                         {"HPG", hpg},
+        {"ROPE", m->rope.mode},      {"ROPE_DIM", m->rope.dim},          {"ROPE_TAB", m->rope.table},
     };
     static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
@@ -381,7 +380,8 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
     const cl_mem rcos_buf = rcos ? rcos->buffer : kn->buffer, rsin_buf = rsin ? rsin->buffer : kn->buffer;
     const cl_ulong rcos_off = rcos ? ifa__elem_offset(rcos) : 0, rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
-    const cl_int seq_new = (cl_int)m.seq_new, nkv = (cl_int)m.nkv, rows = (cl_int)m.rows_per_unit;
+    const cl_int seq_new = (cl_int)m.seq_new, nkv = (cl_int)m.nkv, rows = (cl_int)m.rows_per_unit,
+                 bnsd = m.layout == IFA_LAYOUT_BNSD;
     const ifa__karg kargs[] = {
         {sizeof(cl_mem), &kn->buffer}, {sizeof k_off, &k_off},     {sizeof(cl_mem), &vn->buffer}, {sizeof v_off, &v_off},
         {sizeof(cl_mem), &kc->buffer}, {sizeof kc_off, &kc_off},   {sizeof(cl_mem), &vc->buffer}, {sizeof vc_off, &vc_off},
@@ -389,6 +389,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         {sizeof(cl_mem), &of_buf},     {sizeof of_off, &of_off},   {sizeof seq_new, &seq_new},    {sizeof nkv, &nkv},
         {sizeof rows, &rows},          {sizeof units, &units},     {sizeof(cl_mem), &workspace},  {sizeof rope_f_off, &rope_f_off},
         {sizeof(cl_mem), &rcos_buf},   {sizeof rcos_off, &rcos_off}, {sizeof(cl_mem), &rsin_buf},   {sizeof rsin_off, &rsin_off},
+        {sizeof bnsd, &bnsd},
     };
     const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)(m.nkv / hpg), 2};
     cl_event done = NULL;

@@ -11,11 +11,11 @@
  * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
  * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
  * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
- * BNSD; the scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
+ * bnsd (an argument: it moves a row's start, once per row, so a build per layout bought nothing); the scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
  * With ROPE (ifa_common.cl) the key rows are rotated at their position before anything else, so the cache
  * holds rotated keys and the quantisation sees the rotated values; the token's cos/sin pairs are computed
  * once for the HPG heads of the work-group.
- * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, BNSD 0/1, QUANT 0/1/2, WG (a power of 2), HPG
+ * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, QUANT 0/1/2, WG (a power of 2), HPG
  * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB. */
 #ifndef HPG
 #define HPG 1
@@ -47,7 +47,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     ulong kc_off, __global dst_store *vc, ulong vc_off, __global const int *dst, ulong dst_off, __global float *sc,
     ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-    __global const float *rope_sin, ulong rope_s_off) {
+    __global const float *rope_sin, ulong rope_s_off, int bnsd) {
     const ulong g = get_group_id(0), hgroups = (ulong)(nkv / HPG);
     const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
     const ulong t = g / hgroups, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
@@ -79,9 +79,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #endif
     for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
         const ulong src_row =
-            BNSD ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
+            bnsd ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
         const ulong src0 = (kv ? v_off : k_off) + src_row;
-        const ulong dst0 = (kv ? vc_off : kc_off) + (BNSD ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
+        const ulong dst0 = (kv ? vc_off : kc_off) + (bnsd ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
                                                              : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);
         __global dst_store *out = kv ? vc : kc;
 #if IFA_APPEND_VEC

@@ -10,8 +10,11 @@
  * With CV=1 the partials are the cv template's (ifa_cv.cl): entry (batch, KV head, split), row (head in
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
- * One work-group per (batch, query head, query token) row. Build options (-D): O_T, HEAD_DIM, WG, HAS_LSE, SINK,
- * ROWMAX, BALANCED, CV, GT, SQ, CAUSAL, QUANT_OUT, Q2_T, Q2_OFF (as in ifa_all_vector.cl: a batch's splits cover [ifa_kv_lo, len)). */
+ * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
+ * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS. The shape (head_dim, gt: rows' heads per partial entry,
+ * sq: query tokens, causal) comes as arguments: the combine does a few integer divisions per work-group and
+ * one pass over D, so specialising on them bought nothing and cost a program build per shape (as in
+ * ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
 #define BALANCED 0
@@ -36,6 +39,8 @@ inline long ifa_unit_of(long total, long units, long x) {
 
 typedef IFA_STORE_TYPE(O_T) o_store;
 
+#define HEAD_DIM head_dim /* ifa_common.cl's per-channel post-quant index reads HEAD_DIM: here the argument */
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
     __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
@@ -43,31 +48,31 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
     __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
     int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off,
-    __global const float *sinks, ulong sinks_off) {
+    __global const float *sinks, ulong sinks_off, int head_dim, int gt, int sq, int causal) {
     const ulong row = get_group_id(0);
-    const ulong bh = row / SQ, t = row - bh * SQ;
+    const ulong bh = row / (ulong)sq, t = row - bh * (ulong)sq;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
     const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-    const int span = len_b - ifa_kv_lo(len_b, window, CAUSAL ? SQ - 1 : 0);
+    const int span = len_b - ifa_kv_lo(len_b, window, causal ? sq - 1 : 0);
 #if BALANCED
     const int hh = (int)h % group;
-    const int blk = (int)h / group * head_groups + hh / GT;
-    const ulong r = (ulong)(hh % GT) * SQ + t;
+    const int blk = (int)h / group * head_groups + hh / gt;
+    const ulong r = (ulong)(hh % gt) * (ulong)sq + t;
     const long bcost = (long)span + c0;
     const long pk = prefix[prefix_off + b] + (long)blk * bcost;
     const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);
     const int nsplit = ul > uf ? (int)(ul - uf + 1) : 0; /* 0: one unit held the block and wrote it */
     const ulong skip_first = ifa_unit_start(total_cost, units, uf) < pk; /* the block is uf's last piece */
-#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * (GT * SQ) + r)
+#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * (ulong)(gt * sq) + r)
 /* a unit whose stretch is empty (more units than cost positions) ran nothing and wrote no slot */
 #define IFA_PVALID(s) (ifa_unit_start(total_cost, units, uf + (s)) < ifa_unit_start(total_cost, units, uf + (s) + 1))
 #elif CV
-    /* entry (b, KV head, split) holds the GT x SQ rows of the KV head's query heads; GT = group */
+    /* entry (b, KV head, split) holds the gt x sq rows of the KV head's query heads; gt = group */
     const ulong ebase = (b * (ulong)(num_heads / group) + h / (ulong)group) * (ulong)max_splits;
-    const ulong erow = (h % (ulong)group) * SQ + t;
+    const ulong erow = (h % (ulong)group) * (ulong)sq + t;
     const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
-#define IFA_PIDX(s) ((ebase + (ulong)(s)) * (GT * SQ) + erow)
+#define IFA_PIDX(s) ((ebase + (ulong)(s)) * (ulong)(gt * sq) + erow)
 #define IFA_PVALID(s) 1
 #else
     const ulong first = row * (ulong)max_splits;
@@ -94,16 +99,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if SINK
     const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
 #endif
-    for (int d = lid; nsplit > 0 && d < HEAD_DIM; d += WG) {
+    for (int d = lid; nsplit > 0 && d < head_dim; d += WG) {
         float acc = 0.0f;
         for (int s = 0; s < nsplit; ++s) {
             if (!IFA_PVALID(s)) continue;
             const float ms = part[part_m + IFA_PIDX(s)];
 #if ROWMAX == 2
             (void)ms;
-            acc += part[part_acc + IFA_PIDX(s) * HEAD_DIM + d];
+            acc += part[part_acc + IFA_PIDX(s) * (ulong)head_dim + d];
 #else
-            if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * HEAD_DIM + d], exp(ms - m), acc);
+            if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * (ulong)head_dim + d], exp(ms - m), acc);
 #endif
         }
 #if SINK

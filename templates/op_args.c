@@ -83,11 +83,12 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
                                const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
     const ifa__define defines[] = {
-        {"O_T", p->out_dtype},       {"HEAD_DIM", p->head_dim}, {"WG", plan->combine_work_group_size},
-        {"HAS_LSE", p->has_lse},     {"ROWMAX", c->rowmax},     {"BALANCED", c->balanced},
-        {"CV", c->cv},               {"GT", plan->heads_per_group}, {"SQ", p->seq_q},
-        {"CAUSAL", p->causal},       IFA__OUT_DEFINES(p, plan),
+        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"HAS_LSE", p->has_lse},
+        {"ROWMAX", c->rowmax},   {"BALANCED", c->balanced},             {"CV", c->cv},
+        IFA__OUT_DEFINES(p, plan),
     };
+    const cl_int head_dim = (cl_int)p->head_dim, gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,
+                 causal = (cl_int)p->causal;
     static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *k;
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_combine", &k));
@@ -104,6 +105,8 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
         {sizeof c->group, &c->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
         {sizeof(cl_mem), &a->qs2},        {sizeof a->qs2_off, &a->qs2_off},   {sizeof(cl_mem), &a->qo2},
         {sizeof a->qo2_off, &a->qo2_off}, {sizeof(cl_mem), &a->sinks},        {sizeof a->sinks_off, &a->sinks_off},
+        {sizeof head_dim, &head_dim},     {sizeof gt, &gt},                   {sizeof sq, &sq},
+        {sizeof causal, &causal},
     };
     const size_t local[1] = {(size_t)plan->combine_work_group_size};
     const size_t global[1] = {local[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
