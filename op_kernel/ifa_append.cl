@@ -11,7 +11,8 @@
  * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
  * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
  * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
- * bnsd (an argument: it moves a row's start, once per row, so a build per layout bought nothing); the scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
+ * bnsd (an argument: it moves a row's start, once per row, so a build per layout bought nothing); the
+ * scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
  * With ROPE (ifa_common.cl) the key rows are rotated at their position before anything else, so the cache
  * holds rotated keys and the quantisation sees the rotated values; the token's cos/sin pairs are computed
  * once for the HPG heads of the work-group.
