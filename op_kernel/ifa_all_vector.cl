@@ -50,7 +50,7 @@
  * are summed into acc once, after the last chunk. Needs R x D / 8 <= WG, D a multiple of 8, no int4.
  *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
- * VW vector width along D (divides HEAD_DIM; 1 = scalar); XB vectors per P.V register block;
+ * VW vector width along D (divides HEAD_DIM; 1 = scalar); PV_RB query rows x XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
  * ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
@@ -122,6 +122,11 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #else
 #define RB R
 #define IFA_HOFF(r0) 0
+#endif
+/* query rows per P.V register block (plan->pv_rows): with MH > 1 a divisor of one head's GSQ rows, for
+ * IFA_HOFF; else any count, the last block masked */
+#ifndef PV_RB
+#define PV_RB RB
 #endif
 
 /* fv: VW floats. IFA_LV/IFA_SV load and store one from float memory (local or private), IFA_VLOAD loads
@@ -809,12 +814,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
         }
 #else
-        /* register tiles of RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
+        /* register tiles of PV_RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
          * after the first) */
-        for (int r0 = 0; r0 < R; r0 += RB)
+        for (int r0 = 0; r0 < R; r0 += PV_RB)
         for (int x0 = lid * XB; x0 < DV; x0 += WG * XB) {
-            fv a[RB][XB];
-            _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+            fv a[PV_RB][XB];
+            _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
                 a[rr][xb] = r0 + rr < rn && x0 + xb < DV ? IFA_LV(acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW) * a_s[r0 + rr]
                                                           : 0.0f;
             for (int j = 0; j < rows; ++j) {
@@ -826,12 +831,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #elif ANTIQUANT
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
-                        _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
+                        _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr)
                             if (r0 + rr < R) a[rr][xb] = fma((fv)sc[(r0 + rr) * CHUNK + j], vv, a[rr][xb]);
                     }
                 }
             }
-            for (int rr = 0; rr < RB && r0 + rr < rn; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
+            for (int rr = 0; rr < PV_RB && r0 + rr < rn; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
                 if (x0 + xb < DV) IFA_SV(a[rr][xb], acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW);
         }
 #endif

@@ -496,11 +496,13 @@ END_TEST
  * tiles fit 32 registers (AVX-512, unknown width) or 16 (AVX2: native width 8). */
 START_TEST(vector_shape_follows_native_width) {
     static const struct {
-        int32_t native, d, g, vw, regs, score_rows, pv_block;
+        int32_t native, d, g, vw, regs, score_rows, pv_rows, pv_block;
     } cases[] = {
-        {0, 128, 4, 16, 32, 4, 4},  {16, 128, 4, 16, 32, 4, 4}, {8, 128, 4, 8, 16, 2, 2},  {8, 128, 1, 8, 16, 2, 4},
-        {8, 128, 8, 8, 16, 2, 1},   {8, 128, 16, 8, 16, 2, 1},  {16, 64, 16, 16, 32, 4, 2}, {4, 64, 4, 4, 32, 4, 4},
-        {8, 40, 4, 8, 16, 2, 2},    {16, 40, 4, 8, 32, 4, 4},   {8, 4, 4, 4, 16, 2, 2},
+        {0, 128, 4, 16, 32, 4, 4, 4},  {16, 128, 4, 16, 32, 4, 4, 4}, {8, 128, 4, 8, 16, 2, 4, 2},
+        {8, 128, 1, 8, 16, 2, 1, 4},   {8, 128, 8, 8, 16, 2, 2, 4},   {8, 128, 16, 8, 16, 2, 2, 4},
+        {16, 64, 16, 16, 32, 4, 8, 2}, {4, 64, 4, 4, 32, 4, 4, 4},    {8, 40, 4, 8, 16, 2, 4, 2},
+        {16, 40, 4, 8, 32, 4, 4, 4},   {8, 4, 4, 4, 16, 2, 4, 2},     {8, 256, 16, 8, 16, 2, 2, 4},
+        {8, 64, 6, 8, 16, 2, 2, 4},    {16, 128, 8, 16, 32, 4, 8, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ifa_device_facts cpu = pocl;
@@ -510,9 +512,10 @@ START_TEST(vector_shape_follows_native_width) {
         ifa_plan plan;
         ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
         ck_assert_msg(plan.vector_width == cases[i].vw && plan.vector_registers == cases[i].regs &&
-                          plan.score_rows == cases[i].score_rows && plan.pv_block == cases[i].pv_block,
-                      "case %zu: vector_width %d, vector_registers %d, score_rows %d, pv_block %d", i,
-                      plan.vector_width, plan.vector_registers, plan.score_rows, plan.pv_block);
+                          plan.score_rows == cases[i].score_rows && plan.pv_rows == cases[i].pv_rows &&
+                          plan.pv_block == cases[i].pv_block,
+                      "case %zu: vector_width %d, vector_registers %d, score_rows %d, pv_rows %d, pv_block %d", i,
+                      plan.vector_width, plan.vector_registers, plan.score_rows, plan.pv_rows, plan.pv_block);
         ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
         ifa_plan bad = plan;
         bad.score_rows = 0;
@@ -521,6 +524,36 @@ START_TEST(vector_shape_follows_native_width) {
         bad.score_rows = 5;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
         ck_assert_ptr_nonnull(strstr(ifa_last_error(), "score_rows 5"));
+        bad = plan;
+        bad.pv_rows = i % 2 ? 0 : 9;
+        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        ck_assert_ptr_nonnull(strstr(ifa_last_error(), i % 2 ? "pv_rows 0" : "pv_rows 9"));
+    }
+    /* values that cost more than float16 to convert keep 8-row P.V blocks on AVX2 (one conversion per 8 rows) */
+    {
+        ifa_device_facts cpu = pocl;
+        cpu.native_float_width = 8;
+        ifa_problem p = problem(1, 128, 8, 128, 4096);
+        p.layout = IFA_LAYOUT_BNSD;
+        p.kv_dtype = IFA_DTYPE_BFLOAT16;
+        ifa_plan plan;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 8);
+        ck_assert_int_eq(plan.pv_block, 1);
+    }
+    /* several KV heads per work-group (BSND on a CPU): P.V blocks stay within one head's rows */
+    {
+        ifa_device_facts cpu = pocl;
+        cpu.native_float_width = 8;
+        ifa_problem p = problem(1, 32, 8, 128, 4096);
+        p.layout = IFA_LAYOUT_BSND;
+        ifa_plan plan;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_gt(plan.kv_heads_per_group, 1);
+        ck_assert_int_eq(plan.pv_rows, 4);
+        plan.pv_rows = 3; /* does not divide one head's 4 rows */
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+        ck_assert_ptr_nonnull(strstr(ifa_last_error(), "pv_rows 3"));
     }
     /* the work-group shape (GPU rows) has no register tiles */
     ifa_problem p = problem(1, 32, 8, 128, 4096);
@@ -528,6 +561,7 @@ START_TEST(vector_shape_follows_native_width) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.vector_width, 1);
     ck_assert_int_eq(plan.score_rows, 0);
+    ck_assert_int_eq(plan.pv_rows, 0);
     ck_assert_int_eq(plan.vector_registers, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
 }

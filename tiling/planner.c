@@ -9,7 +9,9 @@
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
-/* ifa_dtype's code for int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer codes) */
+/* ifa_dtype's codes for float16 and int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer
+ * codes) */
+#define IFA__KV_FLOAT16 1
 #define IFA__KV_INT4 8
 
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows) {
@@ -121,14 +123,26 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
  * SIMD CPUs (NEON, SVE at 4 lanes) have 32. */
 static int32_t vector_registers(const ifa_device_facts *dev) { return dev->native_float_width == 8 ? 16 : 32; }
 
-/* P.V keeps rows x pv_block vectors in registers: about half the register file, so fewer vectors per block
- * when a work-group holds many query rows (AVX2, 16 registers: G = 4 at D = 128 2 vectors, 45 -> 40 us;
- * G >= 8 one vector, 109 -> 91 us; docs/performance.md, eighth session). */
-static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t rows, int32_t regs) {
-    if (rows > 8) rows = 8; /* the kernel tiles rows by 8 (RB in ifa_all_vector.cl) */
+/* P.V keeps pv_rows x pv_block vectors in registers: about half the register file, so fewer vectors per block
+ * when a block holds many query rows (AVX2, 16 registers: G = 4 at D = 128 2 vectors, 45 -> 40 us;
+ * docs/performance.md, eighth session). */
+static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_t regs) {
     int32_t xb = vw > 1 && t->pv_block > 0 ? t->pv_block : 1;
-    while (xb > 1 && rows * xb > regs / 2) xb /= 2;
+    while (xb > 1 && pv_rows * xb > regs / 2) xb /= 2;
     return xb;
+}
+
+/* Query rows per P.V register block, out of the score step's tile of tile_rows (up to 8; with several KV
+ * heads per work-group a divisor of one head's rows, which P.V keeps). With 16 registers, more than 4 rows and
+ * float16 values, blocks of 2 rows x 4 vectors instead of 8 rows x 1: a value vector (one conversion) feeds 2
+ * FMAs instead of 8, but a probability broadcast feeds 4 instead of 1, 6 loads per 8 FMAs instead of 9
+ * (G = 8, D = 128: 42.8 -> 38.1 us; G = 16, D = 64: 97.6 -> 87.2; D = 256: 69 -> 65.5). Values that cost more
+ * to convert keep the 8-row blocks, which convert each vector once per 8 rows (D = 256, G = 16: int8 80 -> 87-111
+ * us, float8 128 -> 170; bfloat16 and float32 alike either way); docs/performance.md, twelfth session.
+ * 32 registers keep the 8-row blocks, measured on AVX-512 before this choice existed. */
+static int32_t pv_rows(const ifa_problem *p, int64_t tile_rows, int32_t kv_heads_per_group, int32_t regs) {
+    if (regs == 16 && tile_rows > 4 && kv_heads_per_group <= 1 && p->kv_dtype == IFA__KV_FLOAT16) return 2;
+    return (int32_t)tile_rows;
 }
 
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
@@ -300,7 +314,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->work_group_size = wg;
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
-    plan->pv_block = pv_block(vw, &t, ifa__tile_rows(plan), regs);
+    plan->pv_rows = vw > 1 ? pv_rows(p, ifa__tile_rows(plan), plan->kv_heads_per_group, regs) : 0;
+    plan->pv_block = pv_block(vw, &t, plan->pv_rows, regs);
     /* the four-key-row score step holds 4 x score_rows accumulators, 4 key vectors and a query vector: 21 of
      * 32 registers with 4 rows; with 16 registers 2 rows (4 rows spill: G = 16, D = 128, 192 -> 177 us) */
     plan->vector_registers = regs;
@@ -325,7 +340,9 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->prefix_heads_per_group = (int32_t)pper;
         plan->prefix_head_groups = (int32_t)pgroups;
         plan->prefix_slots = 1;
-        plan->prefix_pv_block = pv_block(vw, &t, pper * p->seq_q, regs);
+        const int64_t prefix_rows = pper * p->seq_q;
+        plan->prefix_pv_rows = vw > 1 ? pv_rows(p, prefix_rows < 8 ? prefix_rows : 8, 1, regs) : 0;
+        plan->prefix_pv_block = pv_block(vw, &t, plan->prefix_pv_rows, regs);
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */
             const int64_t len = p->max_length > 0 ? p->max_length : 1;
@@ -422,6 +439,13 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (plan->vector_width > 1 && (plan->score_rows < 1 || plan->score_rows > 4))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan score_rows %d: the vector shape (vector_width %d) scores tiles "
                          "of 1 to 4 query rows", (int)plan->score_rows, (int)plan->vector_width);
+    const int64_t head_rows = plan->problem.num_heads / plan->problem.num_kv_heads * plan->problem.seq_q;
+    if (plan->vector_width > 1 &&
+        (plan->pv_rows < 1 || plan->pv_rows > 8 || (plan->kv_heads_per_group > 1 && head_rows % plan->pv_rows != 0) ||
+         (plan->problem.has_prefix && (plan->prefix_pv_rows < 1 || plan->prefix_pv_rows > 8))))
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan pv_rows %d (prefix %d): the vector shape's P.V blocks are 1 to 8 "
+                         "query rows, and with several KV heads per work-group they divide one head's %" PRId64,
+                         (int)plan->pv_rows, (int)plan->prefix_pv_rows, head_rows);
     if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size || plan->vector_width < 1 ||
         plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
         plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||

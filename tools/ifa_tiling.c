@@ -134,6 +134,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(pr, "total_length", (double)p->problem.total_length);
     cJSON_AddNumberToObject(o, "work_group_size", p->work_group_size);
     cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
+    cJSON_AddNumberToObject(o, "pv_rows", p->pv_rows);
     cJSON_AddNumberToObject(o, "pv_block", p->pv_block);
     cJSON_AddNumberToObject(o, "vector_registers", p->vector_registers);
     cJSON_AddNumberToObject(o, "score_rows", p->score_rows);
@@ -146,6 +147,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
         cJSON_AddNumberToObject(pf, "rows_per_work_group", p->prefix_heads_per_group);
         cJSON_AddNumberToObject(pf, "work_groups_per_kv_head", p->prefix_head_groups);
         cJSON_AddNumberToObject(pf, "reads_of_the_prefix_per_kv_head", p->prefix_head_groups);
+        cJSON_AddNumberToObject(pf, "pv_rows", p->prefix_pv_rows);
         cJSON_AddNumberToObject(pf, "pv_block", p->prefix_pv_block);
     }
     cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 10u
+#define IFA_PLAN_VERSION 11u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -140,6 +140,9 @@ typedef struct ifa_plan {
     int32_t prefix_slots;           /* 1 with a shared prefix: partial slot 0 of each row is the prefix's */
     int32_t pv_block;          /* vectors per P.V register block */
     int32_t prefix_pv_block;   /* the same for the shared prefix pass (more rows per work-group) */
+    int32_t pv_rows;           /* all_vector, vector shape: query rows per P.V register block (pv_rows x pv_block
+                                * accumulators; 1 to 8, 0 in the work-group shape) */
+    int32_t prefix_pv_rows;    /* the same for the shared prefix pass */
     int64_t total_cost;        /* IFA_SPLIT_BALANCED: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */
