@@ -26,8 +26,9 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
     const ifa__define defines[] = {
         {"Q_T", p->q_dtype},          {"KV_T", p->kv_dtype},      {"O_T", p->out_dtype == IFA_DTYPE_INT8 ? 0 : p->out_dtype},
         {"HEAD_DIM", p->head_dim},    {"WG", plan->work_group_size}, {"VW", plan->vector_width},
-        {"XB", plan->prefix_pv_block}, {"PV_RB", plan->prefix_pv_rows}, {"CHUNK", plan->chunk_rows}, {"GT", plan->prefix_heads_per_group},
-        {"RS_MAX", plan->score_rows}, {"SQ", p->seq_q},           {"CAUSAL", 0},              {"HAS_LSE", 0},
+        {"XB", plan->prefix_pv_block}, {"PV_RB", plan->prefix_pv_rows}, {"CHUNK", plan->chunk_rows},
+        {"GT", plan->prefix_heads_per_group}, {"RS_MAX", plan->score_rows}, {"SQ", p->seq_q},
+        {"CAUSAL", 0},                {"HAS_LSE", 0},
         {"HAS_MASK", 0},              {"HAS_PSE", 0},             {"SOFTCAP", p->softcap_bits != 0},
         {"HAS_PAD", 0},               {"PAGED", 0},               {"ANTIQUANT", 0},
         {"SPLIT", 1},                 {"BALANCED", 0},            {"ROWMAX", 1},

@@ -13,6 +13,7 @@
 #include "common/runner.h"
 #include "test_util.h"
 #include "op_host/context.h"
+#include "op_host/tensor_check.h"
 #include "tiling/planner.h"
 
 enum mask_form { NO_MASK, MASK_BS, MASK_B1S, MASK_B11S, MASK_PER_TOKEN };
@@ -220,11 +221,10 @@ static int build(const fspec *p, ifa_case *c) {
         return -1;
     ifa_host_fill_random(&c->query, p->seed * 11 + 1, -1, 1);
     /* float8: up to 2 (e4m3fn's subnormals to exponent 8) on its own, its whole range with scales */
-    const int fp8 = p->kv == IFA_DTYPE_FLOAT8_E4M3 || p->kv == IFA_DTYPE_FLOAT8_E5M2;
     const double kv_range = p->kv == IFA_DTYPE_INT8 ? 128
                             : p->kv == IFA_DTYPE_INT4 ? 8
-                            : fp8 ? (p->aq ? ifa_dtype_max(p->kv) : 2)
-                                  : 1;
+                            : ifa__is_float8(p->kv) ? (p->aq ? ifa_dtype_max(p->kv) : 2)
+                                                    : 1;
     ifa_host_fill_random(&c->key, p->seed * 11 + 2, -kv_range, kv_range);
     ifa_host_fill_random(&c->value, p->seed * 11 + 3, -kv_range, kv_range);
     if (p->aq && build_antiquant(p, c) != 0) return -1;
