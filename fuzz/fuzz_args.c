@@ -107,8 +107,8 @@ static const char *template_mode(reader *r) {
 }
 
 static void fuzz_ifa(reader *r) {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sk;
-    ifa_tensor *opt[] = {&lse, &mask, &pse, &aqs, &aqo, &qs2, &qo2, &kp, &vp, &rc, &rs, &sk};
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sk, al;
+    ifa_tensor *opt[] = {&lse, &mask, &pse, &aqs, &aqo, &qs2, &qo2, &kp, &vp, &rc, &rs, &sk, &al};
     tensor(r, &q), tensor(r, &k), tensor(r, &v), tensor(r, &o);
     const uint16_t present = (uint16_t)(u8(r) | u8(r) << 8);
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; ++i) tensor(r, opt[i]);
@@ -117,7 +117,7 @@ static void fuzz_ifa(reader *r) {
     a.query = &q, a.key = &k, a.value = &v, a.attention_out = u8(r) < 250 ? &o : NULL;
     const ifa_tensor **slots[] = {&a.softmax_lse, &a.atten_mask, &a.pse_shift, &a.antiquant_scale, &a.antiquant_offset,
                                   &a.quant_scale2, &a.quant_offset2, &a.key_shared_prefix, &a.value_shared_prefix,
-                                  &a.rope_cos, &a.rope_sin, &a.sinks};
+                                  &a.rope_cos, &a.rope_sin, &a.sinks, &a.alibi_slopes};
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; ++i) *slots[i] = present >> i & 1 ? opt[i] : NULL;
     a.num_heads = (int8_t)u8(r), a.num_key_value_heads = (int8_t)u8(r) % 9;
     a.scale_value = real(r), a.input_layout = layout(r), a.softcap = u8(r) < 200 ? 0 : real(r);

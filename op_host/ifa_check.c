@@ -192,6 +192,23 @@ static ifa_status check_sinks(const ifa_tensor *t, ifa_problem *p) {
     return IFA_STATUS_OK;
 }
 
+/* alibi_slopes: float32, (N) for every batch or (B, N). */
+static ifa_status check_alibi(const ifa_tensor *t, ifa_problem *p) {
+    char s[128];
+    if (t->dtype != IFA_DTYPE_FLOAT32)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "alibi_slopes has dtype %s; it must be float32",
+                         ifa_dtype_name(t->dtype));
+    if (t->ndim != 1 && t->ndim != 2)
+        return ifa__fail(IFA_STATUS_INVALID_RANK, "alibi_slopes has rank %d; it must be (N) or (B, N)", (int)t->ndim);
+    if (t->shape[t->ndim - 1] != p->num_heads || (t->ndim == 2 && t->shape[0] != p->batch))
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                         "alibi_slopes has shape %s; it must be (N) = (%" PRId64 ") or (B, N) = (%" PRId64 ", %" PRId64
+                         "), one slope per query head", ifa__shape_str(t, s, sizeof s), p->num_heads, p->batch,
+                         p->num_heads);
+    p->alibi = t->ndim == 2 ? IFA_ALIBI_PER_BATCH : IFA_ALIBI_PER_HEAD;
+    return IFA_STATUS_OK;
+}
+
 /* pse_shift: (B, N, S1, S) or (1, N, S1, S) in the query's dtype. */
 static ifa_status check_pse(const ifa_tensor *t, ifa_problem *p, int64_t max_len) {
     char s1[128];
@@ -253,10 +270,13 @@ static ifa_status check_prefix(const ifa_incre_flash_attention_args *a, ifa_prob
     if (p->antiquant || ifa__is_float8((ifa_dtype)p->kv_dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "a shared prefix with quantised (int8/int4/float8) KV is not "
                                                        "supported");
-    if (a->atten_mask || a->pse_shift || a->window)
+    if (a->atten_mask || a->pse_shift || a->alibi_slopes || a->window)
         return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
                          "%s with a shared prefix is not supported (it indexes a sequence's own positions)",
-                         a->atten_mask ? "atten_mask" : a->pse_shift ? "pse_shift" : "window");
+                         a->atten_mask     ? "atten_mask"
+                         : a->pse_shift    ? "pse_shift"
+                         : a->alibi_slopes ? "alibi_slopes"
+                                           : "window");
     const int64_t len = a->actual_shared_prefix_len ? *a->actual_shared_prefix_len : sp;
     if (len < 0 || len > sp)
         return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_shared_prefix_len = %" PRId64 " is outside [0, S_p = %"
@@ -490,6 +510,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->atten_mask) IFA__TRY(ifa__check_descriptor(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(ifa__check_descriptor(a->pse_shift, "pse_shift"));
     if (a->sinks) IFA__TRY(ifa__check_descriptor(a->sinks, "sinks"));
+    if (a->alibi_slopes) IFA__TRY(ifa__check_descriptor(a->alibi_slopes, "alibi_slopes"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_descriptor(a->quant_scale2, "quant_scale2"));
@@ -644,6 +665,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));
     if (a->pse_shift) IFA__TRY(check_pse(a->pse_shift, p, max_len));
     if (a->sinks) IFA__TRY(check_sinks(a->sinks, p));
+    if (a->alibi_slopes) IFA__TRY(check_alibi(a->alibi_slopes, p));
     IFA__TRY(check_antiquant(a, p, max_len));
     IFA__TRY(check_quant_out(a, p));
     IFA__TRY(check_prefix(a, p));
@@ -660,6 +682,7 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->atten_mask) IFA__TRY(ifa__check_buffer(a->atten_mask, "atten_mask"));
     if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
     if (a->sinks) IFA__TRY(ifa__check_buffer(a->sinks, "sinks"));
+    if (a->alibi_slopes) IFA__TRY(ifa__check_buffer(a->alibi_slopes, "alibi_slopes"));
     if (a->antiquant_scale) IFA__TRY(ifa__check_buffer(a->antiquant_scale, "antiquant_scale"));
     if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
     if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));

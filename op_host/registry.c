@@ -22,6 +22,7 @@ static const ifa_tensor_def ifa_inputs[] = {
     {"atten_mask", 0, DT(BOOL) | DT(INT8) | DT(UINT8), 2, 4, 0, "non-zero excludes a position"},
     {"pse_shift", 0, FLOATS, 4, 4, 0, "(B or 1, N, S1, S) position bias, query's dtype"},
     {"sinks", 0, DT(FLOAT32), 1, 1, 0, "(N) attention-sink logit per query head: joins the softmax sum, no value"},
+    {"alibi_slopes", 0, DT(FLOAT32), 1, 2, 0, "(N) or (B, N) ALiBi slopes: score - slope * |j - query position|"},
     {"antiquant_scale", 0, FLOATS, 1, 4, 0, "int8/int4 KV: scales, key's then value's"},
     {"antiquant_offset", 0, FLOATS, 1, 4, 0, "int8/int4 KV: offsets, the scale's shape"},
     {"quant_scale2", 0, FLOATS, 1, 2, 0, "int8 output: (1), (N·D) or (N, D)"},

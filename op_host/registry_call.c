@@ -125,7 +125,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->query = tensor(call, "query"), x->key = tensor(call, "key"), x->value = tensor(call, "value");
         x->attention_out = tensor(call, "attention_out"), x->softmax_lse = tensor(call, "softmax_lse");
         x->atten_mask = tensor(call, "atten_mask"), x->pse_shift = tensor(call, "pse_shift");
-        x->sinks = tensor(call, "sinks");
+        x->sinks = tensor(call, "sinks"), x->alibi_slopes = tensor(call, "alibi_slopes");
         x->antiquant_scale = tensor(call, "antiquant_scale"), x->antiquant_offset = tensor(call, "antiquant_offset");
         x->quant_scale2 = tensor(call, "quant_scale2"), x->quant_offset2 = tensor(call, "quant_offset2");
         x->key_shared_prefix = tensor(call, "key_shared_prefix");

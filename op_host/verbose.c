@@ -19,6 +19,7 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     else if (t->dtype == IFA_DTYPE_INT4) range = ", \"low\": -8, \"high\": 8";
     else if (strcmp(name, "antiquant_scale") == 0) range = ", \"low\": 0.002, \"high\": 0.02";
     else if (strcmp(name, "quant_scale2") == 0) range = ", \"low\": 20, \"high\": 200";
+    else if (strcmp(name, "alibi_slopes") == 0) range = ", \"low\": 0, \"high\": 0.5";
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
@@ -128,6 +129,7 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);
     if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
     if (a->sinks) fputs(", ", stderr), tensor_json(stderr, "sinks", a->sinks, 14);
+    if (a->alibi_slopes) fputs(", ", stderr), tensor_json(stderr, "alibi_slopes", a->alibi_slopes, 15);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
     if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);

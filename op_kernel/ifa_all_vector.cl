@@ -30,7 +30,8 @@
  * Row (g, t) sees logical position p when begin_t <= p < end_t, with end_t = len_b - (SQ - 1 - t) if CAUSAL
  * else len_b, and begin_t = end_t - window when window > 0 (else 0), and the mask (if any) is 0 at p.
  * The block reads positions [ifa_kv_lo, len_b) only: nothing before the earliest row's window.
- * Scores: s = (q.k) * scale [+ pse]; [s = softcap * tanh(s / softcap)]; invisible positions are -inf.
+ * Scores: s = (q.k) * scale [+ pse] [- slope_h * |p - (len_b - SQ + t)|, ALiBi]; [s = softcap * tanh(s / softcap)];
+ * invisible positions are -inf.
  *
  * KV addressing. Logical position p of batch b lives at row row0_b + p of batch b (row0_b = kv_end - len_b
  * with Ascend's kv padding, else 0), or with PAGED=1 at row p % block_size of pool block
@@ -52,8 +53,8 @@
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
  * VW vector width along D (divides HEAD_DIM; 1 = scalar); PV_RB query rows x XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
- * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; SOFTCAP 0/1; HAS_PAD 0/1;
- * ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
+ * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
+ * HAS_PAD 0/1; ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
@@ -358,7 +359,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
     __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-    __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off) {
+    __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off,
+    __global const float *alibi, ulong alibi_off, ulong alibi_bstride) {
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
@@ -651,6 +653,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                                 s4 += IFA_NLOAD(Q_T, 4, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
                                                                  (ulong)t * pse_tstride + (ulong)(c + j0));
 #endif
+#if HAS_ALIBI
+                            if (g < gn) s4 += ifa_alibi4(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p4,
+                                                         len_b - SQ + t);
+#endif
 #if SOFTCAP
                             s4 = softcap * tanh(s4 / softcap);
 #endif
@@ -706,6 +712,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if HAS_PSE
                     if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
                                                             (ulong)t * pse_tstride + (ulong)p);
+#endif
+#if HAS_ALIBI
+                    if (g < gn) s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - SQ + t);
 #endif
 #if SOFTCAP
                     s = softcap * tanh(s / softcap);

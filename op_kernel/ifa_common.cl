@@ -220,6 +220,15 @@ inline float ifa_sink_lse(float m, float l, float z) {
 }
 typedef IFA_STORE_TYPE(Q2_T) q2_store;
 
+/* ALiBi (HAS_ALIBI 1): the bias -slope * |p - qpos| of logical key position p for the query token at logical
+ * position qpos. The distance is taken in int, so it is exact, and below 2^24 it converts to float exactly:
+ * the only rounding is the product's. */
+#ifndef HAS_ALIBI
+#define HAS_ALIBI 0
+#endif
+inline float ifa_alibi(float slope, int p, int qpos) { return -slope * convert_float(abs(p - qpos)); }
+inline float4 ifa_alibi4(float slope, int4 p, int qpos) { return -slope * convert_float4(abs(p - (int4)qpos)); }
+
 /* Rotary position embedding (docs/rope.md): ROPE 1 rotates halves (neox: dims d and d + ROPE_DIM/2), 2
  * interleaved pairs (gptj: dims 2i and 2i + 1), over the first ROPE_DIM dims; ROPE_TAB 1 reads cos/sin from
  * tables instead of computing them. The kernel must declare rope_f, rope_f_off (inverse frequencies as

@@ -7,7 +7,7 @@
  *                   storage dtype, dequantised (antiquant), fetched through the block table; rows past the
  *                   entry's end are written as zeros without being read;
  *   (CLBlast)       S = Q x K^T, (E, M, CHUNK);
- *   ifa_cv_softmax  one work-group per (entry, row): scale, pse, softcap and visibility (length, causal
+ *   ifa_cv_softmax  one work-group per (entry, row): scale, pse, ALiBi, softcap and visibility (length, causal
  *                   query tokens, window, mask) turn S into scores; the online softmax updates the row's max
  *                   m and sum l, writes the probabilities over the scores and rescales the row's accumulator
  *                   by exp(m_old - m_new) (zeroes it on chunk 0);
@@ -18,7 +18,7 @@
  * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D), maxima and
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
- * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, SOFTCAP, HAS_PAD, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
+ * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
  * ROPE_TAB, as in ifa_all_vector.cl. */
 
 #define M_ROWS (GT * SQ)
@@ -128,7 +128,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
     __global float *ws, ulong s_off, ulong acc_off, ulong m_off, ulong l_off, int step, __global const int *lens,
     ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits, int split_tokens, int window,
     float scale, float softcap, __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
-    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride) {
+    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
+    __global const float *alibi, ulong alibi_off, ulong alibi_bstride) {
     __local float red[WG];
     const int lid = (int)get_local_id(0);
     const ulong row = get_group_id(0), e = row / M_ROWS;
@@ -153,6 +154,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
 #if HAS_PSE
             s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (kvh * GT + (ulong)g) * pse_hstride +
                                         (ulong)t * pse_tstride + (ulong)p);
+#endif
+#if HAS_ALIBI
+            s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + kvh * GT + (ulong)g], p, len_b - SQ + t);
 #endif
 #if SOFTCAP
             s = softcap * tanh(s / softcap);

@@ -10,9 +10,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ifa  # noqa: E402
 
 
-def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None):
+def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None):
     """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of S1 sees the
-    positions < len - S1 + 1 + i; sinks (N) join each head's softmax sum as keys without values. Returns out
+    positions < len - S1 + 1 + i; sinks (N) join each head's softmax sum as keys without values; alibi
+    slopes (N) or (B, N) add -slope * (len - S1 + i - j) to the score of position j. Returns out
     (B, S1, N*D) and lse (B, N, S1)."""
     b, s1, h = q.shape
     d = h // n
@@ -33,6 +34,9 @@ def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None):
                     lse[bi, hi, i] = z
                     continue
                 scores = k[bi, :end, kh] @ q[bi, i, hi] * scale
+                if alibi is not None:
+                    slope = float(alibi[hi] if alibi.ndim == 1 else alibi[bi, hi])
+                    scores -= slope * (end - 1 - np.arange(end))
                 m = max(scores.max(), z)
                 p = np.exp(scores - m)
                 total = p.sum() + np.exp(z - m)
@@ -123,6 +127,29 @@ class Binding(unittest.TestCase):
         with self.assertRaises(ifa.Error) as e:
             ifa.run("IncreFlashAttention", query=q, key=k, value=v, sinks=sinks[:4], num_heads=8, num_key_value_heads=2)
         self.assertIn("sinks has shape (4)", str(e.exception))
+
+    def test_alibi(self):
+        """alibi_slopes (N) and (B, N): -slope times the distance to the query token's position, in both templates,
+        with multi-token queries; the wrong shape is refused with the rule."""
+        q = self.rng.uniform(-1, 1, (3, 2, 8 * 32)).astype(np.float16)
+        k = self.rng.uniform(-1, 1, (3, 150, 2 * 32)).astype(np.float16)
+        v = self.rng.uniform(-1, 1, (3, 150, 2 * 32)).astype(np.float16)
+        lens = [150, 0, 41]
+        for slopes in (self.rng.uniform(0, 0.5, 8), self.rng.uniform(0, 0.5, (3, 8))):
+            slopes = slopes.astype(np.float32)
+            out, lse = attention_ref(q, k, v, 8, 2, 0.18, lens, alibi=slopes)
+            for template in ("all_vector", "cv"):
+                r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, alibi_slopes=slopes, num_heads=8,
+                            num_key_value_heads=2, scale_value=0.18, actual_seq_lengths=lens, softmax_lse_flag=True,
+                            template_mode=template)
+                self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+                finite = np.isfinite(lse)
+                self.assertTrue((np.isfinite(r["softmax_lse"]) == finite).all())
+                self.assertLess(np.abs(r["softmax_lse"][finite] - lse[finite]).max(), 1e-3)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=v, alibi_slopes=slopes[:2], num_heads=8,
+                    num_key_value_heads=2)
+        self.assertIn("alibi_slopes has shape (2, 8)", str(e.exception))
 
     def test_float8_conversions(self):
         codes = np.arange(256, dtype=np.uint8)

@@ -131,7 +131,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof(cl_mem), &a.rope},       {sizeof a.rope_pos_off, &a.rope_pos_off}, {sizeof(cl_mem), &a.rope},
         {sizeof a.rope_f_off, &a.rope_f_off}, {sizeof(cl_mem), &a.rcos}, {sizeof a.rcos_off, &a.rcos_off},
         {sizeof(cl_mem), &a.rsin},       {sizeof a.rsin_off, &a.rsin_off}, {sizeof(cl_mem), &a.sinks},
-        {sizeof a.sinks_off, &a.sinks_off},
+        {sizeof a.sinks_off, &a.sinks_off}, {sizeof(cl_mem), &a.alibi}, {sizeof a.alibi_off, &a.alibi_off},
+        {sizeof a.alibi_bstride, &a.alibi_bstride},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)ifa__plan_blocks(plan),

@@ -99,7 +99,8 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         {sizeof a.softcap, &a.softcap}, {sizeof(cl_mem), &a.mask},        {sizeof a.mask_off, &a.mask_off},
         {sizeof a.mask_bstride, &a.mask_bstride}, {sizeof a.mask_tstride, &a.mask_tstride}, {sizeof(cl_mem), &a.pse},
         {sizeof a.pse_off, &a.pse_off}, {sizeof a.pse_bstride, &a.pse_bstride}, {sizeof a.pse_hstride, &a.pse_hstride},
-        {sizeof a.pse_tstride, &a.pse_tstride},
+        {sizeof a.pse_tstride, &a.pse_tstride}, {sizeof(cl_mem), &a.alibi}, {sizeof a.alibi_off, &a.alibi_off},
+        {sizeof a.alibi_bstride, &a.alibi_bstride},
     };
     /* work-groups along D, so that a GPU reads each row coalesced (on PoCL this measured the same as letting
      * the driver choose) */

@@ -40,6 +40,9 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
 
     a->sinks = args->sinks ? args->sinks->buffer : q->buffer;
     a->sinks_off = args->sinks ? ifa__elem_offset(args->sinks) : 0;
+    a->alibi = args->alibi_slopes ? args->alibi_slopes->buffer : q->buffer;
+    a->alibi_off = args->alibi_slopes ? ifa__elem_offset(args->alibi_slopes) : 0;
+    a->alibi_bstride = p->alibi == IFA_ALIBI_PER_BATCH ? n : 0;
     const ifa_tensor *mask = args->atten_mask, *pse = args->pse_shift;
     a->mask = mask ? mask->buffer : q->buffer, a->pse = pse ? pse->buffer : q->buffer;
     a->mask_off = mask ? mask->offset : 0, a->pse_off = pse ? ifa__elem_offset(pse) : 0;

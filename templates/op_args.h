@@ -10,7 +10,7 @@
 /* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
  * buffer (the kernels are built without reading them). */
 typedef struct ifa__op_args {
-    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin, sinks;
+    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin, sinks, alibi;
     cl_ulong q_off, q_batch, q_head, q_tok;
     cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
     cl_ulong o_off, lse_off, lens_off;
@@ -21,15 +21,17 @@ typedef struct ifa__op_args {
     cl_ulong qs2_off, qo2_off;
     cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
     cl_ulong sinks_off;
+    cl_ulong alibi_off, alibi_bstride; /* alibi_bstride: N for (B, N) slopes, 0 for (N) */
     cl_int uniform_len, per_batch, num_heads, group, window, kv_end, table_cols, block_size, batch;
     float scale, softcap;
 } ifa__op_args;
 
 /* The build options of the features the kernels of both templates read alike (causal rows, mask, pse,
- * soft-cap, KV padding, paged KV, antiquant, rotary query); entries of an ifa__define array. */
+ * ALiBi, soft-cap, KV padding, paged KV, antiquant, rotary query); entries of an ifa__define array. */
 #define IFA__FEATURE_DEFINES(p)                                                                                     \
     {"CAUSAL", (p)->causal}, {"HAS_MASK", (p)->mask_kind != IFA_MASK_NONE},                                        \
-        {"HAS_PSE", (p)->pse_kind != IFA_PSE_NONE}, {"SOFTCAP", (p)->softcap_bits != 0},                           \
+        {"HAS_PSE", (p)->pse_kind != IFA_PSE_NONE}, {"HAS_ALIBI", (p)->alibi != IFA_ALIBI_NONE},                    \
+        {"SOFTCAP", (p)->softcap_bits != 0},                                                                       \
         {"HAS_PAD", (p)->has_kv_padding}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
         {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"ROPE", (p)->rope},            \
         {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}

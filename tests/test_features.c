@@ -53,6 +53,8 @@ typedef struct fspec {
                          * theta formula's own values; 0.25: a linearly scaled context) */
     int sinks;          /* 1: a sink logit per head in [-3, 6); 2: also heads with -inf (none), +40 (all of the
                          * weight) and -40; 0: none */
+    int alibi;          /* 1: ALiBi slopes (N) in [0, 0.5); 2: (B, N), with heads of slope 0, 6 (only the nearest
+                         * keys count) and -0.03 (far keys weigh more) in every batch; 0: none */
     int tmpl;           /* ifa_template to force through template_mode; 0: the planner's choice */
     int native;         /* > 0: plan for a CPU of this native float width (16: AVX-512, 8: AVX2), so the vector
                          * shape's tiles of either register file run on this machine; 0: the device's own */
@@ -247,6 +249,15 @@ static int build(const fspec *p, ifa_case *c) {
             for (int64_t h = 0; h < 3 && h < n; ++h) ifa_host_set(&c->sinks, h, extremes[h]);
         }
     }
+    if (p->alibi) {
+        const int64_t as[2] = {p->b, p->n};
+        const int nd = p->alibi == 2 ? 2 : 1;
+        if (ifa_host_tensor_alloc(&c->alibi_slopes, IFA_DTYPE_FLOAT32, nd, as + 2 - nd) != 0) return -1;
+        ifa_host_fill_random(&c->alibi_slopes, p->seed * 11 + 13, 0, 0.5);
+        static const double extremes[] = {0.0, 6.0, -0.03};
+        for (int64_t b = 0; p->alibi == 2 && b < p->b; ++b)
+            for (int64_t h = 0; h < 3 && h < p->n; ++h) ifa_host_set(&c->alibi_slopes, b * p->n + h, extremes[h]);
+    }
 
     int64_t max_len = 1;
     for (int64_t b = 0; b < p->b; ++b) max_len = len_of(p, b) > max_len ? len_of(p, b) : max_len;
@@ -384,13 +395,13 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
              "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
-             "native=%d sinks=%d seed=%llu",
+             "native=%d sinks=%d alibi=%d seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
              p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
-             (unsigned long long)p->seed);
+             p->alibi, (unsigned long long)p->seed);
 }
 
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
@@ -842,6 +853,30 @@ START_TEST(attention_sinks) {
 }
 END_TEST
 
+/* ALiBi slopes, (N) and (B, N), in every layout and split mode (the bias enters every score step: the
+ * four-key step and the single-key tail, the max pass of the global rowmax), with empty batches, multi-token
+ * queries (causal, and per-token masks that let a token see keys after its own position: the distance is
+ * |j - q_pos|), windows, soft-cap, paged int8 KV, MQA and both register files. */
+START_TEST(alibi) {
+    static const int64_t lens[] = {260, 0, 31, 140};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 64, .s = 260, .sq = 1, .lens = lens, .nlens = 4, .split = splits[_i % 4], .alibi = 1 + _i % 2,
+               .seed = 2600 + (uint64_t)_i};
+    switch (_i) {
+    case 0: case 1: case 2: case 3: break;
+    case 4: case 5: case 6: case 7:
+        p.sq = 3, p.window = 64, p.softcap = 20, p.q = IFA_DTYPE_BFLOAT16, p.kv = IFA_DTYPE_BFLOAT16;
+        break;
+    case 8: p.block_size = 16, p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    case 9: /* per token, hiding only the first 5 positions: token 0 sees the key after its own position */
+        p.sq = 2, p.mask = MASK_PER_TOKEN, p.mask_fill = MASK_HIDE_HEAD, p.hide = 5, p.mask_dtype = IFA_DTYPE_UINT8;
+        break;
+    default: p.native = _i == 10 ? 16 : 8, p.split = 0, p.n = 16, p.nkv = _i == 10 ? 2 : 1; break;
+    }
+    check(&p, NULL);
+}
+END_TEST
+
 /* p forced to cv and to all_vector: each against the reference, and their outputs and lse against each other. */
 static void check_cv_and_all_vector(fspec *p) {
     ifa_case_result rc, ra;
@@ -863,6 +898,16 @@ START_TEST(cv_sinks) {
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 16, .nkv = 2,
                .d = 64, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 3, .sinks = 2,
                .split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0, .seed = 2300 + (uint64_t)_i};
+    check_cv_and_all_vector(&p);
+}
+END_TEST
+
+/* ALiBi in the cv template (its softmax kernel adds the bias), against all_vector and the reference. */
+START_TEST(cv_alibi) {
+    static const int64_t lens[] = {200, 0, 77};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 16, .nkv = 2,
+               .d = 64, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 3, .alibi = 1 + _i / 2,
+               .split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0, .seed = 2700 + (uint64_t)_i};
     check_cv_and_all_vector(&p);
 }
 END_TEST
@@ -1051,6 +1096,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, shared_prefix_equals_concatenated, 0, 3);
     tcase_add_loop_test(t, vector_tiles_both_register_files, 0, 20);
     tcase_add_loop_test(t, attention_sinks, 0, 24);
+    tcase_add_loop_test(t, alibi, 0, 12);
     tcase_add_loop_test(t, float8_kv, 0, 36);
     tcase_add_loop_test(t, float8_codes_exact, 0, 6);
     suite_add_tcase(s, t);
@@ -1060,6 +1106,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
     tcase_add_loop_test(cv, cv_chosen_by_rule, 0, 1);
     tcase_add_loop_test(cv, cv_sinks, 0, 4);
+    tcase_add_loop_test(cv, cv_alibi, 0, 4);
     tcase_add_loop_test(cv, cv_float8, 0, 6);
     suite_add_tcase(s, cv);
     return s;

@@ -9,7 +9,7 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sinks;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sinks, alibi;
     int64_t prefix_len;
     int64_t rope_pos[2];
     int64_t lens[2];
@@ -655,6 +655,52 @@ START_TEST(sinks_rules) {
 }
 END_TEST
 
+/* alibi_slopes: float32, (N) or (B, N); not with a shared prefix. */
+START_TEST(alibi_rules) {
+    fixture f;
+    setup(&f);
+    tensor(&f.alibi, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0);
+    f.a.alibi_slopes = &f.alibi;
+    ifa_plan plan;
+    size_t ws;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.problem.alibi, IFA_ALIBI_PER_HEAD);
+    tensor(&f.alibi, IFA_DTYPE_FLOAT32, 2, 2, 8, 0, 0);
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.problem.alibi, IFA_ALIBI_PER_BATCH);
+    f.alibi.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "alibi_slopes has dtype float16; it must be float32");
+    f.alibi.dtype = IFA_DTYPE_FLOAT32, f.alibi.shape[0] = 3;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "alibi_slopes has shape (3, 8); it must be (N) = (8) or (B, N) = (2, 8), "
+                                          "one slope per query head");
+    tensor(&f.alibi, IFA_DTYPE_FLOAT32, 1, 4, 0, 0, 0);
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "alibi_slopes has shape (4); it must be (N) = (8)");
+    tensor(&f.alibi, IFA_DTYPE_FLOAT32, 3, 2, 8, 1, 0);
+    expect(&f, IFA_STATUS_INVALID_RANK, "alibi_slopes has rank 3; it must be (N) or (B, N)");
+    tensor(&f.alibi, IFA_DTYPE_FLOAT32, 1, 0, 0, 0, 0);
+    expect(&f, IFA_STATUS_INVALID_TENSOR, "alibi_slopes");
+    setup_prefix(&f), tensor(&f.alibi, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0), f.a.alibi_slopes = &f.alibi;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "alibi_slopes with a shared prefix is not supported");
+}
+END_TEST
+
+/* Optional input t, put in args' slot with buffer small: a plan made without it refuses the call (the
+ * message names the problem field: mismatch); with a plan made for it, the small buffer (too_small) and a NULL
+ * buffer (null_buffer) are refused. The slot is cleared after. */
+static void optional_input_run_rules(live *l, cl_command_queue q, ifa_tensor *t, const ifa_tensor **slot, cl_mem small,
+                                     const char *mismatch, const char *too_small, const char *null_buffer) {
+    t->buffer = small;
+    *slot = t;
+    expect_run(l, &l->plan, l->ws, q, IFA_STATUS_PLAN_MISMATCH, mismatch);
+    ifa_plan with;
+    size_t ws_bytes;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l->f.a, &with, &ws_bytes), IFA_STATUS_OK);
+    expect_run(l, &with, l->ws, q, IFA_STATUS_BUFFER_TOO_SMALL, too_small);
+    t->buffer = NULL;
+    expect_run(l, &with, l->ws, q, IFA_STATUS_NULL_ARGUMENT, null_buffer);
+    *slot = NULL;
+}
+
 START_TEST(run_rules) {
     live l;
     live_setup(&l);
@@ -706,19 +752,14 @@ START_TEST(run_rules) {
     l.f.k.buffer = small;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "key needs 8192 bytes");
     l.f.k.buffer = l.k;
-    /* sinks: a plan made without them refuses a call with them, and their buffer must hold N floats */
+    /* sinks (N floats) and alibi_slopes (B x N floats) */
     tensor(&l.f.sinks, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0);
-    l.f.sinks.buffer = small;
-    l.f.a.sinks = &l.f.sinks;
-    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "has_sinks");
-    ifa_plan with_sinks;
-    size_t ws_bytes;
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l.f.a, &with_sinks, &ws_bytes),
-                     IFA_STATUS_OK);
-    expect_run(&l, &with_sinks, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "sinks needs 32 bytes");
-    l.f.sinks.buffer = NULL;
-    expect_run(&l, &with_sinks, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "sinks.buffer is NULL");
-    l.f.a.sinks = NULL;
+    optional_input_run_rules(&l, q, &l.f.sinks, &l.f.a.sinks, small, "has_sinks", "sinks needs 32 bytes",
+                             "sinks.buffer is NULL");
+    tensor(&l.f.alibi, IFA_DTYPE_FLOAT32, 2, 2, 8, 0, 0);
+    optional_input_run_rules(&l, q, &l.f.alibi, &l.f.a.alibi_slopes, small,
+                             "the plan was made for alibi = 0 but args give 2", "alibi_slopes needs 64 bytes",
+                             "alibi_slopes.buffer is NULL");
     clReleaseMemObject(small);
     ck_assert_int_eq(clFinish(q), CL_SUCCESS);
     live_free(&l);
@@ -796,6 +837,7 @@ int main(void) {
     tcase_add_test(t, rope_rules);
     tcase_add_test(t, template_mode_rules);
     tcase_add_test(t, sinks_rules);
+    tcase_add_test(t, alibi_rules);
     tcase_add_test(t, run_rules);
     tcase_add_test(t, no_write_outside_output);
     tcase_add_test(t, status_table);

@@ -25,13 +25,13 @@ static int usage(void) {
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
-            "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks]\n"
+            "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
             "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
             "--window W: sliding-window attention over each sequence's last W positions (KV bytes and GB/s count those\n"
-            "rows only); --sinks: a sink logit per query head (gpt-oss).\n"
+            "rows only); --sinks: a sink logit per query head (gpt-oss); --alibi: ALiBi slopes 2^(-8(h+1)/N) per query head.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -175,6 +175,7 @@ typedef struct options {
     int compare;               /* --compare-templates */
     int64_t window;            /* > 0: sliding-window attention over the last window positions */
     int sinks;                 /* a sink logit per query head */
+    int alibi;                 /* ALiBi slopes (N) */
 } options;
 
 typedef struct row_result {
@@ -223,6 +224,14 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
             return -1;
         }
         ifa_host_fill_random(&c.sinks, 8, -4, 6);
+    }
+    if (o->alibi) {
+        const int64_t ns[1] = {sh->n};
+        if (ifa_host_tensor_alloc(&c.alibi_slopes, IFA_DTYPE_FLOAT32, 1, ns) != 0) {
+            ifa_case_free(&c);
+            return -1;
+        }
+        for (int64_t hh = 0; hh < sh->n; ++hh) ifa_host_set(&c.alibi_slopes, hh, exp2(-8.0 * (double)(hh + 1) / (double)sh->n));
     }
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
@@ -273,7 +282,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL, bsk = NULL;
+    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL, bsk = NULL, bal = NULL;
     const size_t pb = c.key_shared_prefix.bytes;
     if (prefix > 0) {
         bkp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
@@ -287,10 +296,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     if (o->sinks)
         bsk = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.sinks.bytes, c.sinks.data, &err);
+    if (o->alibi)
+        bal = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.alibi_slopes.bytes, c.alibi_slopes.data, &err);
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
     if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof)) || (prefix > 0 && (!bkp || !bvp)) ||
-        (o->sinks && !bsk)) {
+        (o->sinks && !bsk) || (o->alibi && !bal)) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
     }
@@ -318,6 +329,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.window = o->window;
     ifa_tensor tsk = {bsk, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
     if (o->sinks) a.sinks = &tsk;
+    ifa_tensor tal = {bal, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
+    if (o->alibi) a.alibi_slopes = &tal;
     ifa_tensor tkp = {bkp, 0, kv, c.key_shared_prefix.ndim, {0}}, tvp = tkp;
     memcpy(tkp.shape, c.key_shared_prefix.shape, sizeof tkp.shape), memcpy(tvp.shape, tkp.shape, sizeof tvp.shape);
     tvp.buffer = bvp;
@@ -376,7 +389,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
-    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp, bsk};
+    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp, bsk, bal};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     ifa_case_free(&c);
@@ -421,7 +434,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -437,6 +450,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(arg, "--sinks") == 0) {
             o.sinks = 1;
+            continue;
+        }
+        if (strcmp(arg, "--alibi") == 0) {
+            o.alibi = 1;
             continue;
         }
         if (!val) return usage();
@@ -512,7 +529,8 @@ int main(int argc, char **argv) {
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
     char extras[64] = "";
     const int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
-    if (o.sinks) snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
+    const int ns = o.sinks ? snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks") : 0;
+    if (o.alibi) snprintf(extras + nx + ns, sizeof extras - (size_t)(nx + ns), ", alibi");
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s%s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,

@@ -272,14 +272,14 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         goto done;
     }
     const ifa_problem *pr = &r.plan.problem;
-    printf("case: B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
+    printf("case: B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
            "work_group=%d chunk=%d heads/group=%d split_kv=%d\n",
            (long long)pr->batch, (long long)pr->num_heads, (long long)pr->num_kv_heads, (long long)pr->head_dim,
            (long long)pr->seq_q, (long long)pr->seq_kv, c.input_layout, ifa_dtype_name(c.query.dtype),
            ifa_dtype_name(c.key.dtype), pr->causal ? " causal" : "",
            pr->mask_kind == IFA_MASK_PER_TOKEN ? " mask=per_token" : pr->mask_kind ? " mask=per_batch" : "",
            pr->pse_kind ? " pse" : "", pr->softcap_bits ? " softcap" : "", pr->window ? " window" : "",
-           pr->has_sinks ? " sinks" : "",
+           pr->has_sinks ? " sinks" : "", pr->alibi ? " alibi" : "",
            pr->paged ? " paged" : pr->has_kv_padding ? " kv_padding" : "", pr->rope ? " rope" : "",
            (unsigned long long)r.plan.tiling_key, (int)r.plan.work_group_size, (int)r.plan.chunk_rows,
            (int)r.plan.heads_per_group, (int)r.plan.split_kv);

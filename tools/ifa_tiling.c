@@ -128,6 +128,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(pr, "pse_kind", p->problem.pse_kind);
     cJSON_AddNumberToObject(pr, "window", (double)p->problem.window);
     cJSON_AddBoolToObject(pr, "sinks", p->problem.has_sinks);
+    cJSON_AddNumberToObject(pr, "alibi", p->problem.alibi);
     cJSON_AddBoolToObject(pr, "paged", p->problem.paged);
     cJSON_AddNumberToObject(pr, "block_size", (double)p->problem.block_size);
     cJSON_AddNumberToObject(pr, "max_length", (double)p->problem.max_length);

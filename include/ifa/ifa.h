@@ -108,7 +108,8 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
 
 /* Arguments of IncreFlashAttention, named as in Ascend's op (docs/op.md has the full rules).
  * For each query head h and query token i of batch b, over the key positions j it sees:
- *   s_j = (q·k_j)·scale_value + pse_shift[b, h, i, j];  s_j = softcap·tanh(s_j / softcap) if softcap > 0;
+ *   s_j = (q·k_j)·scale_value + pse_shift[b, h, i, j] − alibi_slopes[b, h]·|j − (len_b − S1 + i)|;
+ *   s_j = softcap·tanh(s_j / softcap) if softcap > 0;
  *   masked positions are dropped; out = Σ softmax(s)_j · v_j.  All in fp32.
  *   input_layout "BSH":  query (B, S1, N·D), key/value (B, S_kv, N_kv·D)
  *               "BSND": query (B, S1, N, D), key/value (B, S_kv, N_kv, D)
@@ -161,6 +162,12 @@ typedef struct ifa_incre_flash_attention_args {
      * softmax_lse = log(sum_j e^(s_j) + e^(sinks[h])) (sinks is not scaled, capped or masked). A row with
      * no visible key gives zeros and lse = sinks[h]. */
     const ifa_tensor *sinks;
+    /* ALiBi (BLOOM, MPT, Baichuan): optional float32 (N) or (B, N) slopes, finite; each score gets
+     * −slope·|j − q_pos| with q_pos = len_b − S1 + i the query token's own logical position, so a causal
+     * row's bias is slope·(j − q_pos) ≤ 0 (FlashAttention's alibi_slopes, vLLM's ALiBi up to a per-row
+     * constant, which the softmax ignores but softmax_lse keeps). Added with pse_shift, before the soft-cap.
+     * Not with a shared prefix. */
+    const ifa_tensor *alibi_slopes;
     /* paged KV cache */
     const int32_t *block_table;     /* NULL = contiguous key/value */
     int64_t block_table_cols;

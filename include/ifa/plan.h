@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 11u
+#define IFA_PLAN_VERSION 12u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -45,6 +45,13 @@ typedef enum ifa_pse_kind {
     IFA_PSE_PER_BATCH = 1, /* (B, N, S1, S) */
     IFA_PSE_BROADCAST = 2  /* (1, N, S1, S): the same bias for every batch */
 } ifa_pse_kind;
+
+/* alibi_slopes forms. */
+typedef enum ifa_alibi_kind {
+    IFA_ALIBI_NONE = 0,
+    IFA_ALIBI_PER_HEAD = 1, /* (N): the same slopes for every batch */
+    IFA_ALIBI_PER_BATCH = 2 /* (B, N) */
+} ifa_alibi_kind;
 
 /* Rotary position embedding modes. */
 typedef enum ifa_rope_mode {
@@ -114,6 +121,8 @@ typedef struct ifa_problem {
     int64_t rope_dim;       /* leading dims of D that rotate */
     uint64_t rope_theta_bits; /* rope_theta as float64 bits (0 with tables) */
     int64_t rope_table_rows;  /* rope_cos/rope_sin rows (positions they cover) */
+    int32_t alibi;            /* ifa_alibi_kind */
+    int32_t reserved;         /* 0; keeps the struct free of padding bytes */
 } ifa_problem;
 
 typedef struct ifa_plan {

@@ -178,7 +178,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
                                                "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len",
-                                               "rope_positions", "rope_cos", "rope_sin", "sinks"};
+                                               "rope_positions", "rope_cos", "rope_sin", "sinks",
+                                               "alibi_slopes"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -238,11 +239,13 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *mask = cJSON_GetObjectItemCaseSensitive(inputs, "atten_mask");
     const cJSON *pse = cJSON_GetObjectItemCaseSensitive(inputs, "pse_shift");
     const cJSON *sinks = cJSON_GetObjectItemCaseSensitive(inputs, "sinks");
+    const cJSON *alibi = cJSON_GetObjectItemCaseSensitive(inputs, "alibi_slopes");
     const cJSON *aqs = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_scale");
     const cJSON *aqo = cJSON_GetObjectItemCaseSensitive(inputs, "antiquant_offset");
     if ((mask && ifa_case_load_tensor(mask, "atten_mask", base, &c->atten_mask, err, err_size)) ||
         (pse && ifa_case_load_tensor(pse, "pse_shift", base, &c->pse_shift, err, err_size)) ||
         (sinks && ifa_case_load_tensor(sinks, "sinks", base, &c->sinks, err, err_size)) ||
+        (alibi && ifa_case_load_tensor(alibi, "alibi_slopes", base, &c->alibi_slopes, err, err_size)) ||
         (aqs && ifa_case_load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
         (aqo && ifa_case_load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
         goto done;

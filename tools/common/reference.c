@@ -127,6 +127,13 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                         s[j] += bias;
                         mag += fabs(bias);
                     }
+                    if (c->alibi_slopes.data) {
+                        /* ALiBi: minus slope times the distance to the query token's own position */
+                        const int64_t ab = c->alibi_slopes.ndim == 2 ? b : 0;
+                        const double bias = -ifa_host_get(&c->alibi_slopes, ab * N + h) * (double)llabs(j - (len - S1 + t));
+                        s[j] += bias;
+                        mag += fabs(bias);
+                    }
                     if (c->softcap > 0) {
                         s[j] = c->softcap * tanh(s[j] / c->softcap);
                         mag += c->softcap;

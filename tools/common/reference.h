@@ -1,6 +1,6 @@
 /* The float64 host reference of IncreFlashAttention, shared by tests and tools. It reads the stored
  * inputs (after their rounding to the storage dtype) and indexes them from their own shapes, independently
- * of the library's strides: masks, bias, soft-cap, sliding window, kv padding, paged pools and multi-token
+ * of the library's strides: masks, bias, ALiBi, soft-cap, sliding window, kv padding, paged pools and multi-token
  * queries are each written out here from the op's definition (include/ifa/ifa.h, docs/op.md). */
 #ifndef IFA_TOOLS_REFERENCE_H
 #define IFA_TOOLS_REFERENCE_H
@@ -10,7 +10,7 @@
 /* out: one double per element of the query, in the query's own element order; lse: B·N·S1 doubles in
  * (b, n, token) order (natural log, the sinks' term included; -inf for a row that sees no key and has no
  * sink); score_bound (optional, B·N·S1): for each row, the max over visible keys of
- * Σ_d |q_d·k_d|·|scale| + |pse| (+ softcap), and |sink|, the scale of the
+ * Σ_d |q_d·k_d|·|scale| + |pse| + |ALiBi bias| (+ softcap), and |sink|, the scale of the
  * fp32 rounding error a kernel may make in that row's scores. Returns 0, or -1 on inconsistent shapes or
  * no memory. */
 int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score_bound);

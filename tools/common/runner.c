@@ -20,6 +20,7 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->atten_mask);
     ifa_host_tensor_free(&c->pse_shift);
     ifa_host_tensor_free(&c->sinks);
+    ifa_host_tensor_free(&c->alibi_slopes);
     ifa_host_tensor_free(&c->antiquant_scale);
     ifa_host_tensor_free(&c->antiquant_offset);
     ifa_host_tensor_free(&c->quant_scale2);
@@ -58,7 +59,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS, SK };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS, SK, AL };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -75,6 +76,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->rope_cos.data) describe(&t->rope_cos, &c->rope_cos, bufs[RC]);
     if (c->rope_sin.data) describe(&t->rope_sin, &c->rope_sin, bufs[RS]);
     if (c->sinks.data) describe(&t->sinks, &c->sinks, bufs[SK]);
+    if (c->alibi_slopes.data) describe(&t->alibi_slopes, &c->alibi_slopes, bufs[AL]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -84,6 +86,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->atten_mask = c->atten_mask.data ? &t->atten_mask : NULL;
     a->pse_shift = c->pse_shift.data ? &t->pse_shift : NULL;
     a->sinks = c->sinks.data ? &t->sinks : NULL;
+    a->alibi_slopes = c->alibi_slopes.data ? &t->alibi_slopes : NULL;
     a->softcap = c->softcap, a->window = c->window;
     a->kv_padding_size = c->has_kv_padding ? &c->kv_padding_size : NULL;
     a->block_table = c->block_table, a->block_table_cols = c->block_table_cols, a->block_size = c->block_size;
@@ -139,7 +142,8 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL,
         c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
         c->value_shared_prefix.data ? &c->value_shared_prefix : NULL, c->rope_cos.data ? &c->rope_cos : NULL,
-        c->rope_sin.data ? &c->rope_sin : NULL, c->sinks.data ? &c->sinks : NULL};
+        c->rope_sin.data ? &c->rope_sin : NULL, c->sinks.data ? &c->sinks : NULL,
+        c->alibi_slopes.data ? &c->alibi_slopes : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)

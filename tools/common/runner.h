@@ -17,6 +17,7 @@ typedef struct ifa_case {
     ifa_host_tensor atten_mask; /* data NULL: absent */
     ifa_host_tensor pse_shift;  /* data NULL: absent */
     ifa_host_tensor sinks;      /* data NULL: absent; float32 (N) */
+    ifa_host_tensor alibi_slopes; /* data NULL: absent; float32 (N) or (B, N) */
     double softcap;
     int64_t window;
     int has_kv_padding;
@@ -46,7 +47,8 @@ typedef struct ifa_case {
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
 typedef struct ifa_case_tensors {
     ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset,
-        quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix, rope_cos, rope_sin, sinks;
+        quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix, rope_cos, rope_sin, sinks,
+        alibi_slopes;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
@@ -72,7 +74,7 @@ void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
 
-#define IFA_CASE_TENSORS 16
+#define IFA_CASE_TENSORS 17
 
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
  * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
