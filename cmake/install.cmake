@@ -42,5 +42,5 @@ configure_file(${CMAKE_SOURCE_DIR}/cmake/ifa.pc.in ${CMAKE_BINARY_DIR}/generated
 install(FILES ${CMAKE_BINARY_DIR}/generated/ifa.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 if(IFA_BUILD_TOOLS)
-  install(TARGETS ifa-run ifa-bench ifa-tiling ifa-decode RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS ifa-run ifa-bench ifa-tiling ifa-decode ifa-soak RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -1,0 +1,291 @@
+/* Random legal IncreFlashAttention cases (random_case.h). Every draw comes from one generator seeded with the
+ * case's seed, in a fixed order, so a seed names its case on every machine. */
+#include "common/random_case.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rng.h"
+
+enum { BSH, BSND, BNSD };
+
+typedef struct draw {
+    ifa_rng r;
+    uint64_t seed;
+    int tensors; /* tensors drawn so far: each gets its own data seed */
+} draw;
+
+static int64_t pick(draw *g, const int64_t *v, int n) { return v[ifa_rng_int(&g->r, 0, n - 1)]; }
+static int chance(draw *g, double p) { return ifa_rng_uniform(&g->r, 0, 1) < p; }
+
+/* {"shape": [...], "dtype": dt, "random": {"seed": S, "low": lo, "high": hi}} with a fresh data seed. */
+static cJSON *tensor(draw *g, const int64_t *shape, int nd, const char *dt, double lo, double hi) {
+    cJSON *t = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(t, "shape"), *rnd;
+    for (int i = 0; i < nd; ++i) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)shape[i]));
+    cJSON_AddStringToObject(t, "dtype", dt);
+    rnd = cJSON_AddObjectToObject(t, "random");
+    cJSON_AddNumberToObject(rnd, "seed", (double)((g->seed % 1000000) * 64 + (uint64_t)g->tensors++));
+    cJSON_AddNumberToObject(rnd, "low", lo);
+    cJSON_AddNumberToObject(rnd, "high", hi);
+    return t;
+}
+
+/* The layout's shape of `rows` positions of n heads (batch dimension b). */
+static int layout_shape(int layout, int64_t b, int64_t rows, int64_t n, int64_t d, int64_t *sh) {
+    if (layout == BSH) return sh[0] = b, sh[1] = rows, sh[2] = n * d, 3;
+    if (layout == BSND) return sh[0] = b, sh[1] = rows, sh[2] = n, sh[3] = d, 4;
+    return sh[0] = b, sh[1] = n, sh[2] = rows, sh[3] = d, 4;
+}
+
+static cJSON *int_array(const int64_t *v, int64_t n) {
+    cJSON *a = cJSON_CreateArray();
+    for (int64_t i = 0; i < n; ++i) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+    return a;
+}
+
+static void add_summary(char *s, size_t n, const char *what) {
+    const size_t used = strlen(s);
+    if (used + 1 < n) snprintf(s + used, n - used, " %s", what);
+}
+
+/* The planner's knobs: the device's row, or the GPU work-group shapes on the CPU, with split knobs that push
+ * small cases into each flash-decoding mode. */
+static void draw_tuning(draw *g, char *t, size_t n) {
+    static const int64_t chunks[] = {16, 32, 64, 128}, mins[] = {16, 16, 64, 512}, waves[] = {4, 64, 64};
+    static const int64_t milli[] = {1, 1100, 1000000}, mh[] = {0, 8, 32};
+    int w = 0;
+    const double shape = ifa_rng_uniform(&g->r, 0, 1);
+    if (shape < 0.25)
+        w = snprintf(t, n, "work_group_size=16,chunk_rows=%d,vector_width=1,pv_block=1,",
+                     (int)pick(g, chunks, 4));
+    else if (shape < 0.35)
+        w = snprintf(t, n, "work_group_size=32,chunk_rows=%d,vector_width=1,pv_block=1,vector_loads=1,",
+                     (int)pick(g, chunks + 1, 3));
+    else if (shape < 0.6)
+        w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", (int)pick(g, chunks, 4), (int)pick(g, mh, 3));
+    if (chance(g, 0.6))
+        w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,",
+                      (int)pick(g, mins, 4), (int)pick(g, waves, 3), (int)ifa_rng_int(&g->r, 1, 2),
+                      (int)pick(g, milli, 3));
+    if (w > 0 && t[w - 1] == ',') t[w - 1] = '\0';
+}
+
+int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
+    memset(out, 0, sizeof *out);
+    draw g = {{0}, seed, 0};
+    ifa_rng_seed(&g.r, seed * 0x9E3779B97F4A7C15ull + 17);
+    static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
+    static const char *const floats[] = {"float16", "bfloat16", "float32"};
+    static const int64_t groups[] = {1, 1, 2, 3, 4, 5, 8, 16}, dims[] = {8, 16, 24, 40, 64, 64, 80, 96, 128, 128, 256};
+    static const int64_t block_sizes[] = {1, 3, 16, 16, 32, 64, 128};
+    char *sum = out->summary;
+    const size_t sum_n = sizeof out->summary;
+
+    const int layout = (int)ifa_rng_int(&g.r, 0, 2);
+    const char *qdt = floats[chance(&g, 0.2) ? 2 : ifa_rng_int(&g.r, 0, 1)];
+    const double kind = ifa_rng_uniform(&g.r, 0, 1);
+    const char *kvdt = kind < 0.6    ? (chance(&g, 0.8) ? qdt : floats[ifa_rng_int(&g.r, 0, 2)])
+                       : kind < 0.75 ? "int8"
+                       : kind < 0.85 ? "int4"
+                       : kind < 0.95 ? "float8_e4m3fn"
+                                     : "float8_e5m2";
+    const int int_kv = kind >= 0.6 && kind < 0.85, fp8 = kind >= 0.85, float_kv = kind < 0.6;
+    const int64_t nkv = ifa_rng_int(&g.r, 1, 4), grp = pick(&g, groups, 8), n = nkv * grp;
+    int64_t d = pick(&g, dims, 11);
+    const int64_t b = ifa_rng_int(&g.r, 1, 5), sq = chance(&g, 0.6) ? 1 : ifa_rng_int(&g.r, 2, 4);
+    if (d == 256 && n * sq > 16) d = 128;
+    int64_t s = ifa_rng_int(&g.r, 1, 600);
+    while (s > 8 && (double)b * (double)n * (double)sq * (double)s * (double)d > 2e7) s /= 2; /* the reference's time */
+    const int paged = chance(&g, 0.3);
+    const int64_t bs = paged ? pick(&g, block_sizes, 7) : 0, cols = paged ? (s + bs - 1) / bs : 0;
+    const int64_t skv = paged ? cols * bs : s;
+
+    /* lengths: absent (every batch sees S_kv), one for all, or one per batch with zeros and full ones */
+    const double lmode = ifa_rng_uniform(&g.r, 0, 1);
+    const int64_t nlens = !paged && lmode < 0.2 ? 0 : lmode < 0.4 ? 1 : b;
+    int64_t lens[8] = {0}, max_raw = nlens ? 0 : skv, min_raw = skv;
+    for (int64_t i = 0; i < nlens; ++i) {
+        const double u = ifa_rng_uniform(&g.r, 0, 1);
+        lens[i] = u < 0.1 ? 0 : u < 0.25 ? s : u < 0.3 ? 1 : ifa_rng_int(&g.r, 0, s);
+        if (lens[i] > max_raw) max_raw = lens[i];
+        if (lens[i] < min_raw) min_raw = lens[i];
+    }
+    const int64_t cover = max_raw > 0 ? max_raw : 1; /* masks and biases: at least the longest length */
+
+    cJSON *root = cJSON_CreateObject(), *attrs, *in;
+    if (!root) return -1;
+    cJSON_AddStringToObject(root, "op", "IncreFlashAttention");
+    attrs = cJSON_AddObjectToObject(root, "attrs");
+    in = cJSON_AddObjectToObject(root, "inputs");
+    cJSON_AddNumberToObject(attrs, "num_heads", (double)n);
+    cJSON_AddNumberToObject(attrs, "num_key_value_heads", (double)nkv);
+    cJSON_AddNumberToObject(attrs, "scale_value", ifa_rng_uniform(&g.r, 0.05, 0.5));
+    cJSON_AddStringToObject(attrs, "input_layout", layouts[layout]);
+    cJSON_AddBoolToObject(attrs, "softmax_lse_flag", chance(&g, 0.7));
+    snprintf(sum, sum_n, "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S=%lld", layouts[layout], qdt, kvdt,
+             (long long)b, (long long)n, (long long)nkv, (long long)d, (long long)sq, (long long)skv);
+
+    int64_t sh[4];
+    int nd = layout_shape(layout, b, sq, n, d, sh);
+    cJSON_AddItemToObject(in, "query", tensor(&g, sh, nd, qdt, -1, 1));
+    const double kv_hi = !strcmp(kvdt, "int8") ? 128 : !strcmp(kvdt, "int4") ? 8 : fp8 ? 4 : 1;
+    int64_t pool = 0;
+    if (paged) {
+        /* a shuffled pool holding the blocks each batch's length uses, a few spare; unused table entries are
+         * wild ids the op must not look at */
+        int64_t used[8], total = 0;
+        for (int64_t i = 0; i < b; ++i) total += used[i] = (lens[nlens == 1 ? 0 : i] + bs - 1) / bs;
+        pool = total + ifa_rng_int(&g.r, 1, 3);
+        int64_t *perm = malloc((size_t)pool * sizeof *perm), *row = malloc((size_t)cols * sizeof *row);
+        if (!perm || !row) {
+            free(perm), free(row), cJSON_Delete(root);
+            return -1;
+        }
+        for (int64_t i = 0; i < pool; ++i) perm[i] = i;
+        for (int64_t i = pool - 1; i > 0; --i) {
+            const int64_t j = ifa_rng_int(&g.r, 0, i), t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        cJSON *table = cJSON_AddArrayToObject(in, "block_table");
+        for (int64_t i = 0, next = 0; i < b; ++i) {
+            for (int64_t c = 0; c < cols; ++c) row[c] = c < used[i] ? perm[next++] : (c % 2 ? -1 : 1000000 + c);
+            cJSON_AddItemToArray(table, int_array(row, cols));
+        }
+        free(perm), free(row);
+        cJSON_AddNumberToObject(attrs, "block_size", (double)bs);
+        nd = layout_shape(layout, pool, bs, nkv, d, sh); /* (blocks, rows of a block, ...) */
+        add_summary(sum, sum_n, "paged");
+    } else {
+        nd = layout_shape(layout, b, s, nkv, d, sh);
+    }
+    cJSON_AddItemToObject(in, "key", tensor(&g, sh, nd, kvdt, -kv_hi, kv_hi));
+    cJSON_AddItemToObject(in, "value", tensor(&g, sh, nd, kvdt, -kv_hi, kv_hi));
+    if (nlens) cJSON_AddItemToObject(in, "actual_seq_lengths", int_array(lens, nlens));
+    if (!paged && nlens && chance(&g, 0.15)) {
+        cJSON_AddNumberToObject(in, "kv_padding_size", (double)ifa_rng_int(&g.r, 0, s));
+        add_summary(sum, sum_n, "kv_padding");
+    }
+
+    /* a shared prefix excludes masks, biases, windows, quantised KV and the cv template */
+    const int prefix = float_kv && chance(&g, 0.12);
+    if (prefix) {
+        const int64_t sp = ifa_rng_int(&g.r, 1, 300);
+        nd = layout_shape(layout, 1, sp, nkv, d, sh);
+        cJSON_AddItemToObject(in, "key_shared_prefix", tensor(&g, sh, nd, kvdt, -1, 1));
+        cJSON_AddItemToObject(in, "value_shared_prefix", tensor(&g, sh, nd, kvdt, -1, 1));
+        if (chance(&g, 0.5)) cJSON_AddNumberToObject(in, "actual_shared_prefix_len", (double)ifa_rng_int(&g.r, 0, sp));
+        add_summary(sum, sum_n, "prefix");
+    }
+    if (!prefix && chance(&g, 0.2)) {
+        static const char *const mdt[] = {"bool", "int8", "uint8"};
+        const int per_token = sq > 1 && chance(&g, 0.5);
+        const int64_t mb = b + ifa_rng_int(&g.r, 0, 1), ml = cover + ifa_rng_int(&g.r, 0, 4);
+        const int form = per_token ? 4 : (int)ifa_rng_int(&g.r, 2, 4);
+        int64_t ms[4] = {mb, 1, 1, 1};
+        ms[form - 1] = ml;
+        if (per_token) ms[2] = sq;
+        cJSON_AddItemToObject(in, "atten_mask", tensor(&g, ms, form, mdt[ifa_rng_int(&g.r, 0, 2)], 0, 1.25));
+        add_summary(sum, sum_n, per_token ? "mask=per_token" : "mask");
+    }
+    if (!prefix && chance(&g, 0.15)) {
+        const int64_t ps[4] = {chance(&g, 0.5) ? 1 : b, n, sq, cover + ifa_rng_int(&g.r, 0, 3)};
+        cJSON_AddItemToObject(in, "pse_shift", tensor(&g, ps, 4, qdt, -2, 2));
+        add_summary(sum, sum_n, "pse");
+    }
+    if (!prefix && chance(&g, 0.2)) {
+        const int64_t as[2] = {b, n};
+        const int per_batch = chance(&g, 0.5);
+        cJSON_AddItemToObject(in, "alibi_slopes", tensor(&g, as + !per_batch, 1 + per_batch, "float32", 0, 0.5));
+        add_summary(sum, sum_n, "alibi");
+    }
+    if (chance(&g, 0.15)) {
+        cJSON_AddNumberToObject(attrs, "softcap", ifa_rng_uniform(&g.r, 5, 50));
+        add_summary(sum, sum_n, "softcap");
+    }
+    if (!prefix && chance(&g, 0.15)) {
+        cJSON_AddNumberToObject(attrs, "window", (double)ifa_rng_int(&g.r, 1, s));
+        add_summary(sum, sum_n, "window");
+    }
+    if (chance(&g, 0.15)) {
+        const int64_t ns[1] = {n};
+        cJSON_AddItemToObject(in, "sinks", tensor(&g, ns, 1, "float32", -3, 6));
+        add_summary(sum, sum_n, "sinks");
+    }
+    if (int_kv || (fp8 && chance(&g, 0.5))) {
+        /* antiquant: mode 0 (per channel, three shapes, or per tensor), 1 per token, 2 per head and token, 3 with
+         * the pages */
+        const int mode = (int)ifa_rng_int(&g.r, 0, paged ? 3 : 2);
+        const char *sdt = mode == 0 ? floats[ifa_rng_int(&g.r, 0, 2)] : "float32";
+        int64_t ss[4];
+        int snd;
+        if (mode == 0) {
+            const int form = (int)ifa_rng_int(&g.r, 0, 3);
+            ss[0] = 2;
+            snd = form == 0 ? 1 : form == 1 ? (ss[1] = nkv, ss[2] = 1, ss[3] = d, 4)
+                              : form == 2 ? (ss[1] = nkv, ss[2] = d, 3)
+                                          : (ss[1] = nkv * d, 2);
+        } else if (mode == 3) {
+            ss[0] = 2, ss[1] = pool, ss[2] = nkv, ss[3] = bs, snd = 4;
+        } else {
+            const int64_t len = paged ? cover + ifa_rng_int(&g.r, 0, 3) : s;
+            ss[0] = 2, ss[1] = b, snd = mode == 1 ? (ss[2] = len, 3) : (ss[2] = nkv, ss[3] = len, 4);
+        }
+        const double lo = !strcmp(kvdt, "int8") ? 0.002 : !strcmp(kvdt, "int4") ? 0.02 : 0.05;
+        cJSON_AddItemToObject(in, "antiquant_scale", tensor(&g, ss, snd, sdt, lo, lo * 10));
+        if (chance(&g, 0.5)) cJSON_AddItemToObject(in, "antiquant_offset", tensor(&g, ss, snd, sdt, -kv_hi / 20, kv_hi / 20));
+        cJSON_AddNumberToObject(attrs, "antiquant_mode", mode);
+        char what[32];
+        snprintf(what, sizeof what, "antiquant=%d", mode);
+        add_summary(sum, sum_n, what);
+    }
+    if (chance(&g, 0.1)) {
+        const int form = (int)ifa_rng_int(&g.r, 0, 2);
+        const int64_t qs[2] = {form == 0 ? 1 : form == 1 ? n * d : n, d};
+        const char *q2dt = floats[ifa_rng_int(&g.r, 0, 2)];
+        cJSON_AddItemToObject(in, "quant_scale2", tensor(&g, qs, form == 2 ? 2 : 1, q2dt, 20, 200));
+        if (chance(&g, 0.5)) cJSON_AddItemToObject(in, "quant_offset2", tensor(&g, qs, form == 2 ? 2 : 1, q2dt, -20, 20));
+        add_summary(sum, sum_n, "int8_out");
+    }
+    if (chance(&g, 0.15)) {
+        cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
+        const int64_t rd = chance(&g, 0.5) ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
+        if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
+        /* the default positions (length - S1) must not be negative */
+        const int explicit_pos = chance(&g, 0.6) || min_raw < sq;
+        int64_t pos[8], last = max_raw - 1;
+        if (explicit_pos) {
+            last = 0;
+            for (int64_t i = 0; i < b; ++i) {
+                pos[i] = ifa_rng_int(&g.r, 0, 3000);
+                if (pos[i] + sq - 1 > last) last = pos[i] + sq - 1;
+            }
+            cJSON_AddItemToObject(in, "rope_positions", int_array(pos, b));
+        }
+        if (chance(&g, 0.4)) {
+            const int64_t ts[2] = {(last >= 0 ? last + 1 : 1) + ifa_rng_int(&g.r, 0, 3), (rd ? rd : d) / 2};
+            cJSON_AddItemToObject(in, "rope_cos", tensor(&g, ts, 2, "float32", -1, 1));
+            cJSON_AddItemToObject(in, "rope_sin", tensor(&g, ts, 2, "float32", -1, 1));
+        } else if (chance(&g, 0.5)) {
+            cJSON_AddNumberToObject(attrs, "rope_theta", 500000);
+        }
+        add_summary(sum, sum_n, "rope");
+    }
+    const double tmpl = ifa_rng_uniform(&g.r, 0, 1);
+    if (!prefix && tmpl < 0.2) {
+        cJSON_AddStringToObject(attrs, "template_mode", "cv");
+        add_summary(sum, sum_n, "template=cv");
+    } else if (tmpl > 0.9) {
+        cJSON_AddStringToObject(attrs, "template_mode", "all_vector");
+    }
+    draw_tuning(&g, out->tuning, sizeof out->tuning);
+    out->json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out->json ? 0 : -1;
+}
+
+void ifa_random_case_free(ifa_random_case *c) {
+    cJSON_free(c->json);
+    c->json = NULL;
+}

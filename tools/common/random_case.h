@@ -1,0 +1,25 @@
+/* Random legal IncreFlashAttention cases for soak runs (ifa-soak): from a seed alone, the JSON text ifa-run
+ * reads (docs/case-format.md) and the IFA_TUNING string to run it under, so that any case a soak run draws
+ * can be written out and replayed with `IFA_TUNING=... ifa-run CASE.json --check`. The draw combines the
+ * op's features (layouts, dtypes, GQA, lengths with zeros, paging, padding, masks, biases, ALiBi, soft-cap,
+ * windows, sinks, antiquant modes, float8, int8 output, RoPE, shared prefix, multi-token queries, both
+ * templates) and the planner's knobs (split modes, chunk sizes, the GPU work-group shapes), keeping only
+ * combinations the op accepts. */
+#ifndef IFA_TOOLS_RANDOM_CASE_H
+#define IFA_TOOLS_RANDOM_CASE_H
+
+#include <stdint.h>
+
+typedef struct ifa_random_case {
+    char *json;        /* malloc'd case text */
+    char tuning[256];  /* IFA_TUNING for the run ("" for the device's own row) */
+    char summary[256]; /* the draw in one line: layout, dtypes, shape and the features it has */
+} ifa_random_case;
+
+/* Draws case `seed`. Returns 0, or -1 when out of memory. */
+int ifa_random_case_make(uint64_t seed, ifa_random_case *out);
+
+/* Frees the text. */
+void ifa_random_case_free(ifa_random_case *c);
+
+#endif

@@ -1,0 +1,122 @@
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdir */
+/* ifa-soak: runs random legal IncreFlashAttention cases (tools/common/random_case.c) on a device, each checked
+ * against the float64 reference, and writes every case that fails or is refused to --out as a case file with
+ * the command that replays it. Combinations the feature tests do not list one by one are where a soak run
+ * looks; the seeds make any finding reproducible.
+ *   ifa-soak [--cases 100] [--seed 1] [--out DIR] [--device SELECTOR] [--quiet]
+ * Case i draws from seed * 1000003 + i. Exit status: 0 every case passed, 1 a case failed or was refused,
+ * 2 bad usage, 3 no device. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/case.h"
+#include "common/random_case.h"
+#include "ifa/ifa.h"
+
+static int usage(void) {
+    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--out DIR] [--device SELECTOR] [--quiet]\n"
+                    "  runs random legal IncreFlashAttention cases against the float64 reference; failing or\n"
+                    "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
+                    "  each one.\n");
+    return 2;
+}
+
+/* Writes the case and prints how to replay it. */
+static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, const char *why) {
+    char path[1200];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ifa-soak: cannot make %s: %s\n", dir, strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/soak_%llu.json", dir, (unsigned long long)seed);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ifa-soak: cannot write %s\n", path);
+        return;
+    }
+    fprintf(f, "%s\n", rc->json);
+    fclose(f);
+    printf("  %s: %s\n  replay: IFA_TUNING='%s' ifa-run %s --check\n", why, rc->summary, rc->tuning, path);
+}
+
+int main(int argc, char **argv) {
+    long long cases = 100, seed = 1;
+    const char *dir = "ifa-soak-failures", *device = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
+        else if (i + 1 >= argc) return usage();
+        else if (strcmp(argv[i], "--cases") == 0) cases = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0) seed = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--out") == 0) dir = argv[++i];
+        else if (strcmp(argv[i], "--device") == 0) device = argv[++i];
+        else return usage();
+    }
+    if (cases < 1 || seed < 0 || seed > 1000000000LL) return usage();
+    ifa_context *ctx;
+    if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
+        return 3;
+    }
+    cl_int cerr;
+    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(ctx), ifa_context_device(ctx), 0, &cerr);
+    if (!q) {
+        fprintf(stderr, "ifa-soak: clCreateCommandQueue failed (%d)\n", (int)cerr);
+        ifa_context_destroy(ctx);
+        return 3;
+    }
+    long long failed = 0, by_template[3] = {0}, by_split[4] = {0};
+    for (long long i = 0; i < cases; ++i) {
+        const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
+        ifa_random_case rc;
+        if (ifa_random_case_make(s, &rc) != 0) {
+            fprintf(stderr, "ifa-soak: out of memory\n");
+            failed++;
+            break;
+        }
+        if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
+        else unsetenv("IFA_TUNING");
+        char err[1024];
+        ifa_case c;
+        ifa_case_result r;
+        ifa_case_check k = {0};
+        int ok = 0;
+        if (ifa_case_parse(rc.json, ".", &c, err, sizeof err) != 0) {
+            printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
+            keep(dir, s, &rc, "unreadable");
+        } else {
+            const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
+            if (st != IFA_STATUS_OK) {
+                printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
+                keep(dir, s, &rc, "refused");
+            } else {
+                if (ifa_case_check_result(&c, &r, &k) == 0 && k.pass) ok = 1;
+                const int t = r.plan.template_id == IFA_TEMPLATE_CV ? 2 : 1, sp = r.plan.split_kv;
+                by_template[t]++;
+                if (sp >= 0 && sp < 4) by_split[sp]++;
+                if (!quiet || !ok)
+                    printf("case %llu: %s; tuning %s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
+                           "nonfinite %lld int8_bad %lld %s\n", (unsigned long long)s, rc.summary,
+                           rc.tuning[0] ? rc.tuning : "(device row)", t == 2 ? "cv" : "all_vector", sp, k.rel_l2,
+                           k.tolerance, (long long)k.lse_bad, (long long)k.nonfinite, (long long)k.int8_bad,
+                           ok ? "PASS" : "FAIL");
+                if (!ok) keep(dir, s, &rc, "failed");
+                ifa_case_result_free(&r);
+            }
+            ifa_case_free(&c);
+        }
+        failed += !ok;
+        ifa_random_case_free(&rc);
+        fflush(stdout);
+    }
+    unsetenv("IFA_TUNING");
+    printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
+           "global %lld, balanced %lld\n", cases, cases - failed, failed, by_template[1], by_template[2], by_split[0],
+           by_split[1], by_split[2], by_split[3]);
+    clReleaseCommandQueue(q);
+    ifa_context_destroy(ctx);
+    return failed ? 1 : 0;
+}
