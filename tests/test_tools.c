@@ -12,6 +12,7 @@
 #include "common/case.h"
 #include "common/half.h"
 #include "common/npy.h"
+#include "common/poison.h"
 #include "test_util.h"
 
 static char dir[256];
@@ -333,6 +334,80 @@ START_TEST(case_rejects_bad_fields) {
 }
 END_TEST
 
+/* Runs c, checks it against the reference and frees it. */
+static void run_check_free(ifa_case *c) {
+    ifa_case_result r;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), c, NULL, NULL, &r) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(c, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "rel_l2 %.3g nonfinite %lld", chk.rel_l2, (long long)chk.nonfinite);
+    ifa_case_result_free(&r);
+    ifa_case_free(c);
+}
+
+/* poison_unread: NaN exactly in the rows no query row may read (contiguous with a window and multi-token
+ * causal queries, a paged pool with a spare block, int8 KV's per-token scales, a shared prefix's tail), and
+ * the poisoned case still runs and passes. */
+START_TEST(poison_unread_marks_the_unread_rows) {
+    char err[256];
+    ifa_case c;
+    /* BSH, D = 2, S = 6, S1 = 2 (causal), window 2, lengths [5, 0]: batch 0's earliest token ends at 4 and
+     * sees [2, 4), so rows [2, 5) are read; batch 1 reads nothing */
+    const char *contiguous =
+        "{\"op\": \"IncreFlashAttention\", \"poison_unread\": true, \"attrs\": {\"num_heads\": 1, \"window\": 2}, "
+        "\"inputs\": {\"query\": {\"shape\": [2, 2, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [2, 6, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": {\"shape\": [2, 6, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}, "
+        "\"actual_seq_lengths\": [5, 0]}}";
+    ck_assert_msg(ifa_case_parse(contiguous, dir, &c, err, sizeof err) == 0, "%s", err);
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t s = 0; s < 6; ++s) {
+            const int read = b == 0 && s >= 2 && s < 5;
+            ck_assert_msg(isnan(ifa_host_get(&c.key, (b * 6 + s) * 2)) == !read, "key row (%lld, %lld)", (long long)b,
+                          (long long)s);
+            ck_assert(isnan(ifa_host_get(&c.value, (b * 6 + s) * 2 + 1)) == !read);
+        }
+    run_check_free(&c);
+    /* paged int8 BNSD, blocks of 4, pool of 4 blocks, table [[2, 0], [3, -1]], lengths [6, 3], per-token scales
+     * (mode 1, indexed by logical position): pool block 1 is spare, the last row of block 0 and of block 3
+     * are past the lengths; scales past each length are poisoned, the int8 values are left as they are */
+    const char *paged =
+        "{\"op\": \"IncreFlashAttention\", \"poison_unread\": true, \"attrs\": {\"num_heads\": 1, \"block_size\": 4, "
+        "\"input_layout\": \"BNSD\", \"antiquant_mode\": 1}, \"inputs\": {"
+        "\"query\": {\"shape\": [2, 1, 1, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [4, 1, 4, 2], \"dtype\": \"int8\", \"random\": {\"seed\": 2, \"low\": -128, \"high\": 128}}, "
+        "\"value\": {\"shape\": [4, 1, 4, 2], \"dtype\": \"int8\", \"random\": {\"seed\": 3, \"low\": -128, \"high\": 128}}, "
+        "\"antiquant_scale\": {\"shape\": [2, 2, 8], \"dtype\": \"float32\", \"random\": {\"seed\": 4, \"low\": 0.01, \"high\": 0.02}}, "
+        "\"block_table\": [[2, 0], [3, -1]], \"actual_seq_lengths\": [6, 3]}}";
+    ck_assert_msg(ifa_case_parse(paged, dir, &c, err, sizeof err) == 0, "%s", err);
+    for (int64_t half = 0; half < 2; ++half)
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t p = 0; p < 8; ++p)
+                ck_assert_msg(isnan(ifa_host_get(&c.antiquant_scale, (half * 2 + b) * 8 + p)) == (p >= (b ? 3 : 6)),
+                              "scale (%lld, %lld, %lld)", (long long)half, (long long)b, (long long)p);
+    run_check_free(&c);
+    /* the same pool in float16: rows of the spare block 1 and row 3 of blocks 0 and 3 are NaN */
+    const char *paged_f16 =
+        "{\"op\": \"IncreFlashAttention\", \"poison_unread\": true, \"attrs\": {\"num_heads\": 1, \"block_size\": 4, "
+        "\"input_layout\": \"BNSD\"}, \"inputs\": {"
+        "\"query\": {\"shape\": [2, 1, 1, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [4, 1, 4, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": {\"shape\": [4, 1, 4, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}, "
+        "\"key_shared_prefix\": {\"shape\": [1, 1, 5, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 5}}, "
+        "\"value_shared_prefix\": {\"shape\": [1, 1, 5, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 6}}, "
+        "\"actual_shared_prefix_len\": 3, \"block_table\": [[2, 0], [3, -1]], \"actual_seq_lengths\": [6, 3]}}";
+    ck_assert_msg(ifa_case_parse(paged_f16, dir, &c, err, sizeof err) == 0, "%s", err);
+    for (int64_t blk = 0; blk < 4; ++blk)
+        for (int64_t row = 0; row < 4; ++row) {
+            const int read = blk == 2 || (blk == 0 && row < 2) || (blk == 3 && row < 3);
+            ck_assert_msg(isnan(ifa_host_get(&c.key, (blk * 4 + row) * 2)) == !read, "pool row (%lld, %lld)",
+                          (long long)blk, (long long)row);
+        }
+    for (int64_t row = 0; row < 5; ++row) ck_assert(isnan(ifa_host_get(&c.value_shared_prefix, row * 2)) == (row >= 3));
+    run_check_free(&c);
+}
+END_TEST
+
 /* The decode driver's block pool: allocation order, publish/lookup sharing, LRU eviction of released
  * published blocks only when no free block is left, and the counters. */
 START_TEST(block_pool_lru_and_reuse) {
@@ -381,6 +456,7 @@ int main(void) {
     tcase_add_test(t, case_with_npy_inputs_runs);
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);
+    tcase_add_test(t, poison_unread_marks_the_unread_rows);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/npy.h"
+#include "common/poison.h"
 
 #define FAIL(...)                             \
     do {                                      \
@@ -281,6 +282,13 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     if ((rc_t && ifa_case_load_tensor(rc_t, "rope_cos", base, &c->rope_cos, err, err_size)) ||
         (rs_t && ifa_case_load_tensor(rs_t, "rope_sin", base, &c->rope_sin, err, err_size)))
         goto done;
+    const cJSON *poison = cJSON_GetObjectItemCaseSensitive(root, "poison_unread");
+    if (poison && !cJSON_IsBool(poison)) {
+        snprintf(err, err_size, "poison_unread must be true or false");
+        goto done;
+    }
+    /* best effort: shapes that do not fit together are left for the op to refuse with its own message */
+    if (cJSON_IsTrue(poison)) (void)ifa_case_poison_unread(c);
     rc = 0;
 done:
     cJSON_Delete(root);

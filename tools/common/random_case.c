@@ -117,6 +117,7 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     cJSON *root = cJSON_CreateObject(), *attrs, *in;
     if (!root) return -1;
     cJSON_AddStringToObject(root, "op", "IncreFlashAttention");
+    cJSON_AddBoolToObject(root, "poison_unread", 1);
     attrs = cJSON_AddObjectToObject(root, "attrs");
     in = cJSON_AddObjectToObject(root, "inputs");
     cJSON_AddNumberToObject(attrs, "num_heads", (double)n);
