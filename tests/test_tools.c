@@ -324,6 +324,13 @@ START_TEST(case_rejects_bad_fields) {
          "inputs.query is missing"}, /* tensors load first */
         {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"kv_padding_size\": \"4\"}}",
          "inputs.kv_padding_size must be an integer"},
+        /* the op reads one table row per batch of the host array: fewer rows would be read past its end */
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 1, \"block_size\": 4}, \"inputs\": {"
+         "\"query\": {\"shape\": [2, 1, 4], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+         "\"key\": {\"shape\": [3, 4, 4], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+         "\"value\": {\"shape\": [3, 4, 4], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}, "
+         "\"block_table\": [[0]], \"actual_seq_lengths\": [4, 4]}}",
+         "inputs.block_table has 1 rows; it needs one per batch (B = 2)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         ifa_case c;

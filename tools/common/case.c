@@ -128,14 +128,21 @@ static int get_int(const cJSON *attrs, const char *name, int64_t *out, char *err
     return get_int_in(attrs, "attrs", name, out, err, err_size);
 }
 
-/* block_table: an array of equally long arrays of int32 ids, or an int32 (B, cols) tensor (.npy). */
+/* block_table: an array of equally long arrays of int32 ids, or an int32 (B, cols) tensor (.npy), one row per
+ * batch of the (already loaded) query: the op reads B rows of the host array. */
 static int load_block_table(const cJSON *j, const char *base, ifa_case *c, char *err, size_t err_size) {
+    const int64_t batch = c->query.shape[0];
     if (!cJSON_IsArray(j)) {
         ifa_host_tensor t;
         if (ifa_case_load_tensor(j, "block_table", base, &t, err, err_size)) return -1;
         if (t.dtype != IFA_DTYPE_INT32 || t.ndim != 2) {
             ifa_host_tensor_free(&t);
             FAIL("inputs.block_table must be an int32 tensor of rank 2 (B, max_blocks_per_seq)");
+        }
+        if (t.shape[0] != batch) {
+            ifa_host_tensor_free(&t);
+            FAIL("inputs.block_table has %lld rows; it needs one per batch (B = %lld)", (long long)t.shape[0],
+                 (long long)batch);
         }
         c->block_table = t.data; /* the tensor's storage becomes the case's */
         c->block_table_cols = t.shape[1];
@@ -146,6 +153,8 @@ static int load_block_table(const cJSON *j, const char *base, ifa_case *c, char 
     const int cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : 0;
     if (rows < 1 || cols < 1 || (int64_t)rows * cols > (1 << 26))
         FAIL("inputs.block_table must be a non-empty array of non-empty arrays of block ids");
+    if (rows != batch)
+        FAIL("inputs.block_table has %d rows; it needs one per batch (B = %lld)", rows, (long long)batch);
     if (!(c->block_table = malloc((size_t)rows * (size_t)cols * sizeof *c->block_table)))
         FAIL("inputs.block_table: cannot allocate");
     c->block_table_cols = cols;
