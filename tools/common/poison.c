@@ -7,17 +7,12 @@
 
 #include "tiling/planner.h"
 
-/* Flat index of element (b, s, n, d) of a (B, S, N·D) / (B, S, N, D) / (B, N, S, D) tensor. */
-static int64_t at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d) {
-    return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
-}
-
 static int is_int_kv(ifa_dtype t) { return t == IFA_DTYPE_INT8 || t == IFA_DTYPE_INT4; }
 
 /* NaN in row (blk, r) of every head of a key/value tensor or pool with `rows` rows per block. */
 static void poison_row(ifa_host_tensor *t, int bnsd, int64_t rows, int64_t Nkv, int64_t D, int64_t blk, int64_t r) {
     for (int64_t h = 0; h < Nkv; ++h)
-        for (int64_t d = 0; d < D; ++d) ifa_host_set(t, at(bnsd, rows, Nkv, D, blk, r, h, d), NAN);
+        for (int64_t d = 0; d < D; ++d) ifa_host_set(t, ifa_case_at(bnsd, rows, Nkv, D, blk, r, h, d), NAN);
 }
 
 /* NaN at position pos of batch (or pool block) b in every half and head of a token-mode scale (2, B, S),
@@ -41,8 +36,11 @@ int ifa_case_poison_unread(ifa_case *c) {
     /* rows per batch (contiguous) or per block (paged), and batches or blocks */
     const int64_t per = paged ? c->block_size : bnsd ? k->shape[2] : k->shape[1], outer = k->shape[0];
     const int64_t S = paged ? c->block_table_cols * c->block_size : per;
+    /* shapes or lengths the op refuses are not indexed: a length count other than 1 or B, or a paged length
+     * past the block table */
     if (D < 1 || per < 1 || ifa_host_tensor_numel(k) != outer * per * Nkv * D ||
-        ifa_host_tensor_numel(v) != ifa_host_tensor_numel(k))
+        ifa_host_tensor_numel(v) != ifa_host_tensor_numel(k) ||
+        (c->lengths && c->lengths_count != 1 && c->lengths_count != B))
         return -1;
     const ifa_host_tensor *m = c->atten_mask.data ? &c->atten_mask : NULL;
     const int per_token_mask = m && m->ndim == 4 && m->shape[2] == S1 && S1 > 1;
@@ -54,11 +52,10 @@ int ifa_case_poison_unread(ifa_case *c) {
         return -1;
     }
     for (int64_t b = 0; b < B; ++b) {
-        const int64_t raw = c->lengths == NULL ? S : c->lengths[c->lengths_count == 1 ? 0 : b];
-        len[b] = c->has_kv_padding && S - c->kv_padding_size - raw < 0 ? 0 : raw;
+        int64_t raw, row0;
+        len[b] = ifa_case_length(c, b, S, &raw, &row0);
         lo[b] = ifa__kv_lo(len[b], c->window, shift);
-        const int64_t row0 = c->has_kv_padding ? S - c->kv_padding_size - len[b] : 0;
-        for (int64_t p = lo[b]; p < len[b]; ++p) {
+        for (int64_t p = lo[b]; p < len[b] && p < S; ++p) {
             const int64_t r = paged ? (int64_t)c->block_table[b * c->block_table_cols + p / per] * per + p % per
                                     : b * per + row0 + p;
             if (r >= 0 && r < outer * per) need[r] = 1;
@@ -68,7 +65,10 @@ int ifa_case_poison_unread(ifa_case *c) {
     const int token_scales = c->antiquant_scale.data && mode >= 1;
     for (int64_t r = 0; r < outer * per; ++r) {
         if (need[r]) continue;
-        if (!int_kv) poison_row(k, bnsd, per, Nkv, D, r / per, r % per), poison_row(v, bnsd, per, Nkv, D, r / per, r % per);
+        if (!int_kv) {
+            poison_row(k, bnsd, per, Nkv, D, r / per, r % per);
+            poison_row(v, bnsd, per, Nkv, D, r / per, r % per);
+        }
         /* scales indexed like the rows: key rows (contiguous modes 1, 2) or pool rows (mode 3) */
         if (token_scales && (mode == 3 || !paged)) {
             poison_scale(&c->antiquant_scale, r / per, r % per);
@@ -89,7 +89,10 @@ int ifa_case_poison_unread(ifa_case *c) {
     if (kp->data && vp->data && c->has_prefix_len && ifa_host_tensor_numel(vp) == ifa_host_tensor_numel(kp) &&
         ifa_host_tensor_numel(kp) == (bnsd ? kp->shape[2] : kp->shape[1]) * Nkv * D) {
         const int64_t sp = bnsd ? kp->shape[2] : kp->shape[1];
-        for (int64_t r = c->prefix_len; r < sp; ++r) poison_row(kp, bnsd, sp, Nkv, D, 0, r), poison_row(vp, bnsd, sp, Nkv, D, 0, r);
+        for (int64_t r = c->prefix_len; r < sp; ++r) {
+            poison_row(kp, bnsd, sp, Nkv, D, 0, r);
+            poison_row(vp, bnsd, sp, Nkv, D, 0, r);
+        }
     }
     free(need), free(lo), free(len);
     return 0;

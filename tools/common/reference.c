@@ -4,17 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Flat index of element (b, s, n, d) of a (B, S, N·D) / (B, S, N, D) / (B, N, S, D) tensor. */
-static int64_t at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d) {
-    return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
-}
-
 /* Where logical position p of batch b, KV head kh, dim d lives in the key/value tensor. */
 static int64_t kv_at(const ifa_case *c, int bnsd, int64_t S, int64_t Nkv, int64_t D, int64_t row0, int64_t b,
                      int64_t p, int64_t kh, int64_t d) {
-    if (!c->block_table) return at(bnsd, S, Nkv, D, b, row0 + p, kh, d);
+    if (!c->block_table) return ifa_case_at(bnsd, S, Nkv, D, b, row0 + p, kh, d);
     const int64_t bs = c->block_size, blk = c->block_table[b * c->block_table_cols + p / bs];
-    return at(bnsd, bs, Nkv, D, blk, p % bs, kh, d);
+    return ifa_case_at(bnsd, bs, Nkv, D, blk, p % bs, kh, d);
 }
 
 /* Antiquant: the dequantised value of stored element x of the key (half 0) or value (half 1) at batch b,
@@ -88,10 +83,8 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
         return -1;
     }
     for (int64_t b = 0; b < B; ++b) {
-        const int64_t raw = c->lengths == NULL ? S : c->lengths_count == 1 ? c->lengths[0] : c->lengths[b];
-        /* Ascend's kv padding: the batch's rows are [S - pad - len, S - pad); none if that starts before 0 */
-        const int64_t len = c->has_kv_padding && S - c->kv_padding_size - raw < 0 ? 0 : raw;
-        const int64_t row0 = c->has_kv_padding ? S - c->kv_padding_size - len : 0;
+        int64_t raw, row0;
+        const int64_t len = ifa_case_length(c, b, S, &raw, &row0); /* after Ascend's kv padding */
         for (int64_t t = 0; t < S1; ++t) {
             const int64_t end = causal ? len - (S1 - 1 - t) : len;
             const int64_t begin = c->window > 0 && end - c->window > 0 ? end - c->window : 0;
@@ -99,7 +92,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 const int64_t kh = h / G;
                 double m = -INFINITY, bound = 0;
                 /* the query row, rotated at its position when the case has RoPE */
-                for (int64_t d = 0; d < D; ++d) qrow[d] = ifa_host_get(q, at(bnsd, S1, N, D, b, t, h, d));
+                for (int64_t d = 0; d < D; ++d) qrow[d] = ifa_host_get(q, ifa_case_at(bnsd, S1, N, D, b, t, h, d));
                 const int64_t first = c->rope_positions ? c->rope_positions[b] : raw - S1;
                 if (ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, &c->rope_cos, &c->rope_sin, first + t,
                                        qrow, D) != 0) {
@@ -130,7 +123,8 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                     if (c->alibi_slopes.data) {
                         /* ALiBi: minus slope times the distance to the query token's own position */
                         const int64_t ab = c->alibi_slopes.ndim == 2 ? b : 0;
-                        const double bias = -ifa_host_get(&c->alibi_slopes, ab * N + h) * (double)llabs(j - (len - S1 + t));
+                        const double slope = ifa_host_get(&c->alibi_slopes, ab * N + h);
+                        const double bias = -slope * (double)llabs(j - (len - S1 + t));
                         s[j] += bias;
                         mag += fabs(bias);
                     }
@@ -146,7 +140,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 for (int64_t j = 0; j < P; ++j) {
                     double dot = 0, mag = 0;
                     for (int64_t d = 0; d < D; ++d) {
-                        const double x = qrow[d] * ifa_host_get(kp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
+                        const double x = qrow[d] * ifa_host_get(kp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
                         dot += x, mag += fabs(x);
                     }
                     ps[j] = dot * c->scale_value;
@@ -169,8 +163,9 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                         if (vis[j])
                             acc += exp(s[j] - m) * dequant(c, 1, ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)),
                                                            B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
-                    for (int64_t j = 0; j < P; ++j) acc += exp(ps[j] - m) * ifa_host_get(vp, at(bnsd, SP, Nkv, D, 0, j, kh, d));
-                    out[at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
+                    for (int64_t j = 0; j < P; ++j)
+                        acc += exp(ps[j] - m) * ifa_host_get(vp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
+                    out[ifa_case_at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
                 }
                 const int64_t row = (b * N + h) * S1 + t;
                 if (lse) lse[row] = l > 0 ? m + log(l) : -INFINITY;

@@ -42,6 +42,17 @@ int64_t ifa_case_seq_q(const ifa_case *c) {
                                                 : (c->query.ndim > 1 ? c->query.shape[1] : 1);
 }
 
+int64_t ifa_case_at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d) {
+    return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
+}
+
+int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, int64_t *row0) {
+    *raw = c->lengths == NULL ? S : c->lengths[c->lengths_count == 1 ? 0 : b];
+    const int64_t len = c->has_kv_padding && S - c->kv_padding_size - *raw < 0 ? 0 : *raw;
+    *row0 = c->has_kv_padding ? S - c->kv_padding_size - len : 0;
+    return len;
+}
+
 void ifa_case_result_free(ifa_case_result *r) {
     ifa_host_tensor_free(&r->out);
     ifa_host_tensor_free(&r->lse);

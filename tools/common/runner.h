@@ -73,6 +73,14 @@ typedef struct ifa_case_check {
 void ifa_case_init(ifa_case *c);
 /* Query tokens per batch (S1) from the query's shape and the layout. */
 int64_t ifa_case_seq_q(const ifa_case *c);
+/* Flat index of element (b, s, n, d) of a (B, S, N·D) / (B, S, N, D) (bnsd 0) or (B, N, S, D) (bnsd 1)
+ * tensor; with a pool, b is the block and S its rows. */
+int64_t ifa_case_at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d);
+/* Batch b's length as the op defines it, for S key rows per batch: *raw is actual_seq_lengths' value (S
+ * without lengths); with kv padding the batch's rows are [S - pad - len, S - pad), and a batch whose rows
+ * would start before row 0 sees nothing. Returns the effective length; *row0 is its first key row
+ * (contiguous KV). The lengths must hold 1 or more than b values. */
+int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, int64_t *row0);
 
 #define IFA_CASE_TENSORS 17
 
