@@ -70,9 +70,6 @@ static void shape4(const char *layout, int64_t b, int64_t s, int64_t n, int64_t 
     else *nd = 4, sh[0] = b, sh[1] = n, sh[2] = s, sh[3] = d;
 }
 
-static int64_t at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d) {
-    return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
-}
 
 static int64_t len_of(const fspec *p, int64_t b) { return p->nlens == 0 ? p->s : p->lens[p->nlens == 1 ? 0 : b]; }
 
@@ -87,7 +84,7 @@ static void read_range(const fspec *p, int64_t b, int64_t *lo, int64_t *len) {
 
 static void set_nan_row(ifa_host_tensor *t, int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s) {
     for (int64_t h = 0; h < N; ++h)
-        for (int64_t d = 0; d < D; ++d) ifa_host_set(t, at(bnsd, S, N, D, b, s, h, d), NAN);
+        for (int64_t d = 0; d < D; ++d) ifa_host_set(t, ifa_case_at(bnsd, S, N, D, b, s, h, d), NAN);
 }
 
 /* Copies row (b, s) of a (B, S, ...) tensor to row (blk, r) of a (num_blocks, bs, ...) pool. */
@@ -95,7 +92,8 @@ static void copy_row(ifa_host_tensor *pool, const ifa_host_tensor *src, int bnsd
                      int64_t D, int64_t b, int64_t s, int64_t blk, int64_t r) {
     for (int64_t h = 0; h < N; ++h)
         for (int64_t d = 0; d < D; ++d)
-            ifa_host_set(pool, at(bnsd, bs, N, D, blk, r, h, d), ifa_host_get(src, at(bnsd, S, N, D, b, s, h, d)));
+            ifa_host_set(pool, ifa_case_at(bnsd, bs, N, D, blk, r, h, d),
+                         ifa_host_get(src, ifa_case_at(bnsd, S, N, D, b, s, h, d)));
 }
 
 /* Turns c's contiguous key/value into a NaN-filled pool of shuffled blocks holding only the rows the case
@@ -702,7 +700,7 @@ START_TEST(antiquant_equals_dequantised_float) {
         for (int64_t s = 0; s < p.s; ++s)
             for (int64_t h = 0; h < p.nkv; ++h)
                 for (int64_t d = 0; d < p.d; ++d) {
-                    const int64_t i = at(bnsd, p.s, p.nkv, p.d, b, s, h, d);
+                    const int64_t i = ifa_case_at(bnsd, p.s, p.nkv, p.d, b, s, h, d);
                     const ifa_host_tensor *sc = &cq.antiquant_scale, *of = &cq.antiquant_offset;
                     for (int half = 0; half < 2; ++half) {
                         int64_t j = p.aq == IFA_ANTIQUANT_PER_CHANNEL ? (half * p.nkv + h) * p.d + d
@@ -802,10 +800,10 @@ START_TEST(shared_prefix_equals_concatenated) {
         for (int64_t r = 0; r < q.s; ++r)
             for (int64_t h = 0; h < p.nkv; ++h)
                 for (int64_t d = 0; d < p.d; ++d) {
-                    const int64_t to = at(bnsd, q.s, p.nkv, p.d, b, r, h, d);
+                    const int64_t to = ifa_case_at(bnsd, q.s, p.nkv, p.d, b, r, h, d);
                     const int own = r >= p.prefix;
-                    const int64_t from = own ? at(bnsd, p.s, p.nkv, p.d, b, r - p.prefix, h, d)
-                                             : at(bnsd, p.prefix, p.nkv, p.d, 0, r, h, d);
+                    const int64_t from = own ? ifa_case_at(bnsd, p.s, p.nkv, p.d, b, r - p.prefix, h, d)
+                                             : ifa_case_at(bnsd, p.prefix, p.nkv, p.d, 0, r, h, d);
                     ifa_host_set(&cc.key, to, ifa_host_get(own ? &cp.key : &cp.key_shared_prefix, from));
                     ifa_host_set(&cc.value, to, ifa_host_get(own ? &cp.value : &cp.value_shared_prefix, from));
                 }
