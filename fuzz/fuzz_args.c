@@ -133,6 +133,8 @@ static void fuzz_ifa(reader *r) {
     a.rope_mode = rope(r), a.rope_theta = u8(r) < 200 ? 0 : real(r), a.rope_dim = u8(r) < 200 ? 0 : dim(r);
     a.rope_positions = pos, a.rope_positions_count = u8(r) < 240 ? npos : -(int64_t)(u8(r) % 4);
     a.template_mode = template_mode(r);
+    a.value_head_dim = u8(r) < 200 ? 0 : dim(r) - 2; /* mostly off; sometimes negative or past D */
+    if (u8(r) > 240) a.value = &k;                   /* the key as the value (MLA) */
     ifa_plan plan;
     size_t ws;
     ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);

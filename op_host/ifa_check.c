@@ -310,7 +310,7 @@ static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_p
     if (!is_float_dtype(sc->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "quant_scale2 has dtype %s; it must be float32, float16 or bfloat16",
                          ifa_dtype_name(sc->dtype));
-    const int64_t n = p->num_heads, d = p->head_dim;
+    const int64_t n = p->num_heads, d = p->value_dim; /* the output's head dimension */
     if (sc->ndim == 1 && sc->shape[0] == 1)
         p->quant_out = 1;
     else if ((sc->ndim == 1 && sc->shape[0] == n * d) || (sc->ndim == 2 && sc->shape[0] == n && sc->shape[1] == d))
@@ -576,6 +576,11 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (p->head_dim > IFA_MAX_HEAD_DIM)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM, "head dimension D = %" PRId64 " exceeds %d", p->head_dim,
                          IFA_MAX_HEAD_DIM);
+    if (a->value_head_dim < 0 || a->value_head_dim > p->head_dim)
+        return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM,
+                         "value_head_dim = %" PRId64 " is outside [0, D = %" PRId64 "] (0 means D; the op reads the "
+                         "first value_head_dim elements of each value row)", a->value_head_dim, p->head_dim);
+    p->value_dim = a->value_head_dim ? (int32_t)a->value_head_dim : (int32_t)p->head_dim;
 
     const ifa_tensor *k = a->key;
     if (paged) {
@@ -596,9 +601,13 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (!same_shape(a->value, k))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value has shape %s; it must equal key's shape %s",
                          ifa__shape_str(a->value, s1, sizeof s1), ifa__shape_str(k, s2, sizeof s2));
-    if (!same_shape(a->attention_out, q))
-        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "attention_out has shape %s; it must equal query's shape %s",
-                         ifa__shape_str(a->attention_out, s1, sizeof s1), ifa__shape_str(q, s2, sizeof s2));
+    ifa_tensor out_want = *q; /* the query's shape with D_v as its head dimension */
+    out_want.shape[out_want.ndim - 1] = layout == IFA_LAYOUT_BSH ? n * p->value_dim : p->value_dim;
+    if (!same_shape(a->attention_out, &out_want))
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "attention_out has shape %s; it must %s %s",
+                         ifa__shape_str(a->attention_out, s1, sizeof s1),
+                         p->value_dim == p->head_dim ? "equal query's shape" : "be query's shape with D_v = value_head_dim:",
+                         ifa__shape_str(&out_want, s2, sizeof s2));
     if (a->softmax_lse) {
         const ifa_tensor *l = a->softmax_lse;
         if (l->ndim != 3)

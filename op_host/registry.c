@@ -33,7 +33,7 @@ static const ifa_tensor_def ifa_inputs[] = {
     {"rope_sin", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},
 };
 static const ifa_tensor_def ifa_outputs[] = {
-    {"attention_out", 1, FLOATS | DT(INT8), 3, 4, 0, "the query's shape; the query's dtype, or int8 with quant_scale2"},
+    {"attention_out", 1, FLOATS | DT(INT8), 3, 4, 0, "the query's shape (D_v for D); the query's dtype, or int8 with quant_scale2"},
     {"softmax_lse", 0, DT(FLOAT32), 3, 3, 0, "(B, N, S1) natural-log sum-exp, with softmax_lse_flag"},
 };
 static const ifa_attr_def ifa_attrs[] = {
@@ -56,6 +56,7 @@ static const ifa_attr_def ifa_attrs[] = {
     {"rope_dim", IFA_ATTR_INT, 0, "0", "rotated dims; 0 = D"},
     {"rope_positions", IFA_ATTR_INT_LIST, 0, NULL, "B first-token positions; absent = length - S1"},
     {"template_mode", IFA_ATTR_STRING, 0, "auto", "auto, all_vector or cv"},
+    {"value_head_dim", IFA_ATTR_INT, 0, "0", "D_v: value columns read and the output's head dim; 0 = D (MLA: 512 of 576)"},
 };
 static const ifa_dtype_combo ifa_combos[] = {
     {{"query", "key", "attention_out"}, {IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16}},

@@ -142,6 +142,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
                              "softmax_lse_flag is false" : "softmax_lse_flag is true but no softmax_lse tensor is given");
         if ((a = attr(call, "actual_seq_lengths"))) x->actual_seq_lengths = a->list, x->actual_seq_lengths_count = a->list_len;
         x->softcap = attr_float(call, "softcap", 0), x->window = attr_int(call, "window", 0);
+        x->value_head_dim = attr_int(call, "value_head_dim", 0);
         if ((a = attr(call, "kv_padding_size"))) b->kv_padding = a->i, x->kv_padding_size = &b->kv_padding;
         IFA__TRY(bind_table(call, b, &x->block_table, &x->block_table_cols));
         x->block_size = attr_int(call, "block_size", 0);
@@ -192,9 +193,11 @@ ifa_status ifa_op_infer(const ifa_op_def *def, const ifa_op_call *call, ifa_tens
         outputs[0] = *q;
         outputs[0].buffer = NULL, outputs[0].offset = 0;
         if (tensor(call, "quant_scale2")) outputs[0].dtype = IFA_DTYPE_INT8;
+        const char *layout = attr_string(call, "input_layout", "BSH");
+        const int64_t n = attr_int(call, "num_heads", 0), dv = attr_int(call, "value_head_dim", 0);
+        /* D_v for D (the checks refuse a D_v outside [0, D] later, with their message) */
+        if (dv > 0) outputs[0].shape[q->ndim - 1] = strcmp(layout, "BSH") == 0 ? n * dv : dv;
         if (attr_int(call, "softmax_lse_flag", 0)) {
-            const char *layout = attr_string(call, "input_layout", "BSH");
-            const int64_t n = attr_int(call, "num_heads", 0);
             const int64_t s1 = strcmp(layout, "BNSD") == 0 ? q->shape[2] : q->shape[1];
             outputs[1].dtype = IFA_DTYPE_FLOAT32, outputs[1].ndim = 3;
             outputs[1].shape[0] = q->shape[0], outputs[1].shape[1] = n, outputs[1].shape[2] = s1;

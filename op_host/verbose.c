@@ -114,12 +114,17 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     }
     if (p->template_request)
         fprintf(stderr, ", \"template_mode\": \"%s\"", p->template_request == IFA_TEMPLATE_CV ? "cv" : "all_vector");
+    if (a->value_head_dim) fprintf(stderr, ", \"value_head_dim\": %lld", (long long)a->value_head_dim);
     fputs("}, \"inputs\": {", stderr);
     tensor_json(stderr, "query", a->query, 1);
     fputs(", ", stderr);
     tensor_json(stderr, "key", a->key, 2);
     fputs(", ", stderr);
-    tensor_json(stderr, "value", a->value, 3);
+    /* the key passed as the value (MLA's one latent cache) replays as such */
+    if (a->value == a->key || (a->value->buffer && a->value->buffer == a->key->buffer && a->value->offset == a->key->offset))
+        fputs("\"value\": \"key\"", stderr);
+    else
+        tensor_json(stderr, "value", a->value, 3);
     if (a->actual_seq_lengths_count > 0) {
         fputs(", \"actual_seq_lengths\": [", stderr);
         for (int64_t i = 0; i < a->actual_seq_lengths_count; ++i)

@@ -46,12 +46,13 @@
  *
  * 8-wide loads (VW = 1, V8 = 1, a GPU shape). The work-group shape above with each KV row read 8 elements
  * (16 bytes of fp16) per load instead of one: a work-item's dot products walk its key row in float8 steps,
- * and in P.V work-item (z, r, x) owns the 8 columns x of query row r for the chunk rows j = z mod ZV, adding
+ * and in P.V work-item (z, r, x) owns the 8 value columns x of query row r for the chunk rows j = z mod ZV, adding
  * them into its own slice of lacc (no two work-items share one, so no reduction per chunk); the ZV slices
- * are summed into acc once, after the last chunk. Needs R x D / 8 <= WG, D a multiple of 8, no int4.
+ * are summed into acc once, after the last chunk. Needs R x D_v / 8 <= WG, D and D_v multiples of 8, no int4.
  *
- * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; WG work-items per group;
- * VW vector width along D (divides HEAD_DIM; 1 = scalar); PV_RB query rows x XB vectors per P.V register block;
+ * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; VDIM (D_v: the value columns
+ * read per row and the output's head dimension, <= HEAD_DIM; multi-head latent attention reads the first 512
+ * of 576); WG work-items per group; VW vector width along D (divides HEAD_DIM and VDIM; 1 = scalar); PV_RB query rows x XB vectors per P.V register block;
  * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
  * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
  * HAS_PAD 0/1; ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
@@ -89,6 +90,7 @@
 #define IFA_GLOBAL_MAX (SPLIT && ROWMAX == 2 && !MAX_PASS)
 #define R (GT * SQ)
 #define DV (HEAD_DIM / VW)
+#define DVV (VDIM / VW) /* value vectors per row */
 #ifndef MH
 #define MH 1
 #endif
@@ -103,10 +105,10 @@
 #define IFA_TPR 1
 #endif
 #if V8
-#if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || R * (HEAD_DIM / 8) > WG
-#error "8-wide loads need VW = 1, no int4, D a multiple of 8 and R x D / 8 <= WG"
+#if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || R * (VDIM / 8) > WG
+#error "8-wide loads need VW = 1, no int4, D and D_v multiples of 8 and R x D_v / 8 <= WG"
 #endif
-#define IFA_XL (HEAD_DIM / 8)        /* work-items across one query row's D in P.V */
+#define IFA_XL (VDIM / 8)            /* work-items across one query row's D_v in P.V */
 #define IFA_ZV (WG / (IFA_XL * R))   /* groups of them, each its own chunk rows */
 #define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
@@ -347,7 +349,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
     __global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
     ulong kv_bstride, ulong kv_hstride, ulong kv_rstride,
-    __global o_store *o, ulong o_off, __global float *lse, ulong lse_off,
+    __global o_store *o, ulong o_off, ulong o_bstride, ulong o_hstride, ulong o_tstride, __global float *lse,
+    ulong lse_off,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
     int num_heads, int group, int head_groups, float scale,
     __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits,
@@ -364,21 +367,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int lid = (int)get_local_id(0);
 
     __local float qs[R * HEAD_DIM];
-    __local float acc[R * HEAD_DIM];
+    __local float acc[R * VDIM];
     __local float sc[R * CHUNK];
     __local float m_s[R], l_s[R], a_s[R];
     __local ulong roff[CHUNK];
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
-    __local float aq_q[R], aq_v[2 * HEAD_DIM], aq_t[2 * CHUNK];
+    __local float aq_q[R], aq_v[2 * VDIM], aq_t[2 * CHUNK];
 #if IFA_TPR > 1
     /* the softmax's partial maxima and sums, and each row's max to subtract */
     __local float red_s[WG], m_use_s[R];
 #endif
 #if V8
-    /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * HEAD_DIM + d] */
-    __local float lacc[IFA_ZV * R * HEAD_DIM];
+    /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * VDIM + d] */
+    __local float lacc[IFA_ZV * R * VDIM];
 #endif
 #if ROPE && !PREFIX
     /* cos and sin of each query token's angles, computed once per work-group instead of once per head and
@@ -459,7 +462,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         qv *= IFA_AQ_VS(d, 0);
 #endif
         IFA_SV(qv, qs + i);
-        IFA_SV((fv)0.0f, acc + i);
     }
 #else
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
@@ -495,23 +497,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         qv *= AQ_SCALE(AQ_IDX(0, d));
 #endif
         qs[i] = qv;
-        acc[i] = 0.0f;
     }
 #endif
+    for (int i = lid; i < R * VDIM; i += WG) acc[i] = 0.0f;
 #if V8
-    for (int i = lid; i < IFA_ZV * R * HEAD_DIM; i += WG) lacc[i] = 0.0f;
+    for (int i = lid; i < IFA_ZV * R * VDIM; i += WG) lacc[i] = 0.0f;
 #endif
 #if (ANTIQUANT == 1 || ANTIQUANT == 2) && VW > 1
-    for (int d = lid * VW; d < HEAD_DIM; d += WG * VW) {
+    for (int d = lid * VW; d < VDIM; d += WG * VW) {
         const fv vs = IFA_AQ_VS(d, aq_vstride);
         IFA_SV(vs, aq_v + d);
-        IFA_SV(IFA_AQ_VO(d, aq_vstride) * vs, aq_v + HEAD_DIM + d);
+        IFA_SV(IFA_AQ_VO(d, aq_vstride) * vs, aq_v + VDIM + d);
     }
 #elif ANTIQUANT == 1 || ANTIQUANT == 2
-    for (int d = lid; d < HEAD_DIM; d += WG) {
+    for (int d = lid; d < VDIM; d += WG) {
         const float vs = AQ_SCALE(AQ_IDX(0, d) + aq_vstride);
         aq_v[d] = vs;
-        aq_v[HEAD_DIM + d] = AQ_OFFSET(AQ_IDX(0, d) + aq_vstride) * vs;
+        aq_v[VDIM + d] = AQ_OFFSET(AQ_IDX(0, d) + aq_vstride) * vs;
     }
 #endif
     for (int r = lid; r < R; r += WG) {
@@ -791,12 +793,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         {
             const int x = lid % IFA_XL * 8, r = lid / IFA_XL % R, z = lid / (IFA_XL * R);
             if (z < IFA_ZV) {
-                __local float *la = lacc + (z * R + r) * HEAD_DIM + x;
+                __local float *la = lacc + (z * R + r) * VDIM + x;
                 float8 a = r < rn ? vload8(0, la) * a_s[r] : (float8)0.0f;
                 for (int j = z; j < rows; j += IFA_ZV) {
                     float8 vv = IFA_L8(KV_T, v, v_off + roff[j] + (ulong)x);
 #if ANTIQUANT == 1 || ANTIQUANT == 2
-                    vv = fma(vv, vload8(0, aq_v + x), vload8(0, aq_v + HEAD_DIM + x));
+                    vv = fma(vv, vload8(0, aq_v + x), vload8(0, aq_v + VDIM + x));
 #elif ANTIQUANT
                     vv = fma(vv, (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
 #endif
@@ -808,35 +810,35 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #elif VW == 1
         /* one work-item per column d. (The blocked form below computes the same; PoCL 3.1 miscompiles it
          * with 16-item groups inside the balanced units' piece loop, so the scalar shape keeps this one.) */
-        for (int d = lid; d < HEAD_DIM; d += WG) {
+        for (int d = lid; d < VDIM; d += WG) {
             float a[R];
-            for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * HEAD_DIM + d] * a_s[r] : 0.0f;
+            for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * VDIM + d] * a_s[r] : 0.0f;
             for (int j = 0; j < rows; ++j) {
                 float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
 #if ANTIQUANT == 1 || ANTIQUANT == 2
-                vv = fma(vv, aq_v[d], aq_v[HEAD_DIM + d]);
+                vv = fma(vv, aq_v[d], aq_v[VDIM + d]);
 #elif ANTIQUANT
                 vv = fma(vv, aq_t[j], aq_t[CHUNK + j]);
 #endif
                 for (int r = 0; r < R; ++r) a[r] = fma(sc[r * CHUNK + j], vv, a[r]);
             }
-            for (int r = 0; r < rn; ++r) acc[r * HEAD_DIM + d] = a[r];
+            for (int r = 0; r < rn; ++r) acc[r * VDIM + d] = a[r];
         }
 #else
         /* register tiles of PV_RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
          * after the first) */
         for (int r0 = 0; r0 < R; r0 += PV_RB)
-        for (int x0 = lid * XB; x0 < DV; x0 += WG * XB) {
+        for (int x0 = lid * XB; x0 < DVV; x0 += WG * XB) {
             fv a[PV_RB][XB];
             _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
-                a[rr][xb] = r0 + rr < rn && x0 + xb < DV ? IFA_LV(acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW) * a_s[r0 + rr]
+                a[rr][xb] = r0 + rr < rn && x0 + xb < DVV ? IFA_LV(acc + (r0 + rr) * VDIM + (x0 + xb) * VW) * a_s[r0 + rr]
                                                           : 0.0f;
             for (int j = 0; j < rows; ++j) {
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
-                    if (x0 + xb < DV) {
+                    if (x0 + xb < DVV) {
                         fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
 #if ANTIQUANT == 1 || ANTIQUANT == 2
-                        vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + HEAD_DIM + (x0 + xb) * VW));
+                        vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + VDIM + (x0 + xb) * VW));
 #elif ANTIQUANT
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
@@ -846,7 +848,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 }
             }
             for (int rr = 0; rr < PV_RB && r0 + rr < rn; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
-                if (x0 + xb < DV) IFA_SV(a[rr][xb], acc + (r0 + rr) * HEAD_DIM + (x0 + xb) * VW);
+                if (x0 + xb < DVV) IFA_SV(a[rr][xb], acc + (r0 + rr) * VDIM + (x0 + xb) * VW);
         }
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -854,10 +856,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
 #if V8 && !MAX_PASS
     /* the groups' slices into acc */
-    for (int i = lid; i < rn * HEAD_DIM; i += WG) {
-        const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+    for (int i = lid; i < rn * VDIM; i += WG) {
+        const int r = i / VDIM, d = i - r * VDIM;
         float s = 0.0f;
-        for (int z = 0; z < IFA_ZV; ++z) s += lacc[(z * R + r) * HEAD_DIM + d];
+        for (int z = 0; z < IFA_ZV; ++z) s += lacc[(z * R + r) * VDIM + d];
         acc[i] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -885,9 +887,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if MAX_PASS
         for (int r = lid; r < rw; r += WG) part[part_m + IFA_PROW(r)] = m_s[r];
 #else
-        for (int i = lid; i < rw * HEAD_DIM; i += WG) {
-            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
-            part[part_acc + IFA_PROW(r) * HEAD_DIM + d] = acc[i];
+        for (int i = lid; i < rw * VDIM; i += WG) {
+            const int r = i / VDIM, d = i - r * VDIM;
+            part[part_acc + IFA_PROW(r) * VDIM + d] = acc[i];
         }
         for (int r = lid; r < rw; r += WG) {
 #if ROWMAX == 1
@@ -900,7 +902,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if !SPLIT
     if (whole) {
-        const ulong obase = o_off + b * q_bstride + (ulong)h0 * q_hstride;
+        const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
 #if SINK
         /* a work-item's elements come row by row: the row's factor (two exp and a division) once per row */
         int f_row = -1;
@@ -909,8 +911,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     (f_row == (r) ? f : (f_row = (r), f = ifa_sink_factor(m_s[r], l_s[r], sinks[sinks_off + h0 + (g)])))
 #endif
 #if IFA_VEC_OUT
-        for (int i = lid * VW; i < rn * HEAD_DIM; i += WG * VW) {
-            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+        for (int i = lid * VW; i < rn * VDIM; i += WG * VW) {
+            const int r = i / VDIM, d = i - r * VDIM;
             const int g = r / SQ, t = r - g * SQ;
 #if SINK
             const fv x = IFA_LV(acc + i) * IFA_SINK_FACTOR(r, g);
@@ -918,11 +920,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const float l = l_s[r];
             const fv x = l > 0.0f ? IFA_LV(acc + i) / l : 0.0f;
 #endif
-            IFA_VSTORE(O_T, x, o, obase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d);
+            IFA_VSTORE(O_T, x, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
         }
 #else
-        for (int i = lid; i < rn * HEAD_DIM; i += WG) {
-            const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
+        for (int i = lid; i < rn * VDIM; i += WG) {
+            const int r = i / VDIM, d = i - r * VDIM;
             const int g = r / SQ, t = r - g * SQ;
 #if SINK
             const float x = acc[i] * IFA_SINK_FACTOR(r, g);
@@ -931,7 +933,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const float x = l > 0.0f ? acc[i] / l : 0.0f;
 #endif
             IFA_STORE(O_T, IFA_QUANT(x, h0 + g, d), o,
-                      obase + (ulong)g * q_hstride + (ulong)t * q_tstride + d);
+                      obase + (ulong)g * o_hstride + (ulong)t * o_tstride + d);
         }
 #endif
 #if HAS_LSE

@@ -11,10 +11,10 @@
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
- * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS. The shape (head_dim, gt: rows' heads per partial entry,
- * sq: query tokens, causal) comes as arguments: the combine does a few integer divisions per work-group and
- * one pass over D, so specialising on them bought nothing and cost a program build per shape (as in
- * ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
+ * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS. The shape (head_dim: the output's, D_v; gt: rows'
+ * heads per partial entry, sq: query tokens, causal) comes as arguments: the combine does a few integer
+ * divisions per work-group and one pass over D_v, so specialising on them bought nothing and cost a program
+ * build per shape (as in ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
 
 #ifndef BALANCED
 #define BALANCED 0
@@ -39,11 +39,12 @@ inline long ifa_unit_of(long total, long units, long x) {
 
 typedef IFA_STORE_TYPE(O_T) o_store;
 
-#define HEAD_DIM head_dim /* ifa_common.cl's per-channel post-quant index reads HEAD_DIM: here the argument */
+#undef VDIM
+#define VDIM head_dim /* ifa_common.cl's per-channel post-quant index reads VDIM: here the argument (D_v) */
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
-    __global o_store *o, ulong o_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
+    __global o_store *o, ulong o_off, ulong o_bstride, ulong o_hstride, ulong o_tstride,
     __global float *lse, ulong lse_off, int num_heads,
     __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
     __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
@@ -95,7 +96,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
         if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
 #endif
     }
-    const ulong obase = o_off + b * q_bstride + h * q_hstride + t * q_tstride;
+    const ulong obase = o_off + b * o_bstride + h * o_hstride + t * o_tstride;
 #if SINK
     const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
 #endif

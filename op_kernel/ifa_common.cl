@@ -177,8 +177,14 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
     return window > 0 ? clamp(len - causal_shift - window, 0, len) : 0;
 }
 
+/* VDIM: the value columns a kernel reads per row and the output's head dimension (D_v, value_head_dim);
+ * the key's HEAD_DIM unless the host sets it */
+#ifndef VDIM
+#define VDIM HEAD_DIM
+#endif
+
 /* Post-quant of an output element of query head h, dim d: x * scale2 + offset2, per tensor (QUANT_OUT 1) or
- * per channel (QUANT_OUT 2, index h * HEAD_DIM + d); the int8 store rounds and saturates. The kernel must
+ * per channel (QUANT_OUT 2, index h * VDIM + d); the int8 store rounds and saturates. The kernel must
  * declare qs2, qs2_off, qo2, qo2_off (scale and offset of dtype code Q2_T) when QUANT_OUT is set. */
 #ifndef QUANT_OUT
 #define QUANT_OUT 0
@@ -189,7 +195,7 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
 #if QUANT_OUT == 1
 #define IFA_Q2_IDX(h, d) ((ulong)0)
 #else
-#define IFA_Q2_IDX(h, d) ((ulong)(h) * HEAD_DIM + (ulong)(d))
+#define IFA_Q2_IDX(h, d) ((ulong)(h) * VDIM + (ulong)(d))
 #endif
 #if QUANT_OUT && Q2_OFF
 #define IFA_QUANT(x, h, d) fma((x), IFA_LOAD(Q2_T, qs2, qs2_off + IFA_Q2_IDX(h, d)), IFA_LOAD(Q2_T, qo2, qo2_off + IFA_Q2_IDX(h, d)))

@@ -3,7 +3,8 @@
  *                   rows r = g x SQ + t, rotated (RoPE) on the way; one copy per split, so both products
  *                   are plain strided batches;
  *   then per chunk (`step`) of CHUNK KV rows:
- *   ifa_cv_gather   the chunk's K and V rows of every entry as fp32 (E, CHUNK, D): converted from the
+ *   ifa_cv_gather   the chunk's K rows (E, CHUNK, D) and the first D_v = VDIM columns of its V rows
+ *                   (E, CHUNK, D_v) of every entry as fp32: converted from the
  *                   storage dtype, dequantised (antiquant), fetched through the block table; rows past the
  *                   entry's end are written as zeros without being read;
  *   (CLBlast)       S = Q x K^T, (E, M, CHUNK);
@@ -11,13 +12,13 @@
  *                   query tokens, window, mask) turn S into scores; the online softmax updates the row's max
  *                   m and sum l, writes the probabilities over the scores and rescales the row's accumulator
  *                   by exp(m_old - m_new) (zeroes it on chunk 0);
- *   (CLBlast)       acc += P x V, (E, M, D);
+ *   (CLBlast)       acc += P x V, (E, M, D_v);
  * and ifa_combine.cl (CV=1) merges the splits, normalises and writes the output and the LSE.
  * Entry e = (b x N_kv + kvh) x max_splits + s reads batch b's logical positions [first, end) with
  * first = kv_lo + min(span, s x split_tokens), end = min(len_b, first + split_tokens) (ifa_all_vector.cl's
- * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D), maxima and
+ * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D_v), maxima and
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
- * Build options (-D): Q_T, KV_T, HEAD_DIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
+ * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
  * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
  * ROPE_TAB, as in ifa_all_vector.cl. */
 
@@ -92,7 +93,7 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
 #endif
         const ulong at = ro + kvh * kv_hstride + (ulong)d;
         kx = IFA_LOAD(KV_T, k, k_off + at);
-        vx = IFA_LOAD(KV_T, v, v_off + at);
+        if (d < VDIM) vx = IFA_LOAD(KV_T, v, v_off + at);
 #if ANTIQUANT
 #if ANTIQUANT == 5
         const ulong ai = AQ_IDX((ulong)pb * (ulong)block_size + (ulong)(p % block_size), d);
@@ -105,9 +106,8 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
         vx = (vx + AQ_OFFSET(ai + aq_vstride)) * AQ_SCALE(ai + aq_vstride);
 #endif
     }
-    const ulong o = (e * CHUNK + (ulong)j) * HEAD_DIM + (ulong)d;
-    ws[kt_off + o] = kx;
-    ws[vt_off + o] = vx;
+    ws[kt_off + (e * CHUNK + (ulong)j) * HEAD_DIM + (ulong)d] = kx;
+    if (d < VDIM) ws[vt_off + (e * CHUNK + (ulong)j) * VDIM + (ulong)d] = vx;
 }
 
 /* The max (is_max) or sum of x over the work-group; every work-item gets it. */
@@ -184,6 +184,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
         ws[m_off + row] = m_new;
         ws[l_off + row] = l_old * alpha + sum;
     }
-    __global float *acc = ws + acc_off + row * HEAD_DIM;
-    for (int d = lid; d < HEAD_DIM; d += WG) acc[d] = step == 0 ? 0.0f : acc[d] * alpha;
+    __global float *acc = ws + acc_off + row * VDIM;
+    for (int d = lid; d < VDIM; d += WG) acc[d] = step == 0 ? 0.0f : acc[d] * alpha;
 }

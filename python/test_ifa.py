@@ -10,18 +10,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ifa  # noqa: E402
 
 
-def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None):
+def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None, dv=None):
     """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of S1 sees the
     positions < len - S1 + 1 + i; sinks (N) join each head's softmax sum as keys without values; alibi
-    slopes (N) or (B, N) add -slope * (len - S1 + i - j) to the score of position j. Returns out
-    (B, S1, N*D) and lse (B, N, S1)."""
+    slopes (N) or (B, N) add -slope * (len - S1 + i - j) to the score of position j; dv: only the first dv
+    of each value row's D elements count. Returns out (B, S1, N*dv) and lse (B, N, S1)."""
     b, s1, h = q.shape
     d = h // n
+    dv = d if dv is None else dv
     s = k.shape[1]
     q = q.astype(np.float64).reshape(b, s1, n, d)
     k = k.astype(np.float64).reshape(b, s, nkv, d)
-    v = v.astype(np.float64).reshape(b, s, nkv, d)
-    out = np.zeros((b, s1, n, d))
+    v = v.astype(np.float64).reshape(b, s, nkv, d)[..., :dv]
+    out = np.zeros((b, s1, n, dv))
     lse = np.full((b, n, s1), -np.inf)
     for bi in range(b):
         length = s if lengths is None else lengths[bi]
@@ -42,7 +43,7 @@ def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None):
                 total = p.sum() + np.exp(z - m)
                 out[bi, i, hi] = p @ v[bi, :end, kh] / total
                 lse[bi, hi, i] = m + np.log(total)
-    return out.reshape(b, s1, h), lse
+    return out.reshape(b, s1, n * dv), lse
 
 
 def rel_l2(a, b):
@@ -150,6 +151,25 @@ class Binding(unittest.TestCase):
             ifa.run("IncreFlashAttention", query=q, key=k, value=v, alibi_slopes=slopes[:2], num_heads=8,
                     num_key_value_heads=2)
         self.assertIn("alibi_slopes has shape (2, 8)", str(e.exception))
+
+    def test_value_head_dim(self):
+        """Multi-head latent attention: value_head_dim D_v < D, the key tensor itself as the value (one latent
+        cache, N_kv = 1), in both templates; the output's last dimension is N·D_v; D_v > D is refused."""
+        q = self.rng.uniform(-1, 1, (2, 1, 8 * 40)).astype(np.float16)
+        k = self.rng.uniform(-1, 1, (2, 96, 40)).astype(np.float16)
+        lens = [96, 33]
+        out, lse = attention_ref(q, k, k, 8, 1, 0.15, lens, dv=32)
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=k, value=k, num_heads=8, num_key_value_heads=1,
+                        scale_value=0.15, actual_seq_lengths=lens, softmax_lse_flag=True, value_head_dim=32,
+                        template_mode=template)
+            self.assertEqual(r["attention_out"].shape, (2, 1, 8 * 32))
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-3)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=k, num_heads=8, num_key_value_heads=1,
+                    value_head_dim=41)
+        self.assertIn("value_head_dim = 41 is outside [0, D = 40]", str(e.exception))
 
     def test_float8_conversions(self):
         codes = np.arange(256, dtype=np.uint8)

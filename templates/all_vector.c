@@ -25,7 +25,8 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
     const ifa_problem *p = &plan->problem;
     const ifa__define defines[] = {
         {"Q_T", p->q_dtype},          {"KV_T", p->kv_dtype},      {"O_T", p->out_dtype == IFA_DTYPE_INT8 ? 0 : p->out_dtype},
-        {"HEAD_DIM", p->head_dim},    {"WG", plan->work_group_size}, {"VW", plan->vector_width},
+        {"HEAD_DIM", p->head_dim},    {"VDIM", ifa__value_dim(p)}, {"WG", plan->work_group_size},
+        {"VW", plan->vector_width},
         {"XB", plan->prefix_pv_block}, {"PV_RB", plan->prefix_pv_rows}, {"CHUNK", plan->chunk_rows},
         {"GT", plan->prefix_heads_per_group}, {"RS_MAX", plan->score_rows}, {"SQ", p->seq_q},
         {"CAUSAL", 0},                {"HAS_LSE", 0},
@@ -58,6 +59,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"KV_T", p->kv_dtype},
         {"O_T", p->out_dtype},
         {"HEAD_DIM", p->head_dim},
+        {"VDIM", ifa__value_dim(p)},
         {"WG", plan->work_group_size},
         {"VW", plan->vector_width},
         {"XB", plan->pv_block},
@@ -111,7 +113,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof a.k_off, &a.k_off},
         {sizeof(cl_mem), &a.v},          {sizeof a.v_off, &a.v_off},     {sizeof a.kv_batch, &a.kv_batch},
         {sizeof a.kv_head, &a.kv_head},  {sizeof a.kv_row, &a.kv_row},   {sizeof(cl_mem), &a.o},
-        {sizeof a.o_off, &a.o_off},      {sizeof(cl_mem), &a.lse},       {sizeof a.lse_off, &a.lse_off},
+        {sizeof a.o_off, &a.o_off},      {sizeof a.o_batch, &a.o_batch}, {sizeof a.o_head, &a.o_head},
+        {sizeof a.o_tok, &a.o_tok},      {sizeof(cl_mem), &a.lse},       {sizeof a.lse_off, &a.lse_off},
         {sizeof(cl_mem), &a.lens},       {sizeof a.lens_off, &a.lens_off}, {sizeof a.uniform_len, &a.uniform_len},
         {sizeof a.per_batch, &a.per_batch}, {sizeof a.num_heads, &a.num_heads}, {sizeof c.group, &c.group},
         {sizeof c.head_groups, &c.head_groups}, {sizeof a.scale, &a.scale}, {sizeof(cl_mem), &c.part},

@@ -34,6 +34,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
         {"HEAD_DIM", p->head_dim},
+        {"VDIM", ifa__value_dim(p)},
         {"WG", plan->cv_work_group_size},
         {"GT", plan->heads_per_group},
         {"SQ", p->seq_q},
@@ -61,6 +62,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     c.split_tokens = (cl_int)ifa__cv_entry_rows(plan);
     const cl_int nkv = (cl_int)p->num_kv_heads;
     const size_t e = (size_t)plan->cv_entries, m = (size_t)plan->cv_rows, d = (size_t)p->head_dim;
+    const size_t dv = (size_t)ifa__value_dim(p);
     const size_t chunk = (size_t)plan->chunk_rows;
 
     const ifa__karg qargs[] = {
@@ -108,11 +110,11 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     while (lx < 64 && d % (lx * 2) == 0) lx *= 2;
     const size_t gglobal[3] = {d, chunk, e}, glocal[3] = {lx, 1, 1};
     const size_t slocal[1] = {(size_t)plan->cv_work_group_size}, sglobal[1] = {slocal[0] * e * m};
-    /* S_e (M x chunk) = Q_e (M x D) x K_e^T; acc_e (M x D) += P_e (M x chunk) x V_e (chunk x D) */
+    /* S_e (M x chunk) = Q_e (M x D) x K_e^T; acc_e (M x D_v) += P_e (M x chunk) x V_e (chunk x D_v) */
     const ifa__gemm qk = {m, chunk, d, 1, workspace, (size_t)qt, d, m * d, workspace, (size_t)kt, d, chunk * d,
                           0.0f, workspace, (size_t)st, chunk, m * chunk, e};
-    const ifa__gemm pv = {m, d, chunk, 0, workspace, (size_t)st, chunk, m * chunk, workspace, (size_t)vt, d, chunk * d,
-                          1.0f, workspace, (size_t)c.acc, d, m * d, e};
+    const ifa__gemm pv = {m, dv, chunk, 0, workspace, (size_t)st, chunk, m * chunk, workspace, (size_t)vt, dv,
+                          chunk * dv, 1.0f, workspace, (size_t)c.acc, dv, m * dv, e};
     ifa_status s = IFA_STATUS_OK;
     atomic_store(&ctx->blas_used, 1);
     for (step = 0; s == IFA_STATUS_OK && step < plan->cv_steps; ++step) {

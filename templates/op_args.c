@@ -6,6 +6,7 @@
 
 #include "op_host/launch.h"
 #include "op_host/tensor_check.h"
+#include "tiling/planner.h"
 
 void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem workspace,
                        size_t workspace_offset, ifa__op_args *a) {
@@ -14,11 +15,14 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     const cl_ulong d = (cl_ulong)p->head_dim, n = (cl_ulong)p->num_heads, nkv = (cl_ulong)p->num_kv_heads;
     const cl_ulong sq = (cl_ulong)p->seq_q;
     const cl_ulong rows = p->paged ? (cl_ulong)p->block_size : (cl_ulong)p->seq_kv; /* rows per batch or block */
+    const cl_ulong dv = (cl_ulong)ifa__value_dim(p);
     if (p->layout == IFA_LAYOUT_BNSD) {
         a->q_batch = n * sq * d, a->q_head = sq * d, a->q_tok = d;
+        a->o_batch = n * sq * dv, a->o_head = sq * dv, a->o_tok = dv;
         a->kv_batch = nkv * rows * d, a->kv_head = rows * d, a->kv_row = d;
     } else {
         a->q_batch = sq * n * d, a->q_head = d, a->q_tok = n * d;
+        a->o_batch = sq * n * dv, a->o_head = dv, a->o_tok = n * dv;
         a->kv_batch = rows * nkv * d, a->kv_head = d, a->kv_row = nkv * d;
     }
     const ifa_tensor *q = args->query, *o = args->attention_out;
@@ -90,7 +94,7 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
         {"ROWMAX", c->rowmax},   {"BALANCED", c->balanced},             {"CV", c->cv},
         IFA__OUT_DEFINES(p, plan),
     };
-    const cl_int head_dim = (cl_int)p->head_dim, gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,
+    const cl_int head_dim = (cl_int)ifa__value_dim(p), gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,
                  causal = (cl_int)p->causal;
     static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *k;
@@ -99,8 +103,8 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
     const ifa__karg args[] = {
         {sizeof(cl_mem), &c->part},       {sizeof c->acc, &c->acc},           {sizeof c->m, &c->m},
         {sizeof c->l, &c->l},             {sizeof c->max_splits, &c->max_splits}, {sizeof(cl_mem), &a->o},
-        {sizeof a->o_off, &a->o_off},     {sizeof a->q_batch, &a->q_batch},   {sizeof a->q_head, &a->q_head},
-        {sizeof a->q_tok, &a->q_tok},     {sizeof(cl_mem), &a->lse},          {sizeof a->lse_off, &a->lse_off},
+        {sizeof a->o_off, &a->o_off},     {sizeof a->o_batch, &a->o_batch},   {sizeof a->o_head, &a->o_head},
+        {sizeof a->o_tok, &a->o_tok},     {sizeof(cl_mem), &a->lse},          {sizeof a->lse_off, &a->lse_off},
         {sizeof a->num_heads, &a->num_heads}, {sizeof(cl_mem), &a->lens},     {sizeof a->lens_off, &a->lens_off},
         {sizeof a->uniform_len, &a->uniform_len}, {sizeof a->per_batch, &a->per_batch},
         {sizeof c->split_tokens, &c->split_tokens}, {sizeof(cl_mem), &c->prefix}, {sizeof c->prefix_off, &c->prefix_off},

@@ -13,7 +13,8 @@ typedef struct ifa__op_args {
     cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin, sinks, alibi;
     cl_ulong q_off, q_batch, q_head, q_tok;
     cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
-    cl_ulong o_off, lse_off, lens_off;
+    cl_ulong o_off, o_batch, o_head, o_tok; /* the output's strides: the query's with D_v for D */
+    cl_ulong lse_off, lens_off;
     cl_ulong mask_off, mask_bstride, mask_tstride;
     cl_ulong pse_off, pse_bstride, pse_hstride, pse_tstride;
     cl_ulong table_off;

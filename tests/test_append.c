@@ -646,8 +646,8 @@ START_TEST(append_rules) {
     aexpect(&f, IFA_STATUS_INVALID_RANK, "key has rank 3; input_layout BNSD needs rank 4 (B, N_kv, S1, D)");
     afix_setup(&f), f.a.num_key_value_heads = 3;
     aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "key's last dimension 32 is not a multiple of num_key_value_heads = 3");
-    afix_setup(&f), f.k.shape[2] = f.v.shape[2] = 2 * 513;
-    aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 513 is outside [1, 512]");
+    afix_setup(&f), f.k.shape[2] = f.v.shape[2] = 2 * 577;
+    aexpect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 577 is outside [1, 576]");
     afix_setup(&f), f.v.shape[1] = 3;
     aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value has shape (2, 3, 32); it must be key's shape (2, 2, 32)");
     afix_setup(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT8;

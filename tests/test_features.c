@@ -58,6 +58,8 @@ typedef struct fspec {
     int tmpl;           /* ifa_template to force through template_mode; 0: the planner's choice */
     int native;         /* > 0: plan for a CPU of this native float width (16: AVX-512, 8: AVX2), so the vector
                          * shape's tiles of either register file run on this machine; 0: the device's own */
+    int64_t dv;         /* > 0: value_head_dim D_v < D (the value's columns from D_v on hold NaN unless value_is_key) */
+    int value_is_key;   /* 1: value is the key tensor itself (MLA's one latent cache) */
     uint64_t seed;
 } fspec;
 
@@ -227,6 +229,9 @@ static int build(const fspec *p, ifa_case *c) {
                                                     : 1;
     ifa_host_fill_random(&c->key, p->seed * 11 + 2, -kv_range, kv_range);
     ifa_host_fill_random(&c->value, p->seed * 11 + 3, -kv_range, kv_range);
+    /* the key as the value: the same numbers, so that every later step (poison, pages) treats both alike */
+    if (p->value_is_key) memcpy(c->value.data, c->key.data, c->key.bytes);
+    c->value_head_dim = p->dv, c->value_is_key = p->value_is_key;
     if (p->aq && build_antiquant(p, c) != 0) return -1;
     if (p->nlens) {
         if (!(c->lengths = malloc((size_t)p->nlens * sizeof *c->lengths))) return -1;
@@ -285,8 +290,9 @@ static int build(const fspec *p, ifa_case *c) {
         if (ifa_host_tensor_alloc(&c->pse_shift, p->q, 4, ps) != 0) return -1;
         ifa_host_fill_random(&c->pse_shift, p->seed * 11 + 5, -2, 2);
     }
+    const int64_t dv = p->dv ? p->dv : p->d; /* the output's head dimension */
     if (p->q2) {
-        int64_t qs[2] = {p->q2 == 1 ? 1 : p->q2 == 2 ? p->n * p->d : p->n, p->d};
+        int64_t qs[2] = {p->q2 == 1 ? 1 : p->q2 == 2 ? p->n * dv : p->n, dv};
         const int nd = p->q2 == 3 ? 2 : 1;
         if (ifa_host_tensor_alloc(&c->quant_scale2, IFA_DTYPE_FLOAT32, nd, qs) != 0) return -1;
         ifa_host_fill_random(&c->quant_scale2, p->seed * 11 + 8, p->q2_max / 4, p->q2_max);
@@ -334,8 +340,15 @@ static int build(const fspec *p, ifa_case *c) {
             }
         }
     }
-    if (p->block_size > 0)
-        return make_paged(p, c) != 0 || (p->aq == IFA_ANTIQUANT_PAGED_HEAD_TOKEN && page_scales(p, c) != 0) ? -1 : 0;
+    if (p->block_size > 0 &&
+        (make_paged(p, c) != 0 || (p->aq == IFA_ANTIQUANT_PAGED_HEAD_TOKEN && page_scales(p, c) != 0)))
+        return -1;
+    /* a value's columns past D_v are never read: NaN in them where the dtype holds one (float KV, a value of its
+     * own) */
+    if (dv < p->d && !p->value_is_key && p->kv != IFA_DTYPE_INT8 && p->kv != IFA_DTYPE_INT4)
+        for (int64_t i = 0; i < ifa_host_tensor_numel(&c->value); ++i)
+            if (i % p->d >= dv) ifa_host_set(&c->value, i, NAN);
+    if (p->block_size > 0) return 0;
     /* contiguous: NaN in every row the case must not read (float KV; quantised KV poisons token scales) */
     for (int64_t b = 0; b < p->b && !p->aq; ++b) {
         int64_t lo, len;
@@ -393,13 +406,13 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
              "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
-             "native=%d sinks=%d alibi=%d seed=%llu",
+             "native=%d sinks=%d alibi=%d dv=%lld%s seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
              p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
-             p->alibi, (unsigned long long)p->seed);
+             p->alibi, (long long)p->dv, p->value_is_key ? "(value=key)" : "", (unsigned long long)p->seed);
 }
 
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
@@ -929,6 +942,60 @@ START_TEST(cv_float8) {
 }
 END_TEST
 
+/* Multi-head latent attention (value_head_dim D_v < D): the value a tensor of its own whose columns past D_v
+ * hold NaN, or the key itself (DeepSeek's MLA: one latent cache, N_kv = 1, the first D_v columns as the
+ * value). Cases 0-2 the MLA form; 3-5 paged, each split mode; 6-8 a value of its own, GQA, S1 = 3, each
+ * split mode; 9-11 int8 KV with channel scales; 12-14 int8 output per channel (N·D_v) and (N, D_v);
+ * 15-17 DeepSeek's own D = 576, D_v = 512 with both register files' tiles and sinks; 18-20 mask, window,
+ * soft-cap and ALiBi with S1 = 2. */
+START_TEST(value_head_dim) {
+    static const int64_t lens[] = {230, 0, 97}, short_lens[] = {100, 0, 61};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_BFLOAT16, .kv = IFA_DTYPE_BFLOAT16, .b = 3, .n = 16, .nkv = 1,
+               .d = 72, .dv = 64, .value_is_key = 1, .s = 230, .sq = 1, .lens = lens, .nlens = 3,
+               .seed = 2800 + (uint64_t)_i};
+    switch (_i / 3) {
+    case 0: break;
+    case 1: p.block_size = 16, p.split = splits[1 + _i % 3]; break;
+    case 2:
+        p.value_is_key = 0, p.q = p.kv = IFA_DTYPE_FLOAT16, p.n = 8, p.nkv = 2, p.d = 48, p.dv = 24, p.sq = 3;
+        p.split = splits[_i % 4];
+        break;
+    case 3:
+        p.value_is_key = _i == 9, p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1;
+        p.aq_dtype = IFA_DTYPE_FLOAT16, p.d = 64, p.dv = 40, p.split = _i == 11 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
+        break;
+    case 4: p.value_is_key = _i == 12, p.q2 = 2 + _i % 2, p.q2_offset = 1, p.q2_max = 150.0; break;
+    case 5: p.d = 576, p.dv = 512, p.s = 100, p.lens = short_lens, p.native = _i == 15 ? 8 : _i == 16 ? 16 : 0, p.sinks = _i == 17; break;
+    default:
+        p.value_is_key = _i != 18, p.sq = 2, p.mask = MASK_B1S, p.mask_dtype = IFA_DTYPE_BOOL, p.window = 120;
+        p.softcap = 7.0, p.alibi = 1, p.split = _i == 20 ? IFA_SPLIT_BALANCED : 0;
+        break;
+    }
+    ifa_case_result r;
+    memset(&r, 0, sizeof r);
+    check(&p, &r);
+    if (r.out.data) { /* a skipped native case kept nothing */
+        ck_assert_int_eq(r.plan.problem.value_dim, p.dv);
+        ck_assert_int_eq(r.out.shape[r.out.ndim - 1], strcmp(p.layout, "BSH") == 0 ? p.n * p.dv : p.dv);
+    }
+    ifa_case_result_free(&r);
+}
+END_TEST
+
+/* value_head_dim in the cv template (the gather keeps D_v value columns, P x V is M x D_v), against all_vector
+ * and the reference: the MLA form, paged with splits, int8 KV with token scales, multi-token GQA. */
+START_TEST(cv_value_head_dim) {
+    static const int64_t lens[] = {200, 0, 77};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 16, .nkv = 1,
+               .d = 72, .dv = 64, .value_is_key = 1, .s = 200, .sq = 1, .lens = lens, .nlens = 3,
+               .seed = 2900 + (uint64_t)_i};
+    if (_i == 1) p.block_size = 16, p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+    if (_i == 2) p.value_is_key = 0, p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_offset = 1;
+    if (_i == 3) p.value_is_key = 0, p.nkv = 4, p.d = 40, p.dv = 8, p.sq = 2, p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+    check_cv_and_all_vector(&p);
+}
+END_TEST
+
 /* float8 KV: on its own and with each antiquant mode (scales optional for float8), in every layout and split
  * mode, multi-token, paged (shared blocks), int8 output, MQA and both register files. Cases 0-23 are e4m3fn;
  * 24-35 e5m2 over half of the same variants (k: two of each group of four, every split mode among them). */
@@ -1102,6 +1169,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, alibi, 0, 12);
     tcase_add_loop_test(t, float8_kv, 0, 36);
     tcase_add_loop_test(t, float8_codes_exact, 0, 6);
+    tcase_add_loop_test(t, value_head_dim, 0, 21);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");
@@ -1111,6 +1179,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(cv, cv_sinks, 0, 4);
     tcase_add_loop_test(cv, cv_alibi, 0, 4);
     tcase_add_loop_test(cv, cv_float8, 0, 6);
+    tcase_add_loop_test(cv, cv_value_head_dim, 0, 4);
     suite_add_tcase(s, cv);
     return s;
 }

@@ -567,6 +567,40 @@ START_TEST(vector_shape_follows_native_width) {
 }
 END_TEST
 
+/* value_head_dim: DeepSeek's MLA decode (N = 128 query heads on one latent KV head, D = 576, D_v = 512) fits
+ * its rows with D + D_v per row, sizes the partials by D_v, and keeps the vector to a width dividing both;
+ * a plan with D_v past D is refused. */
+START_TEST(value_dim_sizes_rows_and_partials) {
+    ifa_problem p = problem(1, 128, 1, 576, 32768);
+    p.value_dim = 512;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
+    ck_assert_int_eq(plan.local_mem_bytes,
+                     ifa__all_vector_local_bytes(plan.heads_per_group, 1, 576, 512, plan.chunk_rows) +
+                         (plan.vector_loads ? ifa__vector_loads_local_bytes(plan.heads_per_group, 512,
+                                                                            plan.work_group_size)
+                                            : 0));
+    ck_assert_int_ne(plan.split_kv, 0);
+    ck_assert_int_eq(plan.ws_part_m_offset - plan.ws_part_acc_offset,
+                     (4 * 128 * (int64_t)plan.max_splits * 512 + IFA_WORKSPACE_ALIGN - 1) / IFA_WORKSPACE_ALIGN *
+                         IFA_WORKSPACE_ALIGN);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan.problem.value_dim = 577;
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+    /* a CPU of 16 lanes: D = 48 allows 16, D_v = 24 only 8 */
+    ifa_device_facts avx512 = pocl;
+    avx512.native_float_width = 16;
+    p = problem(1, 8, 2, 48, 4096);
+    p.value_dim = 24;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx512, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_width, 8);
+    p.value_dim = 0; /* 0 is D: the vector follows D alone */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx512, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.vector_width, 16);
+}
+END_TEST
+
 /* S1 query tokens multiply the rows a work-group holds: the planner fits heads x tokens in local memory and
  * sizes the split partials per token. */
 START_TEST(multi_token_rows_fit_and_size_partials) {
@@ -575,7 +609,7 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
-    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, plan.chunk_rows));
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, 128, plan.chunk_rows));
     ck_assert_int_gt(plan.head_groups, 1); /* 8 heads x 16 tokens x 128 dims do not fit 48 KiB together */
     ck_assert_int_ne(plan.split_kv, 0);
     ck_assert_int_ge(plan.ws_part_m_offset - plan.ws_part_acc_offset, 4 * 32 * 16 * plan.max_splits * 128);
@@ -638,7 +672,7 @@ START_TEST(shared_prefix_plan) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_gt(plan.prefix_head_groups, 1);
     ck_assert_int_lt(plan.prefix_head_groups, 32);
-    ck_assert_int_le(ifa__all_vector_local_bytes(plan.prefix_heads_per_group, 1, 128, plan.chunk_rows),
+    ck_assert_int_le(ifa__all_vector_local_bytes(plan.prefix_heads_per_group, 1, 128, 128, plan.chunk_rows),
                      h100.local_mem_bytes);
     plan.prefix_slots = 0; /* a prefix plan without its slot is corrupt */
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
@@ -663,6 +697,7 @@ int main(void) {
     tcase_add_test(t, unit_cuts_partition_the_cost_line);
     tcase_add_test(t, balanced_walk_covers_every_row_once);
     tcase_add_test(t, multi_token_rows_fit_and_size_partials);
+    tcase_add_test(t, value_dim_sizes_rows_and_partials);
     tcase_add_test(t, paged_plan);
     tcase_add_test(t, window_bounds_the_rows_read);
     tcase_add_test(t, shared_prefix_plan);

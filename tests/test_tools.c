@@ -355,6 +355,47 @@ static void run_check_free(ifa_case *c) {
 /* poison_unread: NaN exactly in the rows no query row may read (contiguous with a window and multi-token
  * causal queries, a paged pool with a spare block, int8 KV's per-token scales, a shared prefix's tail), and
  * the poisoned case still runs and passes. */
+/* value_head_dim in case files: "value": "key" passes the key tensor as the value (a copy on the host, the
+ * key's buffer on the device), and poison_unread puts NaN in an own value's columns from D_v on, never in the
+ * key's; both run and pass the reference check. */
+START_TEST(latent_value_cases) {
+    char err[256];
+    ifa_case c;
+    const char *as_key =
+        "{\"op\": \"IncreFlashAttention\", \"poison_unread\": true, \"attrs\": {\"num_heads\": 2, "
+        "\"num_key_value_heads\": 1, \"value_head_dim\": 3}, \"inputs\": {"
+        "\"query\": {\"shape\": [2, 1, 8], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [2, 5, 4], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": \"key\", \"actual_seq_lengths\": [5, 2]}}";
+    ck_assert_msg(ifa_case_parse(as_key, dir, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.value_is_key, 1);
+    ck_assert_int_eq(c.value_head_dim, 3);
+    ck_assert_int_eq(ifa_case_value_dim(&c), 3);
+    int64_t shape[IFA_MAX_DIMS];
+    ifa_case_out_shape(&c, shape);
+    ck_assert_int_eq(shape[2], 2 * 3);
+    for (int64_t i = 0; i < 40; ++i) {
+        const double k = ifa_host_get(&c.key, i), v = ifa_host_get(&c.value, i);
+        const int unread_row = i / 4 % 5 >= (i / 20 ? 2 : 5);
+        ck_assert_msg(isnan(k) == unread_row && (isnan(v) ? isnan(k) : v == k), "element %lld", (long long)i);
+    }
+    run_check_free(&c);
+    const char *own =
+        "{\"op\": \"IncreFlashAttention\", \"poison_unread\": true, \"attrs\": {\"num_heads\": 2, "
+        "\"num_key_value_heads\": 1, \"value_head_dim\": 3, \"input_layout\": \"BNSD\"}, \"inputs\": {"
+        "\"query\": {\"shape\": [2, 2, 1, 4], \"dtype\": \"bfloat16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [2, 1, 5, 4], \"dtype\": \"bfloat16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": {\"shape\": [2, 1, 5, 4], \"dtype\": \"bfloat16\", \"random\": {\"seed\": 3}}}}";
+    ck_assert_msg(ifa_case_parse(own, dir, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.value_is_key, 0);
+    for (int64_t i = 0; i < 40; ++i) {
+        ck_assert_msg(!isnan(ifa_host_get(&c.key, i)), "key element %lld", (long long)i);
+        ck_assert_msg(isnan(ifa_host_get(&c.value, i)) == (i % 4 == 3), "value element %lld", (long long)i);
+    }
+    run_check_free(&c);
+}
+END_TEST
+
 START_TEST(poison_unread_marks_the_unread_rows) {
     char err[256];
     ifa_case c;
@@ -464,6 +505,7 @@ int main(void) {
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);
     tcase_add_test(t, poison_unread_marks_the_unread_rows);
+    tcase_add_test(t, latent_value_cases);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -156,8 +156,8 @@ START_TEST(shapes) {
     expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "17 tokens per batch (S1); IncreFlashAttention takes 1 to 16");
     setup(&f), f.q.shape[1] = 2, f.o.shape[1] = 2;
     expect(&f, IFA_STATUS_SHAPE_MISMATCH, "softmax_lse has shape (2, 8, 1); it must be (B, N, S1) = (2, 8, 2)");
-    setup(&f), f.q.shape[2] = f.o.shape[2] = 8 * 513, f.k.shape[2] = f.v.shape[2] = 2 * 513;
-    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 513 exceeds 512");
+    setup(&f), f.q.shape[2] = f.o.shape[2] = 8 * 577, f.k.shape[2] = f.v.shape[2] = 2 * 577;
+    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "D = 577 exceeds 576");
     setup(&f), f.q.shape[0] = f.o.shape[0] = 70000;
     expect(&f, IFA_STATUS_UNSUPPORTED_SHAPE, "B = 70000");
     setup(&f), f.k.shape[0] = 3;
@@ -462,6 +462,38 @@ START_TEST(quant_out_rules) {
 }
 END_TEST
 
+/* value_head_dim: D_v in [0, D], the output's head dimension; the key may be passed as the value. */
+START_TEST(value_head_dim_rules) {
+    fixture f;
+    setup(&f), f.a.value_head_dim = 8, f.o.shape[2] = 64; /* (B, S1, N·D_v) */
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.value = &f.k; /* MLA: the key tensor as the value */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup(&f), f.a.value_head_dim = 16; /* D_v = D, as 0 */
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup(&f), f.a.value_head_dim = 17, f.o.shape[2] = 8 * 17;
+    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "value_head_dim = 17 is outside [0, D = 16] (0 means D");
+    setup(&f), f.a.value_head_dim = -1;
+    expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "value_head_dim = -1 is outside [0, D = 16]");
+    setup(&f), f.a.value_head_dim = 8; /* the output keeps N·D */
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH,
+           "attention_out has shape (2, 1, 128); it must be query's shape with D_v = value_head_dim: (2, 1, 64)");
+    setup_quant_out(&f), f.a.value_head_dim = 8, f.o.shape[2] = 64; /* per channel over N·D_v, not N·D */
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "quant_scale2 has shape (128); it must be (1) per tensor or (N·D) = (64) or "
+                                          "(N, D) = (8, 8) per channel");
+    f.qs2.shape[0] = f.qo2.shape[0] = 64;
+    expect(&f, IFA_STATUS_OK, NULL);
+    /* DeepSeek's MLA decode: BNSD, D = 576 (the limit), D_v = 512, N_kv = 1, value = key */
+    setup(&f), f.a.input_layout = "BNSD", f.a.num_key_value_heads = 1, f.a.value_head_dim = 512, f.a.value = &f.k;
+    tensor(&f.q, IFA_DTYPE_BFLOAT16, 4, 2, 8, 1, 576), tensor(&f.k, IFA_DTYPE_BFLOAT16, 4, 2, 1, 32, 576);
+    tensor(&f.o, IFA_DTYPE_BFLOAT16, 4, 2, 8, 1, 512);
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.o.shape[3] = 576;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "attention_out has shape (2, 8, 1, 576); it must be query's shape with D_v = "
+                                          "value_head_dim: (2, 8, 1, 512)");
+}
+END_TEST
+
 /* A shared prefix (1, 40, 32) for the BSH fixture (N_kv = 2, D = 16). */
 static void setup_prefix(fixture *f) {
     setup(f);
@@ -739,6 +771,9 @@ START_TEST(run_rules) {
     l.f.lens[0] = 7, l.f.lens[1] = 32; /* same max and total, other order */
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "actual_seq_lengths");
     l.f.lens[0] = 32, l.f.lens[1] = 7;
+    l.f.a.value_head_dim = 8, l.f.o.shape[2] = 64; /* a valid call with D_v = 8, the plan's is 16 */
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "value_dim");
+    l.f.a.value_head_dim = 0, l.f.o.shape[2] = 128;
 
     l.f.q.buffer = NULL;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "query.buffer is NULL");
@@ -833,6 +868,7 @@ int main(void) {
     tcase_add_test(t, antiquant_rules);
     tcase_add_test(t, float8_rules);
     tcase_add_test(t, quant_out_rules);
+    tcase_add_test(t, value_head_dim_rules);
     tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, rope_rules);
     tcase_add_test(t, template_mode_rules);

@@ -14,17 +14,18 @@
 #define IFA__KV_FLOAT16 1
 #define IFA__KV_INT4 8
 
-int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows) {
-    /* per query row (head x token): query (fp32), output accumulator, one chunk of scores/probabilities,
-     * max/sum/rescale and the antiquant constant; per chunk row: its KV element offset (8 bytes) and the
-     * value's token scale and offset; per d: the value's channel scale and offset */
-    return 4 * heads_per_group * seq_q * (2 * head_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * head_dim;
+int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
+                                    int64_t chunk_rows) {
+    /* per query row (head x token): query (fp32, D), output accumulator (D_v), one chunk of
+     * scores/probabilities, max/sum/rescale and the antiquant constant; per chunk row: its KV element offset
+     * (8 bytes) and the value's token scale and offset; per value column: its channel scale and offset */
+    return 4 * heads_per_group * seq_q * (head_dim + value_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * value_dim;
 }
 
-int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size) {
-    /* P.V's accumulator slices: (WG / (rows x D / 8)) groups x rows x D floats */
-    const int64_t xl = head_dim / 8;
-    return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * head_dim : 0;
+int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size) {
+    /* P.V's accumulator slices: (WG / (rows x D_v / 8)) groups x rows x D_v floats */
+    const int64_t xl = value_dim / 8;
+    return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * value_dim : 0;
 }
 
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
@@ -65,22 +66,22 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
 /* Splits group query heads (of seq_q tokens each) into the fewest even groups whose rows fit budget bytes of
  * local memory: the largest fitting group found by halving (then one by one), then evened out so no group is
  * left nearly empty. DEVICE_LIMIT when not even one head fits. */
-static ifa_status fit_heads(int64_t group, int64_t seq_q, int64_t head_dim, int32_t chunk, int64_t budget,
-                            int64_t *per_group, int64_t *groups) {
+static ifa_status fit_heads(int64_t group, int64_t seq_q, int64_t head_dim, int64_t value_dim, int32_t chunk,
+                            int64_t budget, int64_t *per_group, int64_t *groups) {
     int64_t fit = 0;
     for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
-        if (ifa__all_vector_local_bytes(g, seq_q, head_dim, chunk) <= budget) {
+        if (ifa__all_vector_local_bytes(g, seq_q, head_dim, value_dim, chunk) <= budget) {
             fit = g;
             break;
         }
     }
     if (fit == 0) {
-        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, seq_q, head_dim, chunk) <= budget; ++g) fit = g;
+        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, seq_q, head_dim, value_dim, chunk) <= budget; ++g) fit = g;
         if (fit == 0)
             return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
                              "one query head with S1 = %" PRId64 ", D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
                              " bytes of local memory; the device offers %" PRId64,
-                             seq_q, head_dim, (int)chunk, ifa__all_vector_local_bytes(1, seq_q, head_dim, chunk), budget);
+                             seq_q, head_dim, (int)chunk, ifa__all_vector_local_bytes(1, seq_q, head_dim, value_dim, chunk), budget);
     }
     *groups = (group + fit - 1) / fit;
     *per_group = (group + *groups - 1) / *groups;
@@ -99,7 +100,8 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw
         return 1;
     for (int64_t m = p->num_kv_heads; m > 1; --m)
         if (p->num_kv_heads % m == 0 && m * rows <= t->multi_head_rows &&
-            ifa__all_vector_local_bytes(m * (p->num_heads / p->num_kv_heads), p->seq_q, p->head_dim, chunk) <= budget)
+            ifa__all_vector_local_bytes(m * (p->num_heads / p->num_kv_heads), p->seq_q, p->head_dim, ifa__value_dim(p),
+                                        chunk) <= budget)
             return m;
     return 1;
 }
@@ -109,12 +111,12 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw
  * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. */
 static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64_t budget, ifa_plan *plan) {
     plan->vector_loads = 0;
-    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q, xl = p->head_dim / 8;
+    const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
-        rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
+        dv % 8 != 0 || rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
         return;
-    if (ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, plan->chunk_rows) +
-            ifa__vector_loads_local_bytes(rows, p->head_dim, plan->work_group_size) <= budget)
+    if (ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, dv, plan->chunk_rows) +
+            ifa__vector_loads_local_bytes(rows, dv, plan->work_group_size) <= budget)
         plan->vector_loads = 8;
 }
 
@@ -248,7 +250,8 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     const int64_t need = (rows + grain - 1) / grain * grain;
     if (chunk > need) chunk = need;
     const int64_t budget = (int64_t)(t->cv_workspace_mib > 0 ? t->cv_workspace_mib : 64) << 20;
-    const int64_t tile_bytes_per_row = 4 * entries * (2 * p->head_dim + m); /* K, V and score tiles */
+    const int64_t dv = ifa__value_dim(p);
+    const int64_t tile_bytes_per_row = 4 * entries * (p->head_dim + dv + m); /* K, V and score tiles */
     while (chunk > grain && tile_bytes_per_row * chunk > budget) chunk -= grain;
     if (entries > INT32_MAX || tile_bytes_per_row * chunk > ((int64_t)1 << 40))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "the cv template would need %" PRId64 " entries of %" PRId64
@@ -264,9 +267,9 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     place_common(p, plan, &ws);
     plan->ws_cv_q_offset = place(&ws, 4 * entries * m * p->head_dim);
     plan->ws_cv_k_offset = place(&ws, 4 * entries * chunk * p->head_dim);
-    plan->ws_cv_v_offset = place(&ws, 4 * entries * chunk * p->head_dim);
+    plan->ws_cv_v_offset = place(&ws, 4 * entries * chunk * dv);
     plan->ws_cv_s_offset = place(&ws, 4 * entries * m * chunk);
-    plan->ws_part_acc_offset = place(&ws, 4 * entries * m * p->head_dim);
+    plan->ws_part_acc_offset = place(&ws, 4 * entries * m * dv);
     plan->ws_part_m_offset = place(&ws, 4 * entries * m);
     plan->ws_part_l_offset = place(&ws, 4 * entries * m);
     plan->workspace_bytes = ws.used;
@@ -293,7 +296,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
      * an AVX2 core: 77 -> 40 us) */
     int32_t vw = 1, vw_max = t.vector_width;
     if (dev->native_float_width > 0 && vw_max > dev->native_float_width) vw_max = dev->native_float_width;
-    while (vw * 2 <= vw_max && p->head_dim % (vw * 2) == 0) vw *= 2;
+    const int64_t dv = ifa__value_dim(p); /* the vector divides the value's columns too */
+    while (vw * 2 <= vw_max && p->head_dim % (vw * 2) == 0 && dv % (vw * 2) == 0) vw *= 2;
     const int32_t regs = vw > 1 ? vector_registers(dev) : 0;
     /* chunks are whole multiples of the work-group (rows per work-item) and of the vector (softmax) */
     const int32_t step = wg > vw ? wg : vw;
@@ -305,9 +309,10 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
     const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
-    while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, chunk) > budget) chunk -= step;
+    while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, dv, chunk) > budget)
+        chunk -= step;
     int64_t groups, per_group;
-    IFA__TRY(fit_heads(mh * group, p->seq_q, p->head_dim, chunk, budget, &per_group, &groups));
+    IFA__TRY(fit_heads(mh * group, p->seq_q, p->head_dim, dv, chunk, budget, &per_group, &groups));
     plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
     plan->heads_per_group = (int32_t)per_group;
@@ -323,9 +328,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
-        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, chunk) +
-        (plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, p->head_dim, wg)
-                            : 0) +
+        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, dv, chunk) +
+        (plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg) : 0) +
         rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
@@ -335,7 +339,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
          * heads, as many per work-group as fit), so the prefix is read ceil(B*G / rows per group) times instead
          * of B times; each row's own part becomes partials that the combine merges with the prefix's. */
         int64_t pgroups, pper;
-        IFA__TRY(fit_heads(p->batch * group, p->seq_q, p->head_dim, chunk, budget, &pper, &pgroups));
+        IFA__TRY(fit_heads(p->batch * group, p->seq_q, p->head_dim, dv, chunk, budget, &pper, &pgroups));
         if (pgroups > INT32_MAX) return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "shared prefix: too many row groups");
         plan->prefix_heads_per_group = (int32_t)pper;
         plan->prefix_head_groups = (int32_t)pgroups;
@@ -352,7 +356,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
             plan->units = 0, plan->total_cost = 0, plan->block_cost_rows = 0;
         }
         plan->combine_work_group_size = combine_wg(dev, &t);
-        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, chunk) + rope_local;
+        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, dv, chunk) + rope_local;
         if (prefix_local > plan->local_mem_bytes) plan->local_mem_bytes = prefix_local;
     }
     plan->num_work_groups =
@@ -364,12 +368,12 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     if (plan->split_kv == IFA_SPLIT_BALANCED) {
         const int64_t slots = 2 * (int64_t)plan->units * plan->heads_per_group * p->seq_q;
         plan->ws_prefix_offset = place(&ws, 8 * (p->batch + 1));
-        plan->ws_part_acc_offset = place(&ws, 4 * slots * p->head_dim);
+        plan->ws_part_acc_offset = place(&ws, 4 * slots * dv);
         plan->ws_part_m_offset = place(&ws, 4 * slots);
         plan->ws_part_l_offset = place(&ws, 4 * slots);
     } else if (plan->split_kv != IFA_SPLIT_NONE) {
         const int64_t rows = p->batch * p->num_heads * p->seq_q * ((int64_t)plan->max_splits + plan->prefix_slots);
-        plan->ws_part_acc_offset = place(&ws, 4 * rows * p->head_dim);
+        plan->ws_part_acc_offset = place(&ws, 4 * rows * dv);
         plan->ws_part_m_offset = place(&ws, 4 * rows);
         plan->ws_part_l_offset = place(&ws, 4 * rows);
     }
@@ -392,8 +396,9 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     if (plan->vector_loads == 0) return 1;
     return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
-           plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && p->kv_dtype != IFA__KV_INT4 &&
-           (int64_t)plan->heads_per_group * p->seq_q * (p->head_dim / 8) <= plan->work_group_size;
+           plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && ifa__value_dim(p) % 8 == 0 &&
+           p->kv_dtype != IFA__KV_INT4 &&
+           (int64_t)plan->heads_per_group * p->seq_q * (ifa__value_dim(p) / 8) <= plan->work_group_size;
 }
 
 /* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
@@ -402,7 +407,7 @@ static int cv_consistent(const ifa_plan *plan) {
     if (plan->template_id != IFA_TEMPLATE_CV)
         return plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->cv_entries == 0 && plan->cv_rows == 0 &&
                plan->cv_steps == 0 && plan->cv_work_group_size == 0;
-    const int64_t g = p->num_heads / p->num_kv_heads, m = g * p->seq_q;
+    const int64_t g = p->num_heads / p->num_kv_heads, m = g * p->seq_q, dv = ifa__value_dim(p);
     const int64_t entries = p->batch * p->num_kv_heads * plan->max_splits;
     const int64_t rows = ifa__cv_entry_rows(plan);
     return !p->has_prefix && (plan->split_kv == IFA_SPLIT_NONE || plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX) &&
@@ -413,9 +418,9 @@ static int cv_consistent(const ifa_plan *plan) {
            plan->cv_steps == (rows + plan->chunk_rows - 1) / plan->chunk_rows &&
            plan->ws_cv_q_offset >= 0 && plan->ws_cv_k_offset >= plan->ws_cv_q_offset + 4 * entries * m * p->head_dim &&
            plan->ws_cv_v_offset >= plan->ws_cv_k_offset + 4 * entries * plan->chunk_rows * p->head_dim &&
-           plan->ws_cv_s_offset >= plan->ws_cv_v_offset + 4 * entries * plan->chunk_rows * p->head_dim &&
+           plan->ws_cv_s_offset >= plan->ws_cv_v_offset + 4 * entries * plan->chunk_rows * dv &&
            plan->ws_part_acc_offset >= plan->ws_cv_s_offset + 4 * entries * m * plan->chunk_rows &&
-           plan->ws_part_m_offset >= plan->ws_part_acc_offset + 4 * entries * m * p->head_dim &&
+           plan->ws_part_m_offset >= plan->ws_part_acc_offset + 4 * entries * m * dv &&
            plan->ws_part_l_offset >= plan->ws_part_m_offset + 4 * entries * m &&
            plan->workspace_bytes >= plan->ws_part_l_offset + 4 * entries * m;
 }
@@ -429,7 +434,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan version %" PRIu32 " is not this library's %u", plan->version,
                          IFA_PLAN_VERSION);
     if (plan->problem.num_kv_heads < 1 || plan->problem.num_heads < plan->problem.num_kv_heads ||
-        plan->problem.batch < 1 || plan->problem.head_dim < 1 || plan->problem.seq_q < 1 || plan->problem.seq_q > 16)
+        plan->problem.batch < 1 || plan->problem.head_dim < 1 || plan->problem.seq_q < 1 || plan->problem.seq_q > 16 ||
+        plan->problem.value_dim < 0 || plan->problem.value_dim > plan->problem.head_dim)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan problem sizes are out of range");
     uint64_t key;
     IFA__TRY(make_key(plan, &key));
@@ -448,7 +454,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
                          (int)plan->pv_rows, (int)plan->prefix_pv_rows, head_rows);
     if (plan->work_group_size < 1 || plan->chunk_rows < plan->work_group_size || plan->vector_width < 1 ||
         plan->vector_width > 16 || (plan->vector_width & (plan->vector_width - 1)) != 0 ||
-        plan->problem.head_dim % plan->vector_width != 0 || plan->chunk_rows % plan->vector_width != 0 ||
+        plan->problem.head_dim % plan->vector_width != 0 || ifa__value_dim(&plan->problem) % plan->vector_width != 0 ||
+        plan->chunk_rows % plan->vector_width != 0 ||
         plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||

@@ -55,11 +55,17 @@ static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
     return rb;
 }
 
+/* The value columns a problem reads per row and its output's head dimension: value_dim, or head_dim where
+ * value_dim is 0 (a problem built by hand, as the planner's tests do). */
+static inline int64_t ifa__value_dim(const ifa_problem *p) { return p->value_dim > 0 ? p->value_dim : p->head_dim; }
+
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
- * dim d and chunk rows. */
-int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t chunk_rows);
-/* What 8-wide loads add (P.V's accumulator slices) for rows query rows in a group of work_group_size. */
-int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size);
+ * dim head_dim (query and keys), value_dim (values and accumulators) and chunk rows. */
+int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
+                                    int64_t chunk_rows);
+/* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
+ * work_group_size. */
+int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size);
 
 /* Plans problem p (already validated) for device dev. DEVICE_LIMIT if the device cannot hold even one
  * query head's working set in local memory. */

@@ -26,12 +26,16 @@ static int usage(void) {
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
+            "                 [--value-dim DV [--value-is-key]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
             "prefix copied into every sequence (S + P rows each), so the two rows show what the cascade saves.\n"
             "--window W: sliding-window attention over each sequence's last W positions (KV bytes and GB/s count those\n"
             "rows only); --sinks: a sink logit per query head (gpt-oss); --alibi: ALiBi slopes 2^(-8(h+1)/N) per query head.\n"
+            "--value-dim DV: value_head_dim D_v (the first DV of D value columns; KV bytes count those); --value-is-key:\n"
+            "the key tensor is also the value (DeepSeek's MLA: --shape B,N,1,576,S --value-dim 512 --value-is-key; KV\n"
+            "bytes are the one latent cache's).\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -176,6 +180,8 @@ typedef struct options {
     int64_t window;            /* > 0: sliding-window attention over the last window positions */
     int sinks;                 /* a sink logit per query head */
     int alibi;                 /* ALiBi slopes (N) */
+    int64_t value_dim;         /* value_head_dim, 0: D */
+    int value_is_key;          /* the key buffer is also the value (MLA) */
 } options;
 
 typedef struct row_result {
@@ -211,6 +217,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     const double range = kv == IFA_DTYPE_INT8 ? 128 : kv == IFA_DTYPE_INT4 ? 8 : 1;
     ifa_host_fill_random(&c.key, 2, -range, range);
     ifa_host_fill_random(&c.value, 3, -range, range);
+    c.value_head_dim = o->value_dim, c.value_is_key = o->value_is_key;
+    if (o->value_is_key) memcpy(c.value.data, c.key.data, c.key.bytes); /* the reference reads c.value */
     if (quantised) {
         ifa_host_fill_random(&c.antiquant_scale, 4, 0.5 / range, 1.5 / range);
         ifa_host_fill_random(&c.antiquant_offset, 5, -1, 1);
@@ -248,7 +256,9 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     /* bytes the op must read: K and V (with a window, only its rows: the rest is never read), the shared prefix
      * once */
     const double seen = o->window > 0 && o->window < sh->s ? (double)o->window / (double)sh->s : 1.0;
-    res->kv_bytes = (int64_t)((double)(c.key.bytes + c.value.bytes) * seen) +
+    /* a value's first D_v columns; none beside the key when the key is the value */
+    const double value_part = o->value_is_key ? 0.0 : o->value_dim > 0 ? (double)o->value_dim / (double)sh->d : 1.0;
+    res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part) * seen) +
                     (int64_t)(c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
 
     int rc = -1;
@@ -271,7 +281,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     int copies = o->rotate > 0 ? o->rotate : 1;
     if (o->rotate <= 0 && res->kv_bytes < 2 * llc) copies = (int)((2 * llc + res->kv_bytes - 1) / res->kv_bytes) + 1;
     /* stay within 1 GiB of buffers (whole copies, though a window reads only its rows of each) */
-    const int64_t copy_bytes = (int64_t)(c.key.bytes + c.value.bytes + c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
+    const int64_t copy_bytes = (int64_t)(c.key.bytes + (o->value_is_key ? 0 : c.value.bytes) + c.key_shared_prefix.bytes +
+                                         c.value_shared_prefix.bytes);
     while (copies > 1 && (int64_t)copies * copy_bytes > ((int64_t)1 << 30)) --copies;
     res->copies = copies;
 
@@ -281,7 +292,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bq = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.query.bytes, c.query.data, &err);
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem bv = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
+    cl_mem bv = o->value_is_key ? bk : clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
+    if (o->value_is_key && bv) clRetainMemObject(bv); /* released once for each name below */
     cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL, bsk = NULL, bal = NULL;
     const size_t pb = c.key_shared_prefix.bytes;
     if (prefix > 0) {
@@ -307,7 +319,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     for (int i = 0; i < copies; ++i) {
         clEnqueueWriteBuffer(queue, bk, CL_FALSE, kb * (size_t)i, kb, c.key.data, 0, NULL, NULL);
-        clEnqueueWriteBuffer(queue, bv, CL_FALSE, kb * (size_t)i, kb, c.value.data, 0, NULL, NULL);
+        if (!o->value_is_key) clEnqueueWriteBuffer(queue, bv, CL_FALSE, kb * (size_t)i, kb, c.value.data, 0, NULL, NULL);
         if (prefix > 0) {
             clEnqueueWriteBuffer(queue, bkp, CL_FALSE, pb * (size_t)i, pb, c.key_shared_prefix.data, 0, NULL, NULL);
             clEnqueueWriteBuffer(queue, bvp, CL_FALSE, pb * (size_t)i, pb, c.value_shared_prefix.data, 0, NULL, NULL);
@@ -318,7 +330,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_tensor tk = {bk, 0, kv, c.key.ndim, {0}}, tv = {bv, 0, kv, c.key.ndim, {0}};
     ifa_tensor ts = {bs, 0, IFA_DTYPE_FLOAT16, 3, {2, sh->nkv, sh->d}}, tof = ts;
     tof.buffer = bof;
-    memcpy(tq.shape, c.query.shape, sizeof tq.shape), memcpy(to.shape, c.query.shape, sizeof to.shape);
+    memcpy(tq.shape, c.query.shape, sizeof tq.shape);
+    ifa_case_out_shape(&c, to.shape);
     memcpy(tk.shape, c.key.shape, sizeof tk.shape), memcpy(tv.shape, c.key.shape, sizeof tv.shape);
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
@@ -327,6 +340,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
     a.template_mode = o->template_mode;
     a.window = o->window;
+    a.value_head_dim = o->value_dim;
+    if (o->value_is_key) a.value = &tk;
     ifa_tensor tsk = {bsk, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
     if (o->sinks) a.sinks = &tsk;
     ifa_tensor tal = {bal, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
@@ -434,7 +449,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -456,6 +471,10 @@ int main(int argc, char **argv) {
             o.alibi = 1;
             continue;
         }
+        if (strcmp(arg, "--value-is-key") == 0) {
+            o.value_is_key = 1;
+            continue;
+        }
         if (!val) return usage();
         ++i;
         if (strcmp(arg, "--shapes") == 0) shapes_file = val;
@@ -467,6 +486,7 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
         else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
         else if (strcmp(arg, "--window") == 0) o.window = atoll(val);
+        else if (strcmp(arg, "--value-dim") == 0) o.value_dim = atoll(val);
         else if (strcmp(arg, "--template") == 0) o.template_mode = val;
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
@@ -527,10 +547,13 @@ int main(int argc, char **argv) {
     printf("# ifa-bench %s, device: %s, %d compute units, global-memory cache %lld MiB; cold runs rotate over copies "
            "of at least 2 x %lld MiB\n",
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
-    char extras[64] = "";
-    const int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
-    const int ns = o.sinks ? snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks") : 0;
-    if (o.alibi) snprintf(extras + nx + ns, sizeof extras - (size_t)(nx + ns), ", alibi");
+    char extras[128] = "";
+    int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
+    if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
+    if (o.alibi) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", alibi");
+    if (o.value_dim > 0)
+        snprintf(extras + nx, sizeof extras - (size_t)nx, ", D_v %lld%s", (long long)o.value_dim,
+                 o.value_is_key ? " (value = key)" : "");
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s%s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,

@@ -216,6 +216,7 @@ static int support_ifa(ifa_context *ctx, const ifa_case *c) {
     const int64_t lse_shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
     ifa_host_tensor out = c->query, lse = {IFA_DTYPE_FLOAT32, 3, {0}, NULL, 0};
     memcpy(lse.shape, lse_shape, sizeof lse_shape);
+    ifa_case_out_shape(c, out.shape);
     if (c->quant_scale2.data) out.dtype = IFA_DTYPE_INT8;
     ifa_case_tensors t;
     ifa_incre_flash_attention_args a;
@@ -272,9 +273,12 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         goto done;
     }
     const ifa_problem *pr = &r.plan.problem;
-    printf("case: B=%lld N=%lld N_kv=%lld D=%lld S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
+    char dv[48] = "";
+    if (pr->value_dim != pr->head_dim)
+        snprintf(dv, sizeof dv, " D_v=%lld%s", (long long)pr->value_dim, c.value_is_key ? " (value=key)" : "");
+    printf("case: B=%lld N=%lld N_kv=%lld D=%lld%s S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
            "work_group=%d chunk=%d heads/group=%d split_kv=%d\n",
-           (long long)pr->batch, (long long)pr->num_heads, (long long)pr->num_kv_heads, (long long)pr->head_dim,
+           (long long)pr->batch, (long long)pr->num_heads, (long long)pr->num_kv_heads, (long long)pr->head_dim, dv,
            (long long)pr->seq_q, (long long)pr->seq_kv, c.input_layout, ifa_dtype_name(c.query.dtype),
            ifa_dtype_name(c.key.dtype), pr->causal ? " causal" : "",
            pr->mask_kind == IFA_MASK_PER_TOKEN ? " mask=per_token" : pr->mask_kind ? " mask=per_batch" : "",

@@ -121,6 +121,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(pr, "N", (double)p->problem.num_heads);
     cJSON_AddNumberToObject(pr, "N_kv", (double)p->problem.num_kv_heads);
     cJSON_AddNumberToObject(pr, "D", (double)p->problem.head_dim);
+    cJSON_AddNumberToObject(pr, "D_v", (double)ifa__value_dim(&p->problem));
     cJSON_AddNumberToObject(pr, "S1", (double)p->problem.seq_q);
     cJSON_AddNumberToObject(pr, "S_kv", (double)p->problem.seq_kv);
     cJSON_AddBoolToObject(pr, "causal", p->problem.causal);
@@ -248,7 +249,10 @@ int main(int argc, char **argv) {
         /* planning only: descriptors without buffers */
         lse_host.dtype = IFA_DTYPE_FLOAT32, lse_host.ndim = 3;
         lse_host.shape[0] = c.query.shape[0], lse_host.shape[1] = c.num_heads, lse_host.shape[2] = ifa_case_seq_q(&c);
-        ifa_case_describe(&c, &c.query, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
+        ifa_host_tensor out_host = c.query; /* a descriptor only: the output's dtype and shape */
+        ifa_case_out_shape(&c, out_host.shape);
+        if (c.quant_scale2.data) out_host.dtype = IFA_DTYPE_INT8;
+        ifa_case_describe(&c, &out_host, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
     } else {
         long long b, n, nkv, d, s;
         if (sscanf(shape, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &s) != 5) return usage();

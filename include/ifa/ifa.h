@@ -117,7 +117,8 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   S1 (query tokens, speculative decoding) is 1 to 16. Key positions are logical: 0 .. len_b - 1 with
  *   len_b = actual_seq_lengths[b]. Query token i sees positions < len_b - S1 + 1 + i (causal, aligned to
  *   the end) unless atten_mask is per token, and only the last `window` of those when window > 0.
- *   attention_out: the query's shape and dtype, or int8 with quant_scale2. softmax_lse (optional, fp32, (B, N, S1)): natural-log
+ *   attention_out: the query's shape (last dimension D_v with value_head_dim) and dtype, or int8 with
+ *   quant_scale2. softmax_lse (optional, fp32, (B, N, S1)): natural-log
  *   sum-exp of the final scores, -inf for a row with no visible key (whose output is zeros).
  *   actual_seq_lengths: host array of 1 (applies to every batch) or B values in [0, S_kv]; NULL with
  *   count 0 means every batch sees all S_kv positions.
@@ -199,6 +200,11 @@ typedef struct ifa_incre_flash_attention_args {
      * (one fused kernel) or "cv" (matrix products through CLBlast, vector kernels between) forces one, and a
      * forced template that cannot run the case is INVALID_ATTRIBUTE with the reason */
     const char *template_mode;
+    /* value head dimension D_v (multi-head latent attention): 0 means D. With 1 <= D_v < D the op reads only
+     * the first D_v elements of each value row (value keeps key's shape), and attention_out's last dimension
+     * is D_v (BSH: N·D_v). DeepSeek's MLA decode in its absorbed form is D = 576 (512 latent + 64 rotary),
+     * D_v = 512, N_kv = 1 and value = key: the same tensor, one latent cache (FlashMLA's and vLLM's form). */
+    int64_t value_head_dim;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 12u
+#define IFA_PLAN_VERSION 13u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -122,7 +122,8 @@ typedef struct ifa_problem {
     uint64_t rope_theta_bits; /* rope_theta as float64 bits (0 with tables) */
     int64_t rope_table_rows;  /* rope_cos/rope_sin rows (positions they cover) */
     int32_t alibi;            /* ifa_alibi_kind */
-    int32_t reserved;         /* 0; keeps the struct free of padding bytes */
+    int32_t value_dim;        /* D_v: value columns read per row and the output's head dimension (head_dim unless
+                               * value_head_dim) */
 } ifa_problem;
 
 typedef struct ifa_plan {

@@ -183,7 +183,7 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
                                               "softmax_lse_flag", "softcap",     "window",       "block_size",
                                               "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim",
-                                              "template_mode"};
+                                              "template_mode",    "value_head_dim"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
@@ -218,7 +218,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     if (get_int(attrs, "num_heads", &c->num_heads, err, err_size) ||
         get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size) ||
         get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size) ||
-        get_int(attrs, "antiquant_mode", &c->antiquant_mode, err, err_size))
+        get_int(attrs, "antiquant_mode", &c->antiquant_mode, err, err_size) ||
+        get_int(attrs, "value_head_dim", &c->value_head_dim, err, err_size))
         goto done;
     if (get_number(attrs, "softcap", &c->softcap, err, err_size) ||
         get_number(attrs, "scale_value", &c->scale_value, err, err_size))
@@ -242,10 +243,17 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         }
         c->softmax_lse_flag = cJSON_IsTrue(lse);
     }
+    /* "value": "key" passes the key tensor itself as the value (multi-head latent attention's one cache) */
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(inputs, "value");
+    c->value_is_key = cJSON_IsString(value) && strcmp(value->valuestring, "key") == 0;
     if (ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "query"), "query", base, &c->query, err, err_size) ||
-        ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size) ||
-        ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "value"), "value", base, &c->value, err, err_size))
+        ifa_case_load_tensor(cJSON_GetObjectItemCaseSensitive(inputs, "key"), "key", base, &c->key, err, err_size))
         goto done;
+    if (c->value_is_key ? ifa_host_tensor_copy(&c->value, &c->key) != 0
+                        : ifa_case_load_tensor(value, "value", base, &c->value, err, err_size) != 0) {
+        if (c->value_is_key) snprintf(err, err_size, "value: out of memory copying the key");
+        goto done;
+    }
     const cJSON *mask = cJSON_GetObjectItemCaseSensitive(inputs, "atten_mask");
     const cJSON *pse = cJSON_GetObjectItemCaseSensitive(inputs, "pse_shift");
     const cJSON *sinks = cJSON_GetObjectItemCaseSensitive(inputs, "sinks");

@@ -23,6 +23,12 @@ int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, con
     return t->data ? 0 : -1;
 }
 
+int ifa_host_tensor_copy(ifa_host_tensor *dst, const ifa_host_tensor *src) {
+    if (ifa_host_tensor_alloc(dst, src->dtype, src->ndim, src->shape) != 0) return -1;
+    if (src->bytes) memcpy(dst->data, src->data, src->bytes);
+    return 0;
+}
+
 void ifa_host_tensor_free(ifa_host_tensor *t) {
     free(t->data);
     t->data = NULL;

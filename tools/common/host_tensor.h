@@ -14,6 +14,8 @@ typedef struct ifa_host_tensor {
 
 /* Allocates zeroed storage for dtype and shape; 0 on success, -1 on a bad shape or no memory. */
 int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, const int64_t *shape);
+/* A copy of src's dtype, shape and bytes into dst (which owns nothing yet); 0, or -1 with no memory. */
+int ifa_host_tensor_copy(ifa_host_tensor *dst, const ifa_host_tensor *src);
 /* Frees the storage (t itself stays). */
 void ifa_host_tensor_free(ifa_host_tensor *t);
 /* Element count. */

@@ -94,6 +94,13 @@ int ifa_case_poison_unread(ifa_case *c) {
             poison_row(vp, bnsd, sp, Nkv, D, 0, r);
         }
     }
+    /* a value's columns from D_v on, its own or the prefix's (not when the value is the key: the scores read
+     * those columns of the key) */
+    const int64_t dv = c->value_head_dim;
+    ifa_host_tensor *vs[2] = {c->value_is_key ? NULL : v, vp->data ? vp : NULL};
+    for (int i = 0; i < 2 && dv > 0 && dv < D && !int_kv; ++i)
+        for (int64_t e = 0; vs[i] && e < ifa_host_tensor_numel(vs[i]); ++e)
+            if (e % D >= dv) ifa_host_set(vs[i], e, NAN);
     free(need), free(lo), free(len);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* Random legal IncreFlashAttention cases (random_case.h). Every draw comes from one generator seeded with the
- * case's seed, in a fixed order, so a seed names its case on every machine. */
+ * case's seed, in a fixed order, so a seed names its case on every machine; value_head_dim's draws come from a
+ * second generator of the same seed, so that the seeds named before it existed keep their other draws. */
 #include "common/random_case.h"
 
 #include <cjson/cJSON.h>
@@ -163,6 +164,20 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     }
     cJSON_AddItemToObject(in, "key", tensor(&g, sh, nd, kvdt, -kv_hi, kv_hi));
     cJSON_AddItemToObject(in, "value", tensor(&g, sh, nd, kvdt, -kv_hi, kv_hi));
+    /* multi-head latent attention: D_v < D, half the time with the key itself as the value */
+    ifa_rng latent;
+    ifa_rng_seed(&latent, seed * 0x2545F4914F6CDD1Dull + 29);
+    int64_t dv = d;
+    if (d > 1 && ifa_rng_uniform(&latent, 0, 1) < 0.15) {
+        const double u = ifa_rng_uniform(&latent, 0, 1);
+        dv = u < 0.4 ? d / 2 : u < 0.7 && d > 8 ? 8 * ifa_rng_int(&latent, 1, (d - 1) / 8) : ifa_rng_int(&latent, 1, d - 1);
+        cJSON_AddNumberToObject(attrs, "value_head_dim", (double)dv);
+        const int value_is_key = ifa_rng_uniform(&latent, 0, 1) < 0.5;
+        if (value_is_key) cJSON_ReplaceItemInObject(in, "value", cJSON_CreateString("key"));
+        char what[48];
+        snprintf(what, sizeof what, "D_v=%lld%s", (long long)dv, value_is_key ? "(value=key)" : "");
+        add_summary(sum, sum_n, what);
+    }
     if (nlens) cJSON_AddItemToObject(in, "actual_seq_lengths", int_array(lens, nlens));
     if (!paged && nlens && chance(&g, 0.15)) {
         cJSON_AddNumberToObject(in, "kv_padding_size", (double)ifa_rng_int(&g.r, 0, s));
@@ -243,7 +258,7 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     }
     if (chance(&g, 0.1)) {
         const int form = (int)ifa_rng_int(&g.r, 0, 2);
-        const int64_t qs[2] = {form == 0 ? 1 : form == 1 ? n * d : n, d};
+        const int64_t qs[2] = {form == 0 ? 1 : form == 1 ? n * dv : n, dv}; /* over the output's N·D_v */
         const char *q2dt = floats[ifa_rng_int(&g.r, 0, 2)];
         cJSON_AddItemToObject(in, "quant_scale2", tensor(&g, qs, form == 2 ? 2 : 1, q2dt, 20, 200));
         if (chance(&g, 0.5)) cJSON_AddItemToObject(in, "quant_offset2", tensor(&g, qs, form == 2 ? 2 : 1, q2dt, -20, 20));

@@ -59,6 +59,8 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
     const int64_t B = q->shape[0], S1 = ifa_case_seq_q(c);
     if (N < 1 || N % Nkv || S1 < 1) return -1;
     const int64_t D = ifa_host_tensor_numel(q) / (B * N * S1);
+    const int64_t DV = c->value_head_dim > 0 ? c->value_head_dim : D; /* the value columns read, the output's D */
+    if (DV > D) return -1;
     const int64_t S = c->block_table ? c->block_table_cols * c->block_size : bnsd ? k->shape[2] : k->shape[1];
     if (!c->block_table && ifa_host_tensor_numel(k) != B * S * Nkv * D) return -1;
     if (ifa_host_tensor_numel(v) != ifa_host_tensor_numel(k)) return -1;
@@ -157,7 +159,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 for (int64_t j = 0; j < len; ++j)
                     if (vis[j]) l += exp(s[j] - m);
                 for (int64_t j = 0; j < P; ++j) l += exp(ps[j] - m);
-                for (int64_t d = 0; d < D; ++d) {
+                for (int64_t d = 0; d < DV; ++d) {
                     double acc = 0;
                     for (int64_t j = 0; j < len; ++j)
                         if (vis[j])
@@ -165,7 +167,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                                                            B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
                     for (int64_t j = 0; j < P; ++j)
                         acc += exp(ps[j] - m) * ifa_host_get(vp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
-                    out[ifa_case_at(bnsd, S1, N, D, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
+                    out[ifa_case_at(bnsd, S1, N, DV, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
                 }
                 const int64_t row = (b * N + h) * S1 + t;
                 if (lse) lse[row] = l > 0 ? m + log(l) : -INFINITY;

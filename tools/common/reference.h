@@ -7,8 +7,8 @@
 
 #include "common/runner.h"
 
-/* out: one double per element of the query, in the query's own element order; lse: B·N·S1 doubles in
- * (b, n, token) order (natural log, the sinks' term included; -inf for a row that sees no key and has no
+/* out: one double per element of the output (the query's shape with D_v, ifa_case_out_shape), in its
+ * element order; lse: B·N·S1 doubles in (b, n, token) order (natural log, the sinks' term included; -inf for a row that sees no key and has no
  * sink); score_bound (optional, B·N·S1): for each row, the max over visible keys of
  * Σ_d |q_d·k_d|·|scale| + |pse| + |ALiBi bias| (+ softcap), and |sink|, the scale of the
  * fp32 rounding error a kernel may make in that row's scores. Returns 0, or -1 on inconsistent shapes or

@@ -46,6 +46,20 @@ int64_t ifa_case_at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_
     return bnsd ? ((b * N + n) * S + s) * D + d : ((b * S + s) * N + n) * D + d;
 }
 
+int64_t ifa_case_head_dim(const ifa_case *c) {
+    const int64_t b = c->query.ndim > 0 ? c->query.shape[0] : 0, n = c->num_heads, s1 = ifa_case_seq_q(c);
+    return b > 0 && n > 0 && s1 > 0 ? ifa_host_tensor_numel(&c->query) / (b * n * s1) : 0;
+}
+
+int64_t ifa_case_value_dim(const ifa_case *c) { return c->value_head_dim > 0 ? c->value_head_dim : ifa_case_head_dim(c); }
+
+void ifa_case_out_shape(const ifa_case *c, int64_t *shape) {
+    memcpy(shape, c->query.shape, sizeof c->query.shape);
+    if (c->query.ndim < 1 || c->value_head_dim <= 0) return;
+    const int bsh = strcmp(c->input_layout, "BSH") == 0;
+    shape[c->query.ndim - 1] = bsh ? c->num_heads * c->value_head_dim : c->value_head_dim;
+}
+
 int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, int64_t *row0) {
     *raw = c->lengths == NULL ? S : c->lengths[c->lengths_count == 1 ? 0 : b];
     const int64_t len = c->has_kv_padding && S - c->kv_padding_size - *raw < 0 ? 0 : *raw;
@@ -74,7 +88,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
-    describe(&t->value, &c->value, bufs[V]), describe(&t->attention_out, out, bufs[O]);
+    describe(&t->value, &c->value, bufs[c->value_is_key ? K : V]), describe(&t->attention_out, out, bufs[O]);
     if (lse) describe(&t->softmax_lse, lse, bufs[L]);
     if (c->atten_mask.data) describe(&t->atten_mask, &c->atten_mask, bufs[M]);
     if (c->pse_shift.data) describe(&t->pse_shift, &c->pse_shift, bufs[P]);
@@ -115,6 +129,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->rope_cos = c->rope_cos.data ? &t->rope_cos : NULL;
     a->rope_sin = c->rope_sin.data ? &t->rope_sin : NULL;
     a->template_mode = c->template_mode[0] ? c->template_mode : NULL;
+    a->value_head_dim = c->value_head_dim;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {
@@ -133,7 +148,9 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     memset(r, 0, sizeof *r);
     cl_context cl = ifa_context_cl_context(ctx);
     const ifa_dtype out_dtype = c->quant_scale2.data ? IFA_DTYPE_INT8 : c->query.dtype;
-    if (ifa_host_tensor_alloc(&r->out, out_dtype, c->query.ndim, c->query.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
+    int64_t out_shape[IFA_MAX_DIMS];
+    ifa_case_out_shape(c, out_shape);
+    if (ifa_host_tensor_alloc(&r->out, out_dtype, c->query.ndim, out_shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
     poison(&r->out);
     if (out_dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
     if (c->softmax_lse_flag) {
@@ -148,7 +165,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     const ifa_host_tensor *mask = c->atten_mask.data ? &c->atten_mask : NULL;
     const ifa_host_tensor *pse = c->pse_shift.data ? &c->pse_shift : NULL;
     const ifa_host_tensor *hosts[IFA_CASE_TENSORS] = {
-        &c->query, &c->key, &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL, mask, pse,
+        &c->query, &c->key, c->value_is_key ? NULL : &c->value, &r->out, c->softmax_lse_flag ? &r->lse : NULL, mask, pse,
         c->antiquant_scale.data ? &c->antiquant_scale : NULL, c->antiquant_offset.data ? &c->antiquant_offset : NULL,
         c->quant_scale2.data ? &c->quant_scale2 : NULL, c->quant_offset2.data ? &c->quant_offset2 : NULL,
         c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
@@ -207,19 +224,19 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
 int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_check *chk) {
     memset(chk, 0, sizeof *chk);
     const int64_t rows = c->query.shape[0] * c->num_heads * ifa_case_seq_q(c);
-    const int64_t n = ifa_host_tensor_numel(&c->query);
+    const int64_t n = rows * ifa_case_value_dim(c); /* output elements */
     double *ref = malloc((size_t)n * sizeof *ref), *lse = malloc((size_t)rows * sizeof *lse);
     double *bound = malloc((size_t)rows * sizeof *bound);
     int rc = -1;
     if (ref && lse && bound && ifa_reference_ifa(c, ref, lse, bound) == 0) {
         double num = 0, den = 0;
         const int int8_out = c->quant_scale2.data != NULL;
-        const int64_t D = n / rows, S1 = ifa_case_seq_q(c), N = c->num_heads;
+        const int64_t D = ifa_case_head_dim(c), DV = ifa_case_value_dim(c), S1 = ifa_case_seq_q(c), N = c->num_heads;
         const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
         for (int64_t i = 0; int8_out && i < n; ++i) {
             /* the reference, quantised as the op defines: x = out * scale2 + offset2, rounded half to even */
-            const int64_t d = i % D, h = bnsd ? i / D / S1 % N : i / D % N;
-            const int64_t qi = ifa_host_tensor_numel(&c->quant_scale2) == 1 ? 0 : h * D + d;
+            const int64_t d = i % DV, h = bnsd ? i / DV / S1 % N : i / DV % N;
+            const int64_t qi = ifa_host_tensor_numel(&c->quant_scale2) == 1 ? 0 : h * DV + d;
             const double x = ref[i] * ifa_host_get(&c->quant_scale2, qi) +
                              (c->quant_offset2.data ? ifa_host_get(&c->quant_offset2, qi) : 0.0);
             const double want = fmin(127.0, fmax(-128.0, nearbyint(x))), got = ifa_host_get(&r->out, i);

@@ -40,6 +40,9 @@ typedef struct ifa_case {
     int64_t rope_positions_count;
     ifa_host_tensor rope_cos, rope_sin; /* data NULL: absent */
     char template_mode[16];           /* "" or "auto": the planner's choice; "all_vector" or "cv" forces one */
+    int64_t value_head_dim;           /* D_v, 0: D (the op reads the first D_v elements of each value row) */
+    int value_is_key;                 /* 1: the op's value is the key tensor itself (MLA's one latent cache); value
+                                       * then holds a copy of key for the host code that reads it */
     int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
 } ifa_case;
@@ -52,7 +55,7 @@ typedef struct ifa_case_tensors {
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
-    ifa_host_tensor out; /* query's shape and dtype (int8 with quant_scale2) */
+    ifa_host_tensor out; /* query's shape with D_v (ifa_case_out_shape) and dtype (int8 with quant_scale2) */
     ifa_host_tensor lse; /* (B, N, S1) float32 when softmax_lse_flag */
     ifa_plan plan;
     double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
@@ -76,6 +79,11 @@ int64_t ifa_case_seq_q(const ifa_case *c);
 /* Flat index of element (b, s, n, d) of a (B, S, N·D) / (B, S, N, D) (bnsd 0) or (B, N, S, D) (bnsd 1)
  * tensor; with a pool, b is the block and S its rows. */
 int64_t ifa_case_at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_t s, int64_t n, int64_t d);
+/* The key's head dimension D (from the query's shape; 0 for a shape without it), the value's D_v
+ * (value_head_dim, or D) and the output's shape: the query's with D_v for D (shape holds IFA_MAX_DIMS). */
+int64_t ifa_case_head_dim(const ifa_case *c);
+int64_t ifa_case_value_dim(const ifa_case *c);
+void ifa_case_out_shape(const ifa_case *c, int64_t *shape);
 /* Batch b's length as the op defines it, for S key rows per batch: *raw is actual_seq_lengths' value (S
  * without lengths); with kv padding the batch's rows are [S - pad - len, S - pad), and a batch whose rows
  * would start before row 0 sees nothing. Returns the effective length; *row0 is its first key row
