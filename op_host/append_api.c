@@ -77,13 +77,13 @@ static ifa_status check_new_rows(const ifa_kv_cache_append_args *a, append_shape
     if (m->batch * m->seq_new > INT32_MAX / nkv)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "B·S1·N_kv = %" PRId64 "·%" PRId64 "·%" PRId64
                          " rows exceed 2^31 - 1", m->batch, m->seq_new, nkv);
-    if (v->ndim != k->ndim || memcmp(v->shape, k->shape, (size_t)k->ndim * sizeof k->shape[0]) != 0)
+    if (v && (v->ndim != k->ndim || memcmp(v->shape, k->shape, (size_t)k->ndim * sizeof k->shape[0]) != 0))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value has shape %s; it must be key's shape %s",
                          ifa__shape_str(v, s1, sizeof s1), ifa__shape_str(k, s2, sizeof s2));
     if (!is_float(k->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype %s; new rows are float32, float16 or bfloat16",
                          ifa_dtype_name(k->dtype));
-    if (v->dtype != k->dtype)
+    if (v && v->dtype != k->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value has dtype %s; it must be key's %s", ifa_dtype_name(v->dtype),
                          ifa_dtype_name(k->dtype));
     return IFA_STATUS_OK;
@@ -131,13 +131,13 @@ static ifa_status check_cache(const ifa_kv_cache_append_args *a, append_shape *m
     if (c->shape[0] > INT32_MAX)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "key_cache has %" PRId64 " blocks; at most 2^31 - 1", c->shape[0]);
     m->units = c->shape[0];
-    if (vc->ndim != c->ndim || memcmp(vc->shape, c->shape, (size_t)c->ndim * sizeof c->shape[0]) != 0)
+    if (vc && (vc->ndim != c->ndim || memcmp(vc->shape, c->shape, (size_t)c->ndim * sizeof c->shape[0]) != 0))
         return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "value_cache has shape %s; it must be key_cache's shape %s",
                          ifa__shape_str(vc, s1, sizeof s1), ifa__shape_str(c, s2, sizeof s2));
     if (!is_float(c->dtype) && c->dtype != IFA_DTYPE_INT8 && c->dtype != IFA_DTYPE_INT4 && !ifa__is_float8(c->dtype))
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key_cache has dtype %s; a cache is float32, float16, bfloat16, "
                          "float8_e4m3fn, float8_e5m2, int8 or int4", ifa_dtype_name(c->dtype));
-    if (vc->dtype != c->dtype)
+    if (vc && vc->dtype != c->dtype)
         return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "value_cache has dtype %s; it must be key_cache's %s",
                          ifa_dtype_name(vc->dtype), ifa_dtype_name(c->dtype));
     if (c->dtype == IFA_DTYPE_INT4 && d % 2 != 0)
@@ -277,8 +277,14 @@ static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m)
     const struct {
         const ifa_tensor *t;
         const char *name;
-    } required[] = {{a->key, "key"}, {a->value, "value"}, {a->key_cache, "key_cache"}, {a->value_cache, "value_cache"}};
+    } required[] = {{a->key, "key"}, {a->key_cache, "key_cache"}, {a->value, "value"}, {a->value_cache, "value_cache"}};
+    /* value and value_cache: both, or neither (a key-only append into one latent cache) */
+    if (!a->value != !a->value_cache)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL but %s is given; a key-only append (one latent cache, "
+                         "multi-head latent attention) leaves both NULL", a->value ? "value_cache" : "value",
+                         a->value ? "value" : "value_cache");
     for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
+        if (i >= 2 && !a->value) break;
         if (!required[i].t) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL", required[i].name);
         IFA__TRY(ifa__check_descriptor(required[i].t, required[i].name));
     }
@@ -315,9 +321,9 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
                                size_t table_bytes, cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
                                ifa__cached_kernel **k, int32_t *wg_out, int32_t *hpg_out) {
     IFA__TRY(ifa__check_buffer(args->key, "key"));
-    IFA__TRY(ifa__check_buffer(args->value, "value"));
+    if (args->value) IFA__TRY(ifa__check_buffer(args->value, "value"));
     IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
-    IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
+    if (args->value_cache) IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
     if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
     if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
     if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
@@ -335,6 +341,7 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
         {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype}, {"HEAD_DIM", m->dim},
         {"QUANT", m->quant},         {"WG", wg},                         {"HPG", hpg},
         {"ROPE", m->rope.mode},      {"ROPE_DIM", m->rope.dim},          {"ROPE_TAB", m->rope.table},
+        {"KEY_ONLY", args->value == NULL},
     };
     static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
@@ -370,7 +377,9 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
                                 event_wait_list, &uploaded));
     ifa__verbose_append(args);
 
-    const ifa_tensor *kn = args->key, *vn = args->value, *kc = args->key_cache, *vc = args->value_cache;
+    /* key-only: the key's tensors stand in for the value's, which the kernel's single pass never reads */
+    const ifa_tensor *kn = args->key, *vn = args->value ? args->value : kn, *kc = args->key_cache;
+    const ifa_tensor *vc = args->value_cache ? args->value_cache : kc;
     const ifa_tensor *sc = args->antiquant_scale, *of = args->antiquant_offset;
     const cl_mem sc_buf = sc ? sc->buffer : kc->buffer, of_buf = of ? of->buffer : sc_buf; /* unread when absent */
     const cl_ulong k_off = ifa__elem_offset(kn), v_off = ifa__elem_offset(vn), kc_off = ifa__elem_offset(kc),
@@ -391,7 +400,8 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         {sizeof(cl_mem), &rcos_buf},   {sizeof rcos_off, &rcos_off}, {sizeof(cl_mem), &rsin_buf},   {sizeof rsin_off, &rsin_off},
         {sizeof bnsd, &bnsd},
     };
-    const size_t local[2] = {(size_t)wg, 1}, global[2] = {(size_t)wg * tokens * (size_t)(m.nkv / hpg), 2};
+    const size_t local[2] = {(size_t)wg, 1},
+                 global[2] = {(size_t)wg * tokens * (size_t)(m.nkv / hpg), args->value ? 2 : 1};
     cl_event done = NULL;
     st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1, &uploaded,
                       &done);

@@ -87,9 +87,9 @@ static const ifa_dtype_combo merge_combos[] = {
 
 static const ifa_tensor_def append_inputs[] = {
     {"key", 1, FLOATS, 3, 4, 0, "new rows: (B, S1, N_kv·D) / (B, S1, N_kv, D) / (B, N_kv, S1, D)"},
-    {"value", 1, FLOATS, 3, 4, 0, "key's shape and dtype"},
+    {"value", 0, FLOATS, 3, 4, 0, "key's shape and dtype; absent with value_cache: a key-only append (one latent cache)"},
     {"key_cache", 1, KV_TYPES, 3, 4, 1, "contiguous (B, S_max, ...) or a paged pool; written"},
-    {"value_cache", 1, KV_TYPES, 3, 4, 1, "key_cache's shape and dtype; written"},
+    {"value_cache", 0, KV_TYPES, 3, 4, 1, "key_cache's shape and dtype; written; absent with value"},
     {"antiquant_scale", 0, DT(FLOAT32), 4, 4, 1, "int8/int4 cache, or float8 optionally: per head and token scales; written"},
     {"antiquant_offset", 0, DT(FLOAT32), 4, 4, 1, "asymmetric quantisation offsets; written"},
     {"rope_cos", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},

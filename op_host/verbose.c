@@ -75,9 +75,10 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->rope_mode) fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", a->rope_mode, (long long)a->rope_dim);
     if (a->rope_mode && a->rope_theta != 0) fprintf(stderr, ", \"rope_theta\": %.17g", a->rope_theta);
     fputs("}, \"inputs\": {", stderr);
-    tensor_json(stderr, "key", a->key, 1), fputs(", ", stderr), tensor_json(stderr, "value", a->value, 2);
+    tensor_json(stderr, "key", a->key, 1);
+    if (a->value) fputs(", ", stderr), tensor_json(stderr, "value", a->value, 2);
     fputs(", ", stderr), tensor_json(stderr, "key_cache", a->key_cache, 3);
-    fputs(", ", stderr), tensor_json(stderr, "value_cache", a->value_cache, 4);
+    if (a->value_cache) fputs(", ", stderr), tensor_json(stderr, "value_cache", a->value_cache, 4);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 5);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 6);
     if (a->rope_cos) fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 7);

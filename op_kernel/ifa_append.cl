@@ -16,10 +16,15 @@
  * With ROPE (ifa_common.cl) the key rows are rotated at their position before anything else, so the cache
  * holds rotated keys and the quantisation sees the rotated values; the token's cos/sin pairs are computed
  * once for the HPG heads of the work-group.
+ * With KEY_ONLY (no value rows: one latent cache, multi-head latent attention) the grid has the key pass only
+ * and each scale (and offset) is written to both halves.
  * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, QUANT 0/1/2, WG (a power of 2), HPG
- * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB. */
+ * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB, KEY_ONLY 0/1. */
 #ifndef HPG
 #define HPG 1
+#endif
+#ifndef KEY_ONLY
+#define KEY_ONLY 0
 #endif
 
 typedef IFA_STORE_TYPE(SRC_T) src_store;
@@ -151,6 +156,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
             sc[sc_off + si] = scale;
 #if QUANT == 2
             of[of_off + si] = offset;
+#endif
+#if KEY_ONLY
+            /* one cache (MLA): its value half repeats the key's, what IncreFlashAttention's value = key reads */
+            const ulong vh = units * (ulong)nkv * R;
+            sc[sc_off + vh + si] = scale;
+#if QUANT == 2
+            of[of_off + vh + si] = offset;
+#endif
 #endif
         }
 #if IFA_APPEND_VEC

@@ -25,6 +25,7 @@ typedef struct aspec {
     int64_t rope_dim;   /* 0: D */
     int64_t rope_pos0;  /* > 0: batch b's row p sits at rotary position rope_pos0 + 7b + p (explicit
                          * rope_positions), else at p (the default) */
+    int key_only;       /* appends without value rows and value_cache (one latent cache) */
     uint64_t seed;
 } aspec;
 
@@ -169,13 +170,14 @@ static void locate(const cache *c, int64_t b, int64_t pos, int64_t *u, int64_t *
 /* The args of an append of rows (new K/V, host) to batches [b0, b0 + B) at their current lengths. */
 static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn) {
     ifa_tensor t[6];
-    cl_mem kb = upload(kn), vb = upload(vn);
-    t[0] = desc(kn, kb), t[1] = desc(vn, vb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
+    cl_mem kb = upload(kn), vb = vn ? upload(vn) : NULL;
+    t[0] = desc(kn, kb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
+    if (vn) t[1] = desc(vn, vb);
     if (c->quant) t[4] = desc(&c->sc, c->bufs[2]);
     if (c->offsets) t[5] = desc(&c->of, c->bufs[3]);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
-    a.key = &t[0], a.value = &t[1], a.key_cache = &t[2], a.value_cache = &t[3];
+    a.key = &t[0], a.value = vn ? &t[1] : NULL, a.key_cache = &t[2], a.value_cache = vn ? &t[3] : NULL;
     a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->offsets ? &t[5] : NULL;
     a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
     const int64_t nb = kn->shape[0];
@@ -200,7 +202,8 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
         ck_assert_int_eq(clFinish(test_queue()), CL_SUCCESS);
     }
     if (ws) clReleaseMemObject(ws);
-    clReleaseMemObject(kb), clReleaseMemObject(vb);
+    clReleaseMemObject(kb);
+    if (vb) clReleaseMemObject(vb);
     return st;
 }
 
@@ -234,9 +237,9 @@ static void new_rows(const cache *c, int64_t nb, int64_t s1, uint64_t seed, ifa_
 static void append_ok(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t seed) {
     ifa_host_tensor kn, vn;
     new_rows(c, nb, s1, seed, &kn, &vn);
-    const ifa_status st = append(c, b0, &kn, &vn);
+    const ifa_status st = append(c, b0, &kn, c->p.key_only ? NULL : &vn);
     ck_assert_msg(st == IFA_STATUS_OK, "append: %s", ifa_last_error());
-    for (int half = 0; half < 2; ++half)
+    for (int half = 0; half < (c->p.key_only ? 1 : 2); ++half)
         for (int64_t b = 0; b < nb; ++b)
             for (int64_t i = 0; i < s1; ++i)
                 for (int64_t n = 0; n < c->p.nkv; ++n)
@@ -263,7 +266,7 @@ static void check_cache(const cache *c) {
     ck_assert_ptr_nonnull(x);
     ifa_host_tensor one;
     ck_assert_int_eq(ifa_host_tensor_alloc(&one, p->cache, 1, (int64_t[]){2}), 0);
-    for (int half = 0; half < 2; ++half)
+    for (int half = 0; half < (p->key_only ? 1 : 2); ++half)
         for (int64_t b = 0; b < p->b; ++b)
             for (int64_t pos = 0; pos < c->len[b]; ++pos)
                 for (int64_t n = 0; n < p->nkv; ++n) {
@@ -284,8 +287,12 @@ static void check_cache(const cache *c) {
                         ck_assert_msg(fabs(offset - ro) <= 8 * 0x1p-24 * (fabs(ro) + 128),
                                       "b %lld pos %lld n %lld: offset %.9g, want %.9g", (long long)b, (long long)pos,
                                       (long long)n, offset, ro);
-                        ifa_host_set(&want[2], si, scale);
-                        if (c->offsets) ifa_host_set(&want[3], si, offset);
+                        /* key-only: the key's scale and offset in the value half too */
+                        for (int64_t at = si; at <= si + (p->key_only ? c->units * p->nkv * c->rows : 0);
+                             at += c->units * p->nkv * c->rows) {
+                            ifa_host_set(&want[2], at, scale);
+                            if (c->offsets) ifa_host_set(&want[3], at, offset);
+                        }
                         for (int64_t d = 0; d < p->d; ++d) amax = fmax(amax, fabs(x[d]));
                     }
                     /* a rotated key is the fp32 rotation of the stored rows: a few ulps of the row off the float64 one */
@@ -579,6 +586,64 @@ START_TEST(append_then_attend) {
 }
 END_TEST
 
+/* A key-only append (value and value_cache NULL: one latent cache, multi-head latent attention) into a bf16,
+ * int8 (asymmetric) or float8 cache, contiguous or paged, over two steps: the key rows land as in a full
+ * append, the value cache is untouched, and each row's scale and offset land in both halves of the scale
+ * tensors (check_cache); then IncreFlashAttention with the key cache as the value and value_head_dim
+ * reads it back equal to the float64 reference on what the cache holds. */
+START_TEST(key_only_append_then_attend) {
+    static const ifa_dtype kinds[] = {IFA_DTYPE_BFLOAT16, IFA_DTYPE_INT8, IFA_DTYPE_FLOAT8_E4M3};
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = IFA_DTYPE_FLOAT16, .cache = kinds[_i / 2 % 3], .asym = 1, .b = 2,
+               .nkv = 1, .d = 72, .cap = 192, .block_size = paged ? 32 : 0, .key_only = 1, .seed = 7400 + (uint64_t)_i};
+    cache c;
+    cache_init(&c, &p);
+    append_ok(&c, 0, p.b, 100, p.seed * 3);
+    append_ok(&c, 0, p.b, 1, p.seed * 3 + 1); /* this step's token */
+    check_cache(&c);
+    ifa_case k;
+    ifa_case_init(&k);
+    copy_tensor(&c.kc, &k.key), download(c.bufs[0], &k.key);
+    copy_tensor(&k.key, &k.value); /* the host's copy of the one cache, as case files keep it */
+    k.value_is_key = 1, k.value_head_dim = 64;
+    if (c.quant) {
+        copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
+        if (c.offsets) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
+        k.antiquant_mode = paged ? 3 : 2;
+    }
+    const int64_t n = 8;
+    int64_t qs[4];
+    int32_t qnd;
+    if (c.bnsd) qnd = 4, qs[0] = p.b, qs[1] = n, qs[2] = 1, qs[3] = p.d;
+    else if (strcmp(p.layout, "BSND") == 0) qnd = 4, qs[0] = p.b, qs[1] = 1, qs[2] = n, qs[3] = p.d;
+    else qnd = 3, qs[0] = p.b, qs[1] = 1, qs[2] = n * p.d;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&k.query, p.src, qnd, qs), 0);
+    ifa_host_fill_random(&k.query, p.seed * 3 + 20, -1, 1);
+    k.lengths = malloc((size_t)p.b * sizeof *k.lengths);
+    ck_assert_ptr_nonnull(k.lengths);
+    memcpy(k.lengths, c.len, (size_t)p.b * sizeof *k.lengths), k.lengths_count = p.b;
+    k.num_heads = n, k.num_key_value_heads = 1, k.scale_value = 1.0 / sqrt((double)p.d);
+    strcpy(k.input_layout, p.layout);
+    k.softmax_lse_flag = 1;
+    if (paged) {
+        k.block_table = malloc((size_t)(p.b * c.cols) * sizeof *k.block_table);
+        ck_assert_ptr_nonnull(k.block_table);
+        memcpy(k.block_table, c.table, (size_t)(p.b * c.cols) * sizeof *k.block_table);
+        k.block_table_cols = c.cols, k.block_size = p.block_size;
+    }
+    ifa_case_result r;
+    const ifa_status st = ifa_case_run(test_ctx(), test_queue(), &k, NULL, NULL, &r);
+    ck_assert_msg(st == IFA_STATUS_OK, "%s", ifa_last_error());
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(&k, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "%s cache %s: rel_l2 %.3g (tol %.0e), nonfinite %lld, lse_bad %lld", p.layout,
+                  ifa_dtype_name(p.cache), chk.rel_l2, chk.tolerance, (long long)chk.nonfinite, (long long)chk.lse_bad);
+    ifa_case_result_free(&r);
+    ifa_case_free(&k);
+    cache_free(&c);
+}
+END_TEST
+
 /* ---- invalid arguments ---------------------------------------------------------------------------- */
 
 /* A valid planning-only BSH append: B = 2, S1 = 2, N_kv = 2, D = 16 into an int8 cache of S_max 8 (or a
@@ -637,7 +702,14 @@ START_TEST(append_rules) {
     ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(NULL, &f.a, &ws), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(test_ctx(), &f.a, NULL), IFA_STATUS_NULL_ARGUMENT);
     afix_setup(&f), f.a.value_cache = NULL;
-    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value_cache is NULL");
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value_cache is NULL but value is given; a key-only append (one latent "
+                                          "cache, multi-head latent attention) leaves both NULL");
+    afix_setup(&f), f.a.value = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value is NULL but value_cache is given");
+    afix_setup(&f), f.a.value = NULL, f.a.value_cache = NULL; /* key-only */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_setup(&f), f.a.key_cache = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "key_cache is NULL");
     afix_setup(&f), f.a.input_layout = "SBH";
     aexpect(&f, IFA_STATUS_INVALID_LAYOUT, "input_layout \"SBH\" is not one of BSH, BSND, BNSD");
     afix_setup(&f), f.a.num_key_value_heads = 0;
@@ -787,6 +859,7 @@ Suite *append_suite(void) {
     tcase_set_timeout(t, 600);
     tcase_add_loop_test(t, append_rows, 0, 42);
     tcase_add_loop_test(t, append_then_attend, 0, 42);
+    tcase_add_loop_test(t, key_only_append_then_attend, 0, 6);
     tcase_add_loop_test(t, append_rows_rope, 0, 28);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);

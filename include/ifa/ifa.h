@@ -266,6 +266,9 @@ IFA_API ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_me
  * (docs/kv-cache.md has the formulas and error bounds).
  *   key, value (new rows): float32, float16 or bfloat16, shaped by input_layout like IncreFlashAttention's
  *     query with N_kv heads: BSH (B, S1, N_kv·D), BSND (B, S1, N_kv, D), BNSD (B, N_kv, S1, D).
+ *   value and value_cache may both be NULL: a key-only append into one cache (multi-head latent attention,
+ *     whose attention passes the key cache as the value with value_head_dim); quantised, the key's scale (and
+ *     offset) is written to both halves of antiquant_scale (antiquant_offset), which that attention reads.
  *   key_cache, value_cache: the same shape and dtype each. Contiguous (block_table NULL): BSH (B, S_max,
  *     N_kv·D), BSND (B, S_max, N_kv, D), BNSD (B, N_kv, S_max, D), position p at row p. Paged: the pool
  *     shapes IncreFlashAttention takes, position p of batch b at row p % block_size of block

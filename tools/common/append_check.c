@@ -27,7 +27,9 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     const int bnsd = strcmp(layout, "BNSD") == 0;
     const int64_t nkv = attr_int(c, "num_key_value_heads", 0), bs = attr_int(c, "block_size", 0);
     const int64_t cols = attr_int(c, "block_table_cols", 0);
-    if (!kn || !vn || !kc || !before[1] || !lens || nkv < 1 || kn->ndim < 3 || kc->ndim < 3) return -1;
+    /* without value and value_cache: a key-only append, whose scales fill both halves */
+    const int key_only = !vn;
+    if (!kn || !kc || !vn != !before[1] || !lens || nkv < 1 || kn->ndim < 3 || kc->ndim < 3) return -1;
     const int64_t B = kn->shape[0], S1 = bnsd ? kn->shape[2] : kn->shape[1];
     const int64_t D = kn->ndim == 4 ? kn->shape[3] : kn->shape[2] / nkv;
     const int64_t R = tab ? bs : bnsd ? kc->shape[2] : kc->shape[1], U = kc->shape[0];
@@ -45,7 +47,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
         }
     double *x = malloc((size_t)D * sizeof *x);
     if (!x || ifa_host_tensor_alloc(&one, kc->dtype, 1, (int64_t[]){2}) != 0) return free(x), -1;
-    for (int half = 0; half < 2; ++half)
+    for (int half = 0; half < (key_only ? 1 : 2); ++half)
         for (int64_t b = 0; b < B; ++b)
             for (int64_t i = 0; i < S1; ++i)
                 for (int64_t n = 0; n < nkv; ++n) {
@@ -82,9 +84,10 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
                         worst = fmax(worst, ratio);
                         ifa_host_set(&expect[half], e, g);
                     }
-                    if (quant) {
-                        ifa_host_set(&expect[2], si, sc);
-                        if (asym) ifa_host_set(&expect[3], si, of);
+                    for (int h = 0; quant && h < (key_only ? 2 : 1); ++h) {
+                        const int64_t at = si + h * U * nkv * R; /* key-only: the key's into the value half too */
+                        ifa_host_set(&expect[2], at, sc);
+                        if (asym) ifa_host_set(&expect[3], at, of);
                     }
                     k->rows++;
                     k->bad_rows += !(worst <= 1);
