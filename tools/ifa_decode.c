@@ -12,7 +12,10 @@
  * regenerated on the host: --verify N reads the cache back every N-th step, checks every active request's
  * rows against their regenerated values (exactly for float caches, within the quantisation bound for
  * int8/int4 and the rounding bound for scaled float8) and the attention output against the float64
- * reference over the gathered context. */
+ * reference over the gathered context.
+ *
+ * --latent DV runs multi-head latent attention: one cache (no value pool), appended key-only, attended with
+ * the key cache as the value and value_head_dim DV (DeepSeek's MLA: --kv-heads 1 --dim 576 --latent 512). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +37,7 @@ static int usage(void) {
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|float8_e5m2|int8|int4]\n"
             "                  [--symmetric] [--scaled]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
-            "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks]\n"
+            "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
@@ -44,7 +47,9 @@ static int usage(void) {
             "  format's largest) and the attention applies the scales (per head and token, in the pages).\n"
             "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n"
             "--window W --sinks: each query sees its last W positions; a seeded sink logit per query head joins the\n"
-            "  softmax (the attention of gpt-oss's sliding-window layers).\n");
+            "  softmax (the attention of gpt-oss's sliding-window layers).\n"
+            "--latent DV: one latent cache, the first DV of each row's D values also the value (MLA: --kv-heads 1\n"
+            "  --dim 576 --latent 512); appends write the key only.\n");
     return 2;
 }
 
@@ -53,6 +58,7 @@ typedef struct opts {
     int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
+    int64_t latent; /* > 0: value_head_dim over one latent cache */
     double follow_up;
     uint64_t seed;
     ifa_dtype dtype, kv_dtype;
@@ -212,11 +218,12 @@ static ifa_tensor plain_tensor(cl_mem buf, ifa_dtype dt, int nd, const int64_t *
     return t;
 }
 
-/* The descriptors of the paged cache: the K and V pools, their scales and offsets (int8/int4). */
+/* The descriptors of the paged cache: the K and V pools (one latent pool: both the key's), their scales and
+ * offsets (int8/int4). */
 static void cache_tensors(const driver *dr, ifa_tensor *kc, ifa_tensor *vc, ifa_tensor *sc, ifa_tensor *of) {
     *kc = plain_tensor(dr->kpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape);
     *vc = *kc;
-    vc->buffer = dr->vpool;
+    vc->buffer = dr->o.latent ? dr->kpool : dr->vpool;
     *sc = plain_tensor(dr->scale, IFA_DTYPE_FLOAT32, 4, dr->scale_shape);
     *of = *sc;
     of->buffer = dr->offset;
@@ -257,13 +264,15 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     dr->st.gen_us += now_us() - tg; /* the model's stand-in, not the engine's work */
     /* in-order queue: the blocking second write also ends the first, and the previous append has read both */
     cl_int err = clEnqueueWriteBuffer(dr->q, dr->staging_k, CL_FALSE, 0, hk.bytes, hk.data, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueWriteBuffer(dr->q, dr->staging_v, CL_TRUE, 0, hv.bytes, hv.data, 0, NULL, NULL);
+    if (err == CL_SUCCESS && !o->latent)
+        err = clEnqueueWriteBuffer(dr->q, dr->staging_v, CL_TRUE, 0, hv.bytes, hv.data, 0, NULL, NULL);
+    if (err == CL_SUCCESS && o->latent) err = clFinish(dr->q); /* hk must outlive the write */
     ifa_tensor tv = layout_tensor(dr, dr->staging_v, o->dtype, nb, rows, h);
     ifa_tensor kc, vc, sc, of;
     cache_tensors(dr, &kc, &vc, &sc, &of);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
-    a.key = &tk, a.value = &tv, a.key_cache = &kc, a.value_cache = &vc;
+    a.key = &tk, a.value = o->latent ? NULL : &tv, a.key_cache = &kc, a.value_cache = o->latent ? NULL : &vc;
     a.antiquant_scale = dr->quant ? &sc : NULL, a.antiquant_offset = dr->quant && !o->symmetric ? &of : NULL;
     a.cache_seq_lengths = lens, a.cache_seq_lengths_count = nb;
     a.input_layout = o->layout, a.num_key_value_heads = h;
@@ -399,7 +408,9 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     ifa_case_init(&c);
     int64_t bad = 0;
     if (read_tensor(dr, dr->kpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape, &c.key) ||
-        read_tensor(dr, dr->vpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape, &c.value) ||
+        (o->latent ? ifa_host_tensor_copy(&c.value, &c.key)
+                   : read_tensor(dr, dr->vpool, dr->pool_shape.dtype, dr->pool_shape.ndim, dr->pool_shape.shape,
+                                 &c.value)) ||
         (dr->quant && read_tensor(dr, dr->scale, IFA_DTYPE_FLOAT32, 4, dr->scale_shape, &c.antiquant_scale)) ||
         (dr->quant && !o->symmetric &&
          read_tensor(dr, dr->offset, IFA_DTYPE_FLOAT32, 4, dr->scale_shape, &c.antiquant_offset))) {
@@ -415,7 +426,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     for (int i = 0; x && i < nb; ++i) {
         const request *r = &dr->reqs[list[i]];
         for (int64_t p = 0; p < lens[i]; ++p)
-            for (int kv = 0; kv < 2; ++kv)
+            for (int kv = 0; kv < (o->latent ? 1 : 2); ++kv) /* one latent cache: the key rows */
                 for (int64_t n = 0; n < h; ++n) {
                     const int64_t br = bank_row(r->hash[p], kv, n);
                     for (int64_t e = 0; e < d; ++e) x[e] = ifa_host_get(&dr->bank, br * d + e);
@@ -467,6 +478,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     c.antiquant_mode = dr->quant ? 3 : 0;
     if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope);
     c.window = o->window;
+    c.value_head_dim = o->latent, c.value_is_key = o->latent > 0;
     if (o->sinks) c.sinks = dr->sinks; /* borrowed: cleared before ifa_case_free */
     ifa_case_result res;
     memset(&res, 0, sizeof res);
@@ -535,7 +547,7 @@ static int decode_step(driver *dr, int64_t step) {
         lens[k] = r->cached;
         for (int64_t c = 0; c < dr->cols; ++c) table[k * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
         const int64_t read = o->window > 0 && o->window < r->cached ? o->window : r->cached; /* rows the step reads */
-        kv_bytes += (double)read * (double)h * (2 * (double)d * elem + 2 * per_scale);
+        kv_bytes += (double)read * (double)h * ((o->latent ? 1 : 2) * (double)d * elem + 2 * per_scale);
     }
     /* attention */
     if (ensure(dr, &dr->query, &dr->query_bytes, hq.bytes) != 0 || ensure(dr, &dr->out, &dr->out_bytes, hq.bytes) != 0) {
@@ -543,14 +555,16 @@ static int decode_step(driver *dr, int64_t step) {
         goto out;
     }
     tq.buffer = dr->query;
-    ifa_tensor to = tq;
+    ifa_tensor to = tq; /* the query's shape with D_v (latent) */
     to.buffer = dr->out;
+    if (o->latent) to.shape[to.ndim - 1] = strcmp(o->layout, "BSH") == 0 ? o->heads * o->latent : o->latent;
     cl_int err = clEnqueueWriteBuffer(dr->q, dr->query, CL_FALSE, 0, hq.bytes, hq.data, 0, NULL, NULL);
     ifa_tensor kc, vc, sc, of;
     cache_tensors(dr, &kc, &vc, &sc, &of);
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &kc, a.value = &vc, a.attention_out = &to;
+    a.value_head_dim = o->latent;
     a.actual_seq_lengths = lens, a.actual_seq_lengths_count = nb;
     a.num_heads = o->heads, a.num_key_value_heads = h, a.scale_value = 1.0 / sqrt((double)d), a.input_layout = o->layout;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
@@ -583,7 +597,7 @@ static int decode_step(driver *dr, int64_t step) {
         if (o->verify > 0 && step % o->verify == 0) {
             const double tv = now_us();
             ifa_host_tensor ho;
-            if (read_tensor(dr, dr->out, o->dtype, tq.ndim, tq.shape, &ho) != 0) {
+            if (read_tensor(dr, dr->out, o->dtype, to.ndim, to.shape, &ho) != 0) {
                 rc = fail("reading the output", IFA_STATUS_OK);
             } else {
                 dr->verify_failures += verify_step(dr, list, nb, lens, table, &hq, &ho);
@@ -654,6 +668,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--pool-blocks") == 0) o->pool_blocks = atoll(v);
         else if (strcmp(a, "--max-steps") == 0) o->max_steps = atoll(v);
         else if (strcmp(a, "--window") == 0) o->window = atoll(v);
+        else if (strcmp(a, "--latent") == 0) o->latent = atoll(v);
         else if (strcmp(a, "--follow-up") == 0) o->follow_up = atof(v);
         else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
         else if (strcmp(a, "--prompt") == 0) { if (parse_pair(v, &o->prompt_min, &o->prompt_max)) return -1; }
@@ -665,7 +680,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     }
     if (o->slots < 1 || o->slots > 4096 || o->requests < 1 || o->block_size < 1 || o->heads < 1 || o->kv_heads < 1 ||
         o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
-        o->window < 0)
+        o->window < 0 || o->latent < 0 || o->latent > o->dim)
         return -1;
     const int fp8 = ifa__is_float8(o->kv_dtype);
     if (o->scaled && !fp8) {
@@ -755,7 +770,8 @@ static int setup(driver *dr) {
     dr->pool_shape.dtype = o->kv_dtype, dr->pool_shape.ndim = pt.ndim;
     memcpy(dr->pool_shape.shape, pt.shape, sizeof pt.shape);
     const int64_t pool_bytes = ifa_tensor_bytes(&pt);
-    dr->kpool = make_buffer(dr, (size_t)pool_bytes), dr->vpool = make_buffer(dr, (size_t)pool_bytes);
+    dr->kpool = make_buffer(dr, (size_t)pool_bytes);
+    dr->vpool = o->latent ? NULL : make_buffer(dr, (size_t)pool_bytes); /* a latent cache has one pool */
     const int64_t ss[4] = {2, nblocks, o->kv_heads, o->block_size};
     memcpy(dr->scale_shape, ss, sizeof ss);
     const size_t sbytes = (size_t)(2 * nblocks * o->kv_heads * o->block_size) * 4;
@@ -774,16 +790,16 @@ static int setup(driver *dr) {
     dr->waiting = malloc((size_t)dr->nreqs * sizeof *dr->waiting);
     dr->finished = malloc((size_t)dr->nreqs * sizeof *dr->finished);
     dr->st.step_us = malloc(1024 * sizeof(double));
-    if (!dr->kpool || !dr->vpool || !dr->scale || !dr->offset || !dr->slot_req || !dr->waiting || !dr->finished ||
+    if (!dr->kpool || (!dr->vpool && !o->latent) || !dr->scale || !dr->offset || !dr->slot_req || !dr->waiting || !dr->finished ||
         !dr->st.step_us)
         return fail("allocating the cache", IFA_STATUS_OK);
     for (int sl = 0; sl < o->slots; ++sl) dr->slot_req[sl] = -1;
     if (!o->quiet)
         fprintf(stderr, "ifa-decode: %d requests, %d slots, pool %lld blocks of %lld (%.1f MiB per K/V), table %lld "
-                "columns, %s %s KV, N %lld N_kv %lld D %lld%s%s\n", dr->nreqs, o->slots, (long long)nblocks,
+                "columns, %s %s KV, N %lld N_kv %lld D %lld%s%s%s\n", dr->nreqs, o->slots, (long long)nblocks,
                 (long long)o->block_size, (double)pool_bytes / 1048576.0, (long long)dr->cols, o->layout,
                 ifa_dtype_name(o->kv_dtype), (long long)o->heads, (long long)o->kv_heads, (long long)o->dim,
-                o->window ? ", window" : "", o->sinks ? ", sinks" : "");
+                o->window ? ", window" : "", o->sinks ? ", sinks" : "", o->latent ? ", one latent cache" : "");
     return 0;
 }
 
