@@ -33,7 +33,7 @@ static const struct {
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
-                    "                  [--template auto|all_vector|cv]\n"
+                    "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
                     "                  [--device-profile h100|pocl-2|pocl-2-avx2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
@@ -191,6 +191,7 @@ int main(int argc, char **argv) {
     const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH", *tmpl = NULL;
     ifa_dtype qdt = IFA_DTYPE_FLOAT16, kvdt = IFA_DTYPE_FLOAT16;
     int lse = 0, timing = 0, kv_set = 0;
+    long long value_dim = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--decode") == 0 && i + 1 < argc) return decode(argv[i + 1]);
         if (strcmp(argv[i], "--device-profile") == 0 && i + 1 < argc) profile = argv[++i];
@@ -198,6 +199,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
         else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) layout = argv[++i];
         else if (strcmp(argv[i], "--template") == 0 && i + 1 < argc) tmpl = argv[++i];
+        else if (strcmp(argv[i], "--value-dim") == 0 && i + 1 < argc) value_dim = atoll(argv[++i]);
         else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
             if (ifa_dtype_from_name(argv[++i], &qdt) != 0) return usage();
         } else if (strcmp(argv[i], "--kv-dtype") == 0 && i + 1 < argc) {
@@ -262,7 +264,9 @@ int main(int argc, char **argv) {
         describe(&tq, qdt, bsh ? 3 : 4, bsh ? qs3 : qs);
         describe(&tk, kvdt, bsh ? 3 : 4, bsh ? ks3 : ks);
         tv = tk, to = tq;
-        a.num_heads = n, a.num_key_value_heads = nkv, a.input_layout = layout;
+        if (value_dim > 0) /* latent attention: the output has D_v for D */
+            to.shape[to.ndim - 1] = bsh ? n * value_dim : value_dim;
+        a.num_heads = n, a.num_key_value_heads = nkv, a.input_layout = layout, a.value_head_dim = value_dim;
         int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
         describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
         a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
