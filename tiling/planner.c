@@ -308,9 +308,17 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
     const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
-    /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. */
+    /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. Where even
+     * the smallest chunk leaves the heads split, the full chunk is kept and the heads split at it: each chunk
+     * costs a rescale of every accumulator, which at a few rows per chunk costs more than the split saves
+     * (MLA, G = 128, D + D_v = 1088 on a 512 KiB CPU budget: chunks of 8 rows in 2 groups against 64 rows in
+     * 2 groups; docs/performance.md, fourteenth session). */
+    const int32_t full_chunk = chunk;
     while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, dv, chunk) > budget)
         chunk -= step;
+    if (ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, dv, chunk) > budget &&
+        ifa__all_vector_local_bytes(1, p->seq_q, p->head_dim, dv, full_chunk) <= budget)
+        chunk = full_chunk;
     int64_t groups, per_group;
     IFA__TRY(fit_heads(mh * group, p->seq_q, p->head_dim, dv, chunk, budget, &per_group, &groups));
     plan->kv_heads_per_group = (int32_t)mh;
