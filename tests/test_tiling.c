@@ -601,6 +601,29 @@ START_TEST(value_dim_sizes_rows_and_partials) {
 }
 END_TEST
 
+/* Rows that fit local memory once the chunk shrinks keep one head group at a smaller chunk; rows that do not
+ * fit even at the smallest chunk keep the full chunk and split the heads (an AVX2 CPU's 512 KiB). */
+START_TEST(chunk_shrinks_only_where_it_avoids_a_split) {
+    ifa_device_facts cpu = pocl;
+    cpu.local_mem_bytes = 512 * 1024, cpu.native_float_width = 8;
+    ifa_plan full;
+    ifa_problem p = problem(1, 8, 1, 64, 4096);
+    ck_assert_int_eq(ifa__plan_make(&p, &cpu, &full), IFA_STATUS_OK); /* the tuning row's chunk, unshrunk */
+    p = problem(1, 128, 1, 480, 4096); /* D = D_v = 480: fits at a smaller chunk */
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.head_groups, 1);
+    ck_assert_int_lt(plan.chunk_rows, full.chunk_rows);
+    p = problem(1, 128, 1, 576, 4096); /* MLA, G = 128: split either way */
+    p.value_dim = 512;
+    ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.head_groups, 2);
+    ck_assert_int_eq(plan.chunk_rows, full.chunk_rows);
+    ck_assert_int_le(plan.local_mem_bytes, cpu.local_mem_bytes);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+}
+END_TEST
+
 /* S1 query tokens multiply the rows a work-group holds: the planner fits heads x tokens in local memory and
  * sizes the split partials per token. */
 START_TEST(multi_token_rows_fit_and_size_partials) {
@@ -698,6 +721,7 @@ int main(void) {
     tcase_add_test(t, balanced_walk_covers_every_row_once);
     tcase_add_test(t, multi_token_rows_fit_and_size_partials);
     tcase_add_test(t, value_dim_sizes_rows_and_partials);
+    tcase_add_test(t, chunk_shrinks_only_where_it_avoids_a_split);
     tcase_add_test(t, paged_plan);
     tcase_add_test(t, window_bounds_the_rows_read);
     tcase_add_test(t, shared_prefix_plan);
