@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/append_check.h"
+#include "common/generic_run.h"
 #include "common/case.h"
 #include "common/generic_case.h"
 #include "common/merge_case.h"
@@ -124,89 +125,40 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         fprintf(stderr, "ifa-run: bad case: %s\n", err);
         return 2;
     }
-    const ifa_op_def *d = c.def;
-    ifa_named_tensor named[IFA_GENERIC_MAX];
-    cl_mem bufs[IFA_GENERIC_MAX] = {NULL};
-    int nt = 0, rc = 0;
-    ifa_host_tensor after[4];
-    memset(after, 0, sizeof after);
     static const char *const written[4] = {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"};
-    for (int i = 0; i < d->num_inputs; ++i) {
-        if (!c.inputs[i].data) continue;
-        cl_int cerr = CL_SUCCESS;
-        if (o->mode != MODE_SUPPORT)
-            bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                     c.inputs[i].bytes, c.inputs[i].data, &cerr);
-        if (cerr != CL_SUCCESS) {
-            fprintf(stderr, "ifa-run: clCreateBuffer failed (%d)\n", (int)cerr);
-            rc = 3;
-            goto done;
-        }
-        named[nt].name = d->inputs[i].name;
-        memset(&named[nt].tensor, 0, sizeof named[nt].tensor);
-        named[nt].tensor.buffer = bufs[i], named[nt].tensor.dtype = c.inputs[i].dtype, named[nt].tensor.ndim = c.inputs[i].ndim;
-        memcpy(named[nt].tensor.shape, c.inputs[i].shape, sizeof named[nt].tensor.shape);
-        nt++;
-    }
-    const ifa_op_call call = {named, nt, c.attrs, c.num_attrs};
-    ifa_plan plan;
+    const int support = o->mode == MODE_SUPPORT;
+    ifa_generic_run r;
     size_t ws_bytes = 0;
-    ifa_status st = ifa_op_get_workspace_size(ctx, d, &call, &plan, &ws_bytes);
-    if (o->mode == MODE_SUPPORT) {
-        if (st == IFA_STATUS_OK) printf("support: %s supported, workspace=%zu\n", d->name, ws_bytes);
+    const ifa_status st = ifa_generic_case_run(ctx, q, &c, written, support, &ws_bytes, &r);
+    int rc = 0;
+    if (support) {
+        if (st == IFA_STATUS_OK) printf("support: %s supported, workspace=%zu\n", c.def->name, ws_bytes);
         else printf("support: not supported: %s\n", ifa_last_error());
         rc = st == IFA_STATUS_OK ? 0 : status_exit(st);
-        goto done;
-    }
-    cl_int cerr;
-    cl_mem ws = st == IFA_STATUS_OK ? clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, ws_bytes ? ws_bytes : 8,
-                                                     NULL, &cerr) : NULL;
-    cl_event ev = NULL;
-    if (st == IFA_STATUS_OK) st = ifa_op_run(ctx, d, &call, &plan, ws, 0, q, 0, NULL, &ev);
-    if (st != IFA_STATUS_OK) {
+    } else if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
         rc = status_exit(st);
-        if (ws) clReleaseMemObject(ws);
-        goto done;
-    }
-    clWaitForEvents(1, &ev);
-    cl_ulong t0 = 0, t1 = 0;
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    clReleaseEvent(ev);
-    clReleaseMemObject(ws);
-    printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", d->name, nt, (int)c.num_attrs,
-           (double)(t1 - t0) * 1e-6);
-    const ifa_host_tensor *outs[4] = {NULL, NULL, NULL, NULL};
-    for (int w = 0; w < 4; ++w)
-        for (int i = 0; i < d->num_inputs; ++i)
-            if (strcmp(d->inputs[i].name, written[w]) == 0 && c.inputs[i].data) {
-                if (ifa_host_tensor_alloc(&after[w], c.inputs[i].dtype, c.inputs[i].ndim, c.inputs[i].shape) != 0 ||
-                    clEnqueueReadBuffer(q, bufs[i], CL_TRUE, 0, after[w].bytes, after[w].data, 0, NULL, NULL) != CL_SUCCESS) {
-                    rc = 3;
-                    goto done;
-                }
-                outs[w] = &after[w];
-            }
-    if (o->out_dir) {
-        static const char *const names[4] = {"key_cache.npy", "value_cache.npy", "antiquant_scale.npy", "antiquant_offset.npy"};
-        if ((rc = write_outputs(o->out_dir, names, outs, 4)) != 0) goto done;
-    }
-    if (o->check) {
+    } else {
+        int nt = 0;
+        for (int i = 0; i < c.def->num_inputs; ++i) nt += c.inputs[i].data != NULL;
+        printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", c.def->name, nt, (int)c.num_attrs,
+               r.device_ms);
+        const ifa_host_tensor *outs[4];
+        for (int w = 0; w < 4; ++w) outs[w] = r.written[w].data ? &r.written[w] : NULL;
+        static const char *const names[4] = {"key_cache.npy", "value_cache.npy", "antiquant_scale.npy",
+                                             "antiquant_offset.npy"};
+        if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, 4);
         ifa_append_check k;
-        if (ifa_append_case_check(&c, outs, &k) != 0) {
+        if (rc == 0 && o->check && ifa_append_case_check(&c, outs, &k) != 0) {
             fprintf(stderr, "ifa-run: the reference could not be computed\n");
             rc = 3;
-            goto done;
+        } else if (rc == 0 && o->check) {
+            printf("check: rows=%lld bad_rows=%lld worst_error/bound=%.3g changed_elsewhere=%lld -> %s\n",
+                   (long long)k.rows, (long long)k.bad_rows, k.worst, (long long)k.changed, k.pass ? "PASS" : "FAIL");
+            rc = k.pass ? 0 : 1;
         }
-        printf("check: rows=%lld bad_rows=%lld worst_error/bound=%.3g changed_elsewhere=%lld -> %s\n", (long long)k.rows,
-               (long long)k.bad_rows, k.worst, (long long)k.changed, k.pass ? "PASS" : "FAIL");
-        rc = k.pass ? 0 : 1;
+        ifa_generic_run_free(&r);
     }
-done:
-    for (int i = 0; i < IFA_GENERIC_MAX; ++i)
-        if (bufs[i]) clReleaseMemObject(bufs[i]);
-    for (int w = 0; w < 4; ++w) ifa_host_tensor_free(&after[w]);
     ifa_generic_case_free(&c);
     return rc;
 }

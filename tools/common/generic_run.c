@@ -1,0 +1,67 @@
+/* Running a generic (registry) case (generic_run.h). */
+#include "common/generic_run.h"
+
+#include <string.h>
+
+ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_generic_case *c,
+                                const char *const names[4], int plan_only, size_t *workspace_bytes,
+                                ifa_generic_run *r) {
+    memset(r, 0, sizeof *r);
+    const ifa_op_def *d = c->def;
+    ifa_named_tensor named[IFA_GENERIC_MAX];
+    cl_mem bufs[IFA_GENERIC_MAX] = {NULL};
+    int nt = 0;
+    ifa_status st = IFA_STATUS_OK;
+    for (int i = 0; i < d->num_inputs && st == IFA_STATUS_OK; ++i) {
+        if (!c->inputs[i].data) continue;
+        cl_int cerr = CL_SUCCESS;
+        if (!plan_only)
+            bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     c->inputs[i].bytes ? c->inputs[i].bytes : 1, c->inputs[i].data, &cerr);
+        if (cerr != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
+        named[nt].name = d->inputs[i].name;
+        memset(&named[nt].tensor, 0, sizeof named[nt].tensor);
+        named[nt].tensor.buffer = bufs[i], named[nt].tensor.dtype = c->inputs[i].dtype;
+        named[nt].tensor.ndim = c->inputs[i].ndim;
+        memcpy(named[nt].tensor.shape, c->inputs[i].shape, sizeof named[nt].tensor.shape);
+        nt++;
+    }
+    const ifa_op_call call = {named, nt, c->attrs, c->num_attrs};
+    ifa_plan plan;
+    size_t ws_bytes = 0;
+    if (st == IFA_STATUS_OK) st = ifa_op_get_workspace_size(ctx, d, &call, &plan, &ws_bytes);
+    if (workspace_bytes) *workspace_bytes = ws_bytes;
+    cl_mem ws = NULL;
+    cl_event ev = NULL;
+    if (st == IFA_STATUS_OK && !plan_only) {
+        cl_int cerr;
+        ws = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, ws_bytes ? ws_bytes : 8, NULL, &cerr);
+        st = ws ? ifa_op_run(ctx, d, &call, &plan, ws, 0, q, 0, NULL, &ev) : IFA_STATUS_OUT_OF_MEMORY;
+    }
+    if (ev) {
+        clWaitForEvents(1, &ev);
+        cl_ulong t0 = 0, t1 = 0;
+        if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS)
+            r->device_ms = (double)(t1 - t0) * 1e-6;
+        clReleaseEvent(ev);
+    }
+    for (int w = 0; w < 4 && st == IFA_STATUS_OK && !plan_only; ++w)
+        for (int i = 0; names[w] && i < d->num_inputs; ++i)
+            if (strcmp(d->inputs[i].name, names[w]) == 0 && c->inputs[i].data) {
+                if (ifa_host_tensor_alloc(&r->written[w], c->inputs[i].dtype, c->inputs[i].ndim, c->inputs[i].shape) != 0)
+                    st = IFA_STATUS_OUT_OF_MEMORY;
+                else if (clEnqueueReadBuffer(q, bufs[i], CL_TRUE, 0, r->written[w].bytes, r->written[w].data, 0, NULL,
+                                             NULL) != CL_SUCCESS)
+                    st = IFA_STATUS_OPENCL_ERROR;
+            }
+    if (ws) clReleaseMemObject(ws);
+    for (int i = 0; i < IFA_GENERIC_MAX; ++i)
+        if (bufs[i]) clReleaseMemObject(bufs[i]);
+    if (st != IFA_STATUS_OK) ifa_generic_run_free(r);
+    return st;
+}
+
+void ifa_generic_run_free(ifa_generic_run *r) {
+    for (int w = 0; w < 4; ++w) ifa_host_tensor_free(&r->written[w]);
+}
