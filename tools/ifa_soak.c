@@ -2,8 +2,9 @@
 /* ifa-soak: runs random legal IncreFlashAttention cases (tools/common/random_case.c) on a device, each checked
  * against the float64 reference, and writes every case that fails or is refused to --out as a case file with
  * the command that replays it. Combinations the feature tests do not list one by one are where a soak run
- * looks; the seeds make any finding reproducible.
- *   ifa-soak [--cases 100] [--seed 1] [--out DIR] [--device SELECTOR] [--quiet]
+ * looks; the seeds make any finding reproducible. --op append draws KVCacheAppend cases instead, each checked
+ * row by row against the float64 append with every other element unchanged (ifa-run --check's check).
+ *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append] [--out DIR] [--device SELECTOR] [--quiet]
  * Case i draws from seed * 1000003 + i. Exit status: 0 every case passed, 1 a case failed or was refused,
  * 2 bad usage, 3 no device. */
 #include <errno.h>
@@ -12,13 +13,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/append_check.h"
 #include "common/case.h"
+#include "common/generic_run.h"
 #include "common/random_case.h"
 #include "ifa/ifa.h"
 
 static int usage(void) {
-    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--out DIR] [--device SELECTOR] [--quiet]\n"
-                    "  runs random legal IncreFlashAttention cases against the float64 reference; failing or\n"
+    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append] [--out DIR] [--device SELECTOR] [--quiet]\n"
+                    "  runs random legal IncreFlashAttention (or KVCacheAppend) cases against the float64 reference; failing or\n"
                     "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
                     "  each one.\n");
     return 2;
@@ -42,9 +45,42 @@ static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, cons
     printf("  %s: %s\n  replay: IFA_TUNING='%s' ifa-run %s --check\n", why, rc->summary, rc->tuning, path);
 }
 
+/* One random KVCacheAppend case: 1 passed, 0 failed or refused (kept in dir). */
+static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const ifa_random_case *rc, const char *dir,
+                       int quiet) {
+    char err[1024];
+    ifa_generic_case c;
+    if (ifa_generic_case_parse(rc->json, ".", &c, err, sizeof err) != 0) {
+        printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
+        keep(dir, s, rc, "unreadable");
+        return 0;
+    }
+    static const char *const written[4] = {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"};
+    ifa_generic_run r;
+    const ifa_status st = ifa_generic_case_run(ctx, q, &c, written, 0, NULL, &r);
+    int ok = 0;
+    if (st != IFA_STATUS_OK) {
+        printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
+        keep(dir, s, rc, "refused");
+    } else {
+        const ifa_host_tensor *outs[4];
+        for (int w = 0; w < 4; ++w) outs[w] = r.written[w].data ? &r.written[w] : NULL;
+        ifa_append_check k = {0};
+        ok = ifa_append_case_check(&c, outs, &k) == 0 && k.pass;
+        if (!quiet || !ok)
+            printf("case %llu: %s; tuning %s -> rows %lld bad_rows %lld worst_error/bound %.3g changed_elsewhere %lld "
+                   "%s\n", (unsigned long long)s, rc->summary, rc->tuning[0] ? rc->tuning : "(device row)",
+                   (long long)k.rows, (long long)k.bad_rows, k.worst, (long long)k.changed, ok ? "PASS" : "FAIL");
+        if (!ok) keep(dir, s, rc, "failed");
+        ifa_generic_run_free(&r);
+    }
+    ifa_generic_case_free(&c);
+    return ok;
+}
+
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
-    const char *dir = "ifa-soak-failures", *device = NULL;
+    const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa";
     int quiet = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
@@ -53,9 +89,11 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--seed") == 0) seed = atoll(argv[++i]);
         else if (strcmp(argv[i], "--out") == 0) dir = argv[++i];
         else if (strcmp(argv[i], "--device") == 0) device = argv[++i];
+        else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
         else return usage();
     }
-    if (cases < 1 || seed < 0 || seed > 1000000000LL) return usage();
+    const int append = strcmp(op, "append") == 0;
+    if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && strcmp(op, "ifa") != 0)) return usage();
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
@@ -72,13 +110,19 @@ int main(int argc, char **argv) {
     for (long long i = 0; i < cases; ++i) {
         const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
         ifa_random_case rc;
-        if (ifa_random_case_make(s, &rc) != 0) {
+        if ((append ? ifa_random_append_case_make(s, &rc) : ifa_random_case_make(s, &rc)) != 0) {
             fprintf(stderr, "ifa-soak: out of memory\n");
             failed++;
             break;
         }
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
+        if (append) {
+            failed += !soak_append(ctx, q, s, &rc, dir, quiet);
+            ifa_random_case_free(&rc);
+            fflush(stdout);
+            continue;
+        }
         char err[1024];
         ifa_case c;
         ifa_case_result r;
@@ -113,9 +157,12 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     unsetenv("IFA_TUNING");
-    printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
-           "global %lld, balanced %lld\n", cases, cases - failed, failed, by_template[1], by_template[2], by_split[0],
-           by_split[1], by_split[2], by_split[3]);
+    if (append)
+        printf("soak: %lld KVCacheAppend cases, %lld passed, %lld failed\n", cases, cases - failed, failed);
+    else
+        printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
+               "global %lld, balanced %lld\n", cases, cases - failed, failed, by_template[1], by_template[2],
+               by_split[0], by_split[1], by_split[2], by_split[3]);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);
     return failed ? 1 : 0;

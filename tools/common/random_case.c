@@ -301,6 +301,120 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     return out->json ? 0 : -1;
 }
 
+int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
+    memset(out, 0, sizeof *out);
+    draw g = {{0}, seed, 0};
+    ifa_rng_seed(&g.r, seed * 0xD1B54A32D192ED03ull + 41);
+    static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
+    static const char *const floats[] = {"float16", "bfloat16", "float32"};
+    static const int64_t dims[] = {8, 16, 24, 40, 64, 72, 128, 136, 256, 576}, block_sizes[] = {1, 3, 16, 32, 64};
+    char *sum = out->summary;
+    const size_t sum_n = sizeof out->summary;
+
+    const int layout = (int)ifa_rng_int(&g.r, 0, 2);
+    const char *src = floats[ifa_rng_int(&g.r, 0, 2)];
+    const double kind = ifa_rng_uniform(&g.r, 0, 1);
+    const char *cdt = kind < 0.4    ? floats[ifa_rng_int(&g.r, 0, 2)]
+                      : kind < 0.6  ? "int8"
+                      : kind < 0.75 ? "int4"
+                      : kind < 0.87 ? "float8_e4m3fn"
+                                    : "float8_e5m2";
+    const int int_cache = kind >= 0.4 && kind < 0.75, fp8 = kind >= 0.75;
+    const int64_t nkv = ifa_rng_int(&g.r, 1, 4), d = pick(&g, dims, 10), b = ifa_rng_int(&g.r, 1, 5);
+    const int64_t s1 = chance(&g, 0.6) ? 1 : ifa_rng_int(&g.r, 2, 4);
+    const int paged = chance(&g, 0.5);
+    const int64_t bs = paged ? pick(&g, block_sizes, 5) : 0;
+    int64_t cap = ifa_rng_int(&g.r, s1, 300); /* positions per sequence */
+    if (paged) cap = (cap + bs - 1) / bs * bs;
+    const int key_only = chance(&g, 0.2);
+
+    cJSON *root = cJSON_CreateObject(), *attrs, *in;
+    if (!root) return -1;
+    cJSON_AddStringToObject(root, "op", "KVCacheAppend");
+    attrs = cJSON_AddObjectToObject(root, "attrs");
+    in = cJSON_AddObjectToObject(root, "inputs");
+    cJSON_AddStringToObject(attrs, "input_layout", layouts[layout]);
+    cJSON_AddNumberToObject(attrs, "num_key_value_heads", (double)nkv);
+    snprintf(sum, sum_n, "KVCacheAppend %s %s -> %s B=%lld N_kv=%lld D=%lld S1=%lld cap=%lld", layouts[layout], src,
+             cdt, (long long)b, (long long)nkv, (long long)d, (long long)s1, (long long)cap);
+
+    /* lengths: one for all or one per batch, each leaving room for the new rows */
+    const int64_t nlens = chance(&g, 0.3) ? 1 : b;
+    int64_t lens[5];
+    for (int64_t i = 0; i < nlens; ++i) lens[i] = chance(&g, 0.15) ? 0 : ifa_rng_int(&g.r, 0, cap - s1);
+    cJSON_AddItemToObject(in, "cache_seq_lengths", int_array(lens, nlens));
+    int64_t sh[4];
+    int nd = layout_shape(layout, b, s1, nkv, d, sh);
+    cJSON_AddItemToObject(in, "key", tensor(&g, sh, nd, src, -3, 3));
+    if (!key_only) cJSON_AddItemToObject(in, "value", tensor(&g, sh, nd, src, -3, 3));
+    int64_t units = b, rows = cap;
+    if (paged) {
+        /* each batch owns cap / bs distinct blocks of a shuffled pool with spares; entries past what a batch
+         * writes are -1 or wild ids */
+        const int64_t cols = cap / bs, pool = b * cols + ifa_rng_int(&g.r, 0, 3);
+        int64_t *perm = malloc((size_t)pool * sizeof *perm), *row = malloc((size_t)cols * sizeof *row);
+        if (!perm || !row) {
+            free(perm), free(row), cJSON_Delete(root);
+            return -1;
+        }
+        for (int64_t i = 0; i < pool; ++i) perm[i] = i;
+        for (int64_t i = pool - 1; i > 0; --i) {
+            const int64_t j = ifa_rng_int(&g.r, 0, i), t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        cJSON *table = cJSON_AddArrayToObject(in, "block_table");
+        for (int64_t i = 0; i < b; ++i) {
+            const int64_t last = (lens[nlens == 1 ? 0 : i] + s1 - 1) / bs; /* the last block the batch writes */
+            for (int64_t c = 0; c < cols; ++c) row[c] = c <= last ? perm[i * cols + c] : c % 2 ? -1 : 1000000 + c;
+            cJSON_AddItemToArray(table, int_array(row, cols));
+        }
+        free(perm), free(row);
+        cJSON_AddNumberToObject(attrs, "block_size", (double)bs);
+        units = pool, rows = bs;
+        add_summary(sum, sum_n, "paged");
+    }
+    nd = layout_shape(layout, units, rows, nkv, d, sh);
+    const double c_hi = int_cache ? (!strcmp(cdt, "int8") ? 128 : 8) : fp8 ? 4 : 1;
+    cJSON_AddItemToObject(in, "key_cache", tensor(&g, sh, nd, cdt, -c_hi, c_hi));
+    if (!key_only) cJSON_AddItemToObject(in, "value_cache", tensor(&g, sh, nd, cdt, -c_hi, c_hi));
+    else add_summary(sum, sum_n, "key_only");
+    if (int_cache || (fp8 && chance(&g, 0.5))) {
+        const int64_t ss[4] = {2, units, nkv, rows};
+        cJSON_AddItemToObject(in, "antiquant_scale", tensor(&g, ss, 4, "float32", 0.01, 0.02));
+        const int asym = int_cache && chance(&g, 0.5);
+        if (asym) cJSON_AddItemToObject(in, "antiquant_offset", tensor(&g, ss, 4, "float32", -3, 3));
+        add_summary(sum, sum_n, asym ? "scales+offsets" : "scales");
+    }
+    if (chance(&g, 0.25)) {
+        cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
+        const int64_t rd = chance(&g, 0.5) || d < 4 ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
+        if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
+        int64_t pos[5], last = cap;
+        if (chance(&g, 0.5)) {
+            last = 0;
+            for (int64_t i = 0; i < b; ++i) {
+                pos[i] = ifa_rng_int(&g.r, 0, 5000);
+                if (pos[i] + s1 > last) last = pos[i] + s1;
+            }
+            cJSON_AddItemToObject(in, "rope_positions", int_array(pos, b));
+        }
+        if (chance(&g, 0.3)) {
+            const int64_t ts[2] = {last + 1, (rd ? rd : d) / 2};
+            cJSON_AddItemToObject(in, "rope_cos", tensor(&g, ts, 2, "float32", -1, 1));
+            cJSON_AddItemToObject(in, "rope_sin", tensor(&g, ts, 2, "float32", -1, 1));
+        }
+        add_summary(sum, sum_n, "rope");
+    }
+    if (chance(&g, 0.3)) { /* the GPU shapes: several work-items and KV heads per work-group */
+        static const int64_t wgs[] = {2, 16, 64}, heads[] = {1, 2, 4};
+        snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", (int)pick(&g, wgs, 3),
+                 (int)pick(&g, heads, 3));
+    }
+    out->json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out->json ? 0 : -1;
+}
+
 void ifa_random_case_free(ifa_random_case *c) {
     cJSON_free(c->json);
     c->json = NULL;

@@ -19,6 +19,12 @@ typedef struct ifa_random_case {
 /* Draws case `seed`. Returns 0, or -1 when out of memory. */
 int ifa_random_case_make(uint64_t seed, ifa_random_case *out);
 
+/* Draws a random legal KVCacheAppend case `seed` (a generic registry case, docs/case-format.md): layouts,
+ * source and cache dtypes (float, int8, int4, float8 with or without scales, asymmetric offsets),
+ * contiguous or paged caches with shuffled blocks, key-only appends, RoPE (both modes, partial dims, explicit
+ * positions, tables) and the append's GPU work-group shapes. 0, or -1 when out of memory. */
+int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out);
+
 /* Frees the text. */
 void ifa_random_case_free(ifa_random_case *c);
 
