@@ -3,8 +3,9 @@
  * against the float64 reference, and writes every case that fails or is refused to --out as a case file with
  * the command that replays it. Combinations the feature tests do not list one by one are where a soak run
  * looks; the seeds make any finding reproducible. --op append draws KVCacheAppend cases instead, each checked
- * row by row against the float64 append with every other element unchanged (ifa-run --check's check).
- *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append] [--out DIR] [--device SELECTOR] [--quiet]
+ * row by row against the float64 append with every other element unchanged (ifa-run --check's check), and
+ * --op merge MergeAttentionStates cases against the float64 merge.
+ *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR] [--quiet]
  * Case i draws from seed * 1000003 + i. Exit status: 0 every case passed, 1 a case failed or was refused,
  * 2 bad usage, 3 no device. */
 #include <errno.h>
@@ -16,12 +17,15 @@
 #include "common/append_check.h"
 #include "common/case.h"
 #include "common/generic_run.h"
+#include "common/merge_case.h"
 #include "common/random_case.h"
 #include "ifa/ifa.h"
 
 static int usage(void) {
-    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append] [--out DIR] [--device SELECTOR] [--quiet]\n"
-                    "  runs random legal IncreFlashAttention (or KVCacheAppend) cases against the float64 reference; failing or\n"
+    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
+                    "                [--quiet]\n"
+                    "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
+                    "  float64 reference; failing or\n"
                     "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
                     "  each one.\n");
     return 2;
@@ -78,6 +82,35 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
     return ok;
 }
 
+/* One random MergeAttentionStates case: 1 passed, 0 failed or refused (kept in dir). */
+static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const ifa_random_case *rc, const char *dir,
+                      int quiet) {
+    char err[1024];
+    ifa_merge_case c;
+    if (ifa_merge_case_parse(rc->json, ".", &c, err, sizeof err) != 0) {
+        printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
+        keep(dir, s, rc, "unreadable");
+        return 0;
+    }
+    ifa_merge_result r;
+    const ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
+    int ok = 0;
+    if (st != IFA_STATUS_OK) {
+        printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
+        keep(dir, s, rc, "refused");
+    } else {
+        ifa_merge_case_check(&c, &r);
+        ok = r.pass;
+        if (!quiet || !ok)
+            printf("case %llu: %s -> rel_l2 %.3g (tol %.0e) nonfinite %lld lse_bad %lld %s\n", (unsigned long long)s,
+                   rc->summary, r.rel_l2, r.tolerance, (long long)r.nonfinite, (long long)r.lse_bad, ok ? "PASS" : "FAIL");
+        if (!ok) keep(dir, s, rc, "failed");
+        ifa_merge_result_free(&r);
+    }
+    ifa_merge_case_free(&c);
+    return ok;
+}
+
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
     const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa";
@@ -92,8 +125,8 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
         else return usage();
     }
-    const int append = strcmp(op, "append") == 0;
-    if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && strcmp(op, "ifa") != 0)) return usage();
+    const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
+    if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && !merge && strcmp(op, "ifa") != 0)) return usage();
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
@@ -110,15 +143,17 @@ int main(int argc, char **argv) {
     for (long long i = 0; i < cases; ++i) {
         const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
         ifa_random_case rc;
-        if ((append ? ifa_random_append_case_make(s, &rc) : ifa_random_case_make(s, &rc)) != 0) {
+        if ((append  ? ifa_random_append_case_make(s, &rc)
+             : merge ? ifa_random_merge_case_make(s, &rc)
+                     : ifa_random_case_make(s, &rc)) != 0) {
             fprintf(stderr, "ifa-soak: out of memory\n");
             failed++;
             break;
         }
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
-        if (append) {
-            failed += !soak_append(ctx, q, s, &rc, dir, quiet);
+        if (append || merge) {
+            failed += !(append ? soak_append : soak_merge)(ctx, q, s, &rc, dir, quiet);
             ifa_random_case_free(&rc);
             fflush(stdout);
             continue;
@@ -157,8 +192,9 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     unsetenv("IFA_TUNING");
-    if (append)
-        printf("soak: %lld KVCacheAppend cases, %lld passed, %lld failed\n", cases, cases - failed, failed);
+    if (append || merge)
+        printf("soak: %lld %s cases, %lld passed, %lld failed\n", cases, append ? "KVCacheAppend" : "MergeAttentionStates",
+               cases - failed, failed);
     else
         printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
                "global %lld, balanced %lld\n", cases, cases - failed, failed, by_template[1], by_template[2],

@@ -415,6 +415,37 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
     return out->json ? 0 : -1;
 }
 
+int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out) {
+    memset(out, 0, sizeof *out);
+    draw g = {{0}, seed, 0};
+    ifa_rng_seed(&g.r, seed * 0x94D049BB133111EBull + 53);
+    static const char *const floats[] = {"float16", "bfloat16", "float32"};
+    static const int64_t dims[] = {1, 8, 40, 64, 128, 512, 576}, parts[] = {1, 2, 3, 8, 33};
+    const int64_t np = pick(&g, parts, 5), d = pick(&g, dims, 7);
+    const int rank = (int)ifa_rng_int(&g.r, 2, 4); /* partial_outputs (P, rows..., D) with 0 to 2 row dims */
+    int64_t sh[4] = {np, 0, 0, 0}, rows = 1;
+    for (int i = 1; i < rank - 1; ++i) rows *= sh[i] = ifa_rng_int(&g.r, 1, 40);
+    sh[rank - 1] = d;
+    const char *pdt = floats[ifa_rng_int(&g.r, 0, 2)], *odt = chance(&g, 0.3) ? floats[ifa_rng_int(&g.r, 0, 2)] : NULL;
+    const int lse = chance(&g, 0.7);
+    cJSON *root = cJSON_CreateObject(), *attrs, *in;
+    if (!root) return -1;
+    cJSON_AddStringToObject(root, "op", "MergeAttentionStates");
+    attrs = cJSON_AddObjectToObject(root, "attrs");
+    in = cJSON_AddObjectToObject(root, "inputs");
+    cJSON_AddBoolToObject(attrs, "merged_lse_flag", lse);
+    if (odt) cJSON_AddStringToObject(attrs, "out_dtype", odt);
+    cJSON_AddItemToObject(in, "partial_outputs", tensor(&g, sh, rank, pdt, -2, 2));
+    /* LSEs far apart (one part dominates a row) or close (every part counts) */
+    const double spread = chance(&g, 0.5) ? 60 : 3;
+    cJSON_AddItemToObject(in, "partial_lses", tensor(&g, sh, rank - 1, "float32", -spread, spread));
+    snprintf(out->summary, sizeof out->summary, "MergeAttentionStates P=%lld rows=%lld D=%lld %s -> %s lse spread %g%s",
+             (long long)np, (long long)rows, (long long)d, pdt, odt ? odt : pdt, spread, lse ? " merged_lse" : "");
+    out->json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out->json ? 0 : -1;
+}
+
 void ifa_random_case_free(ifa_random_case *c) {
     cJSON_free(c->json);
     c->json = NULL;

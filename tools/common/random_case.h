@@ -25,6 +25,11 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out);
  * positions, tables) and the append's GPU work-group shapes. 0, or -1 when out of memory. */
 int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out);
 
+/* Draws a random legal MergeAttentionStates case `seed`: 1 to 33 parts, 0 to 2 row dimensions, D from 1 to
+ * 576, float16/bfloat16/float32 outputs and another output dtype, LSEs close or far apart, with or without
+ * the merged LSE. 0, or -1 when out of memory. */
+int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out);
+
 /* Frees the text. */
 void ifa_random_case_free(ifa_random_case *c);
 
