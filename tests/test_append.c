@@ -332,6 +332,41 @@ static void check_cache(const cache *c) {
     free(x);
 }
 
+/* An IncreFlashAttention case over what the cache holds (read back): n query heads of sq tokens (random), the
+ * cache's lengths, scales (antiquant_mode 2, or 3 paged) and block table; a key-only cache is its own value
+ * (value_is_key, the value a host copy of the key). */
+static void attend_case(const cache *c, int64_t n, int64_t sq, ifa_case *k) {
+    const aspec *p = &c->p;
+    ifa_case_init(k);
+    copy_tensor(&c->kc, &k->key), download(c->bufs[0], &k->key);
+    if (p->key_only) copy_tensor(&k->key, &k->value), k->value_is_key = 1;
+    else copy_tensor(&c->vc, &k->value), download(c->bufs[1], &k->value);
+    if (c->quant) {
+        copy_tensor(&c->sc, &k->antiquant_scale), download(c->bufs[2], &k->antiquant_scale);
+        if (c->offsets) copy_tensor(&c->of, &k->antiquant_offset), download(c->bufs[3], &k->antiquant_offset);
+        k->antiquant_mode = p->block_size ? 3 : 2;
+    }
+    int64_t qs[4];
+    int32_t qnd;
+    if (c->bnsd) qnd = 4, qs[0] = p->b, qs[1] = n, qs[2] = sq, qs[3] = p->d;
+    else if (strcmp(p->layout, "BSND") == 0) qnd = 4, qs[0] = p->b, qs[1] = sq, qs[2] = n, qs[3] = p->d;
+    else qnd = 3, qs[0] = p->b, qs[1] = sq, qs[2] = n * p->d;
+    ck_assert_int_eq(ifa_host_tensor_alloc(&k->query, p->src, qnd, qs), 0);
+    ifa_host_fill_random(&k->query, p->seed * 3 + 20, -1, 1);
+    k->lengths = malloc((size_t)p->b * sizeof *k->lengths);
+    ck_assert_ptr_nonnull(k->lengths);
+    memcpy(k->lengths, c->len, (size_t)p->b * sizeof *k->lengths), k->lengths_count = p->b;
+    k->num_heads = n, k->num_key_value_heads = p->nkv, k->scale_value = 1.0 / sqrt((double)p->d);
+    strcpy(k->input_layout, p->layout);
+    k->softmax_lse_flag = 1;
+    if (p->block_size) {
+        k->block_table = malloc((size_t)(p->b * c->cols) * sizeof *k->block_table);
+        ck_assert_ptr_nonnull(k->block_table);
+        memcpy(k->block_table, c->table, (size_t)(p->b * c->cols) * sizeof *k->block_table);
+        k->block_table_cols = c->cols, k->block_size = p->block_size;
+    }
+}
+
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
 static const ifa_dtype caches[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_INT8,
                                    IFA_DTYPE_INT4};
@@ -443,27 +478,7 @@ START_TEST(append_then_attend) {
 
     /* the reference case reads what the cache holds */
     ifa_case k;
-    ifa_case_init(&k);
-    copy_tensor(&c.kc, &k.key), copy_tensor(&c.vc, &k.value);
-    download(c.bufs[0], &k.key), download(c.bufs[1], &k.value);
-    if (c.quant) {
-        copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
-        if (c.offsets) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
-        k.antiquant_mode = paged ? 3 : 2;
-    }
-    int64_t qs[4];
-    int32_t qnd;
-    if (c.bnsd) qnd = 4, qs[0] = p.b, qs[1] = n, qs[2] = sq, qs[3] = p.d;
-    else if (strcmp(p.layout, "BSND") == 0) qnd = 4, qs[0] = p.b, qs[1] = sq, qs[2] = n, qs[3] = p.d;
-    else qnd = 3, qs[0] = p.b, qs[1] = sq, qs[2] = n * p.d;
-    ck_assert_int_eq(ifa_host_tensor_alloc(&k.query, p.src, qnd, qs), 0);
-    ifa_host_fill_random(&k.query, p.seed * 3 + 20, -1, 1);
-    k.lengths = malloc((size_t)p.b * sizeof *k.lengths);
-    ck_assert_ptr_nonnull(k.lengths);
-    memcpy(k.lengths, c.len, (size_t)p.b * sizeof *k.lengths), k.lengths_count = p.b;
-    k.num_heads = n, k.num_key_value_heads = p.nkv, k.scale_value = 1.0 / sqrt((double)p.d);
-    strcpy(k.input_layout, p.layout);
-    k.softmax_lse_flag = 1;
+    attend_case(&c, n, sq, &k);
     if (p.rope) { /* the query at the positions of this step's keys */
         strcpy(k.rope_mode, p.rope == IFA_ROPE_NEOX ? "neox" : "gptj"), k.rope_dim = p.rope_dim;
         if (p.rope_pos0 > 0) {
@@ -472,12 +487,6 @@ START_TEST(append_then_attend) {
             for (int64_t b = 0; b < p.b; ++b) k.rope_positions[b] = rope_base(&c, b) + c.len[b] - sq;
             k.rope_positions_count = p.b;
         }
-    }
-    if (paged) {
-        k.block_table = malloc((size_t)(p.b * c.cols) * sizeof *k.block_table);
-        ck_assert_ptr_nonnull(k.block_table);
-        memcpy(k.block_table, c.table, (size_t)(p.b * c.cols) * sizeof *k.block_table);
-        k.block_table_cols = c.cols, k.block_size = p.block_size;
     }
 
     /* the op runs on the cache's own buffers */
@@ -602,35 +611,8 @@ START_TEST(key_only_append_then_attend) {
     append_ok(&c, 0, p.b, 1, p.seed * 3 + 1); /* this step's token */
     check_cache(&c);
     ifa_case k;
-    ifa_case_init(&k);
-    copy_tensor(&c.kc, &k.key), download(c.bufs[0], &k.key);
-    copy_tensor(&k.key, &k.value); /* the host's copy of the one cache, as case files keep it */
-    k.value_is_key = 1, k.value_head_dim = 64;
-    if (c.quant) {
-        copy_tensor(&c.sc, &k.antiquant_scale), download(c.bufs[2], &k.antiquant_scale);
-        if (c.offsets) copy_tensor(&c.of, &k.antiquant_offset), download(c.bufs[3], &k.antiquant_offset);
-        k.antiquant_mode = paged ? 3 : 2;
-    }
-    const int64_t n = 8;
-    int64_t qs[4];
-    int32_t qnd;
-    if (c.bnsd) qnd = 4, qs[0] = p.b, qs[1] = n, qs[2] = 1, qs[3] = p.d;
-    else if (strcmp(p.layout, "BSND") == 0) qnd = 4, qs[0] = p.b, qs[1] = 1, qs[2] = n, qs[3] = p.d;
-    else qnd = 3, qs[0] = p.b, qs[1] = 1, qs[2] = n * p.d;
-    ck_assert_int_eq(ifa_host_tensor_alloc(&k.query, p.src, qnd, qs), 0);
-    ifa_host_fill_random(&k.query, p.seed * 3 + 20, -1, 1);
-    k.lengths = malloc((size_t)p.b * sizeof *k.lengths);
-    ck_assert_ptr_nonnull(k.lengths);
-    memcpy(k.lengths, c.len, (size_t)p.b * sizeof *k.lengths), k.lengths_count = p.b;
-    k.num_heads = n, k.num_key_value_heads = 1, k.scale_value = 1.0 / sqrt((double)p.d);
-    strcpy(k.input_layout, p.layout);
-    k.softmax_lse_flag = 1;
-    if (paged) {
-        k.block_table = malloc((size_t)(p.b * c.cols) * sizeof *k.block_table);
-        ck_assert_ptr_nonnull(k.block_table);
-        memcpy(k.block_table, c.table, (size_t)(p.b * c.cols) * sizeof *k.block_table);
-        k.block_table_cols = c.cols, k.block_size = p.block_size;
-    }
+    attend_case(&c, 8, 1, &k); /* the key cache as its own value */
+    k.value_head_dim = 64;
     ifa_case_result r;
     const ifa_status st = ifa_case_run(test_ctx(), test_queue(), &k, NULL, NULL, &r);
     ck_assert_msg(st == IFA_STATUS_OK, "%s", ifa_last_error());
