@@ -27,7 +27,8 @@ ifa_status ifa_incre_flash_attention_get_workspace_size(ifa_context *ctx, const 
     if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
     ifa_problem problem;
     IFA__TRY(ifa__ifa_check_args(args, &problem));
-    IFA__TRY(ifa__plan_make(&problem, &ctx->facts, plan));
+    const ifa_device_facts facts = ifa__device_facts_effective(&ctx->facts);
+    IFA__TRY(ifa__plan_make(&problem, &facts, plan));
     *workspace_bytes = (size_t)plan->workspace_bytes;
     return IFA_STATUS_OK;
 }

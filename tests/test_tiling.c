@@ -601,6 +601,29 @@ START_TEST(value_dim_sizes_rows_and_partials) {
 }
 END_TEST
 
+/* IFA_DEVICE_FACTS overrides only what every kernel still runs under: any compute-unit count, a power-of-2
+ * native width up to 16, and local memory or work-group size no larger than the device's own. */
+START_TEST(device_facts_overrides) {
+    const ifa_device_facts dev = {IFA_VENDOR_CPU, 2, 4096, 8, 512 * 1024};
+    setenv("IFA_DEVICE_FACTS", "compute_units=64,native_float_width=16,local_mem_bytes=99999999,bogus=3,"
+                               "max_work_group_size=1,native_float_width=12", 1);
+    ifa_device_facts e = ifa__device_facts_effective(&dev);
+    ck_assert_int_eq(e.compute_units, 64);
+    ck_assert_int_eq(e.native_float_width, 16);          /* 12 is not a power of 2 */
+    ck_assert_int_eq(e.local_mem_bytes, dev.local_mem_bytes); /* more than the device has */
+    ck_assert_int_eq(e.max_work_group_size, 1);
+    ck_assert_int_eq(e.vendor, IFA_VENDOR_CPU);
+    setenv("IFA_DEVICE_FACTS", "compute_units=0,local_mem_bytes=65536,native_float_width=32", 1);
+    e = ifa__device_facts_effective(&dev);
+    ck_assert_int_eq(e.compute_units, 2);
+    ck_assert_int_eq(e.local_mem_bytes, 65536);
+    ck_assert_int_eq(e.native_float_width, 8);
+    unsetenv("IFA_DEVICE_FACTS");
+    e = ifa__device_facts_effective(&dev);
+    ck_assert_mem_eq(&e, &dev, sizeof e);
+}
+END_TEST
+
 /* Rows that fit local memory once the chunk shrinks keep one head group at a smaller chunk; rows that do not
  * fit even at the smallest chunk keep the full chunk and split the heads (an AVX2 CPU's 512 KiB). */
 START_TEST(chunk_shrinks_only_where_it_avoids_a_split) {
@@ -722,6 +745,7 @@ int main(void) {
     tcase_add_test(t, multi_token_rows_fit_and_size_partials);
     tcase_add_test(t, value_dim_sizes_rows_and_partials);
     tcase_add_test(t, chunk_shrinks_only_where_it_avoids_a_split);
+    tcase_add_test(t, device_facts_overrides);
     tcase_add_test(t, paged_plan);
     tcase_add_test(t, window_bounds_the_rows_read);
     tcase_add_test(t, shared_prefix_plan);

@@ -21,4 +21,11 @@ typedef struct ifa_device_facts {
     int64_t local_mem_bytes;     /* CL_DEVICE_LOCAL_MEM_SIZE */
 } ifa_device_facts;
 
+/* The device's facts as the planner uses them: *f, overridden by IFA_DEVICE_FACTS ("compute_units=64,
+ * native_float_width=16", read on every plan, like IFA_TUNING) for experiments and soak runs. Only
+ * overrides every kernel still runs under are taken: compute_units >= 1 (it moves splits only), a
+ * native_float_width of 1 to 16 that is a power of 2 (the vector tiles; OpenCL's vectors run at any width),
+ * and local_mem_bytes or max_work_group_size no larger than the device's own; anything else is ignored. */
+ifa_device_facts ifa__device_facts_effective(const ifa_device_facts *f);
+
 #endif

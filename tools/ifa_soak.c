@@ -46,7 +46,8 @@ static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, cons
     }
     fprintf(f, "%s\n", rc->json);
     fclose(f);
-    printf("  %s: %s\n  replay: IFA_TUNING='%s' ifa-run %s --check\n", why, rc->summary, rc->tuning, path);
+    printf("  %s: %s\n  replay: IFA_TUNING='%s' IFA_DEVICE_FACTS='%s' ifa-run %s --check\n", why, rc->summary, rc->tuning,
+           rc->facts, path);
 }
 
 /* One random KVCacheAppend case: 1 passed, 0 failed or refused (kept in dir). */
@@ -152,6 +153,8 @@ int main(int argc, char **argv) {
         }
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
+        if (rc.facts[0]) setenv("IFA_DEVICE_FACTS", rc.facts, 1);
+        else unsetenv("IFA_DEVICE_FACTS");
         if (append || merge) {
             failed += !(append ? soak_append : soak_merge)(ctx, q, s, &rc, dir, quiet);
             ifa_random_case_free(&rc);
@@ -177,9 +180,10 @@ int main(int argc, char **argv) {
                 by_template[t]++;
                 if (sp >= 0 && sp < 4) by_split[sp]++;
                 if (!quiet || !ok)
-                    printf("case %llu: %s; tuning %s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
+                    printf("case %llu: %s; tuning %s%s%s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
                            "nonfinite %lld int8_bad %lld %s\n", (unsigned long long)s, rc.summary,
-                           rc.tuning[0] ? rc.tuning : "(device row)", t == 2 ? "cv" : "all_vector", sp, k.rel_l2,
+                           rc.tuning[0] ? rc.tuning : "(device row)", rc.facts[0] ? "; facts " : "", rc.facts,
+                           t == 2 ? "cv" : "all_vector", sp, k.rel_l2,
                            k.tolerance, (long long)k.lse_bad, (long long)k.nonfinite, (long long)k.int8_bad,
                            ok ? "PASS" : "FAIL");
                 if (!ok) keep(dir, s, &rc, "failed");
@@ -192,6 +196,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     unsetenv("IFA_TUNING");
+    unsetenv("IFA_DEVICE_FACTS");
     if (append || merge)
         printf("soak: %lld %s cases, %lld passed, %lld failed\n", cases, append ? "KVCacheAppend" : "MergeAttentionStates",
                cases - failed, failed);

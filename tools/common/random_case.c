@@ -185,6 +185,15 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         snprintf(what, sizeof what, "D_v=%lld%s", (long long)dv, value_is_key ? "(value=key)" : "");
         add_summary(sum, sum_n, what);
     }
+    /* device facts (the same second generator): 64 compute units push a CPU's plans into splits with the device's
+     * own tuning row; another native width gives the vector shape's tiles of another register file */
+    const double fu = ifa_rng_uniform(&latent, 0, 1), fw = ifa_rng_uniform(&latent, 0, 1);
+    static const int64_t widths[] = {4, 8, 16};
+    const int64_t width = widths[ifa_rng_int(&latent, 0, 2)];
+    int fn = 0;
+    if (fu < 0.25) fn = snprintf(out->facts, sizeof out->facts, "compute_units=64");
+    if (fw < 0.25)
+        snprintf(out->facts + fn, sizeof out->facts - (size_t)fn, "%snative_float_width=%d", fn ? "," : "", (int)width);
     if (nlens) cJSON_AddItemToObject(in, "actual_seq_lengths", int_array(lens, nlens));
     if (!paged && nlens && chance(&g, 0.15)) {
         cJSON_AddNumberToObject(in, "kv_padding_size", (double)ifa_rng_int(&g.r, 0, s));

@@ -13,6 +13,7 @@
 typedef struct ifa_random_case {
     char *json;        /* malloc'd case text */
     char tuning[256];  /* IFA_TUNING for the run ("" for the device's own row) */
+    char facts[96];    /* IFA_DEVICE_FACTS for the run ("" for the device's own facts) */
     char summary[256]; /* the draw in one line: layout, dtypes, shape and the features it has */
 } ifa_random_case;
 
