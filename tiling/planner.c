@@ -353,7 +353,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->prefix_head_groups = (int32_t)pgroups;
         plan->prefix_slots = 1;
         const int64_t prefix_rows = pper * p->seq_q;
-        plan->prefix_pv_rows = vw > 1 ? pv_rows(p, prefix_rows < 8 ? prefix_rows : 8, 1, regs) : 0;
+        plan->prefix_pv_rows =
+            vw > 1 ? pv_rows(p, prefix_rows < IFA_MAX_TILE_ROWS ? prefix_rows : IFA_MAX_TILE_ROWS, 1, regs) : 0;
         plan->prefix_pv_block = pv_block(vw, &t, plan->prefix_pv_rows, regs);
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */
@@ -455,8 +456,9 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
                          "of 1 to 4 query rows", (int)plan->score_rows, (int)plan->vector_width);
     const int64_t head_rows = plan->problem.num_heads / plan->problem.num_kv_heads * plan->problem.seq_q;
     if (plan->vector_width > 1 &&
-        (plan->pv_rows < 1 || plan->pv_rows > 8 || (plan->kv_heads_per_group > 1 && head_rows % plan->pv_rows != 0) ||
-         (plan->problem.has_prefix && (plan->prefix_pv_rows < 1 || plan->prefix_pv_rows > 8))))
+        (plan->pv_rows < 1 || plan->pv_rows > IFA_MAX_TILE_ROWS ||
+         (plan->kv_heads_per_group > 1 && head_rows % plan->pv_rows != 0) ||
+         (plan->problem.has_prefix && (plan->prefix_pv_rows < 1 || plan->prefix_pv_rows > IFA_MAX_TILE_ROWS))))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan pv_rows %d (prefix %d): the vector shape's P.V blocks are 1 to 8 "
                          "query rows, and with several KV heads per work-group they divide one head's %" PRId64,
                          (int)plan->pv_rows, (int)plan->prefix_pv_rows, head_rows);
