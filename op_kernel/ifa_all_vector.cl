@@ -46,15 +46,16 @@
  *
  * 8-wide loads (VW = 1, V8 = 1, a GPU shape). The work-group shape above with each KV row read 8 elements
  * (16 bytes of fp16) per load instead of one: a work-item's dot products walk its key row in float8 steps,
- * and in P.V work-item (z, r, x) owns the 8 value columns x of query row r for the chunk rows j = z mod ZV, adding
- * them into its own slice of lacc (no two work-items share one, so no reduction per chunk); the ZV slices
- * are summed into acc once, after the last chunk. Needs R x D_v / 8 <= WG, D and D_v multiples of 8, no int4.
+ * and in P.V work-item (z, r, x) owns the 8 value columns x of query row r for the chunk rows j = z mod ZV,
+ * adding them into its own slice of lacc (no two work-items share one, so no reduction per chunk); the ZV
+ * slices are summed into acc once, after the last chunk. Needs R x D_v / 8 <= WG, D and D_v multiples of 8,
+ * no int4.
  *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; VDIM (D_v: the value columns
  * read per row and the output's head dimension, <= HEAD_DIM; multi-head latent attention reads the first 512
- * of 576); WG work-items per group; VW vector width along D (divides HEAD_DIM and VDIM; 1 = scalar); PV_RB query rows x XB vectors per P.V register block;
- * CHUNK rows per chunk (a multiple of WG); GT heads per group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1;
- * SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
+ * of 576); WG work-items per group; VW vector width along D (divides HEAD_DIM and VDIM; 1 = scalar); PV_RB
+ * query rows x XB vectors per P.V register block; CHUNK rows per chunk (a multiple of WG); GT heads per
+ * group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
  * HAS_PAD 0/1; ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
