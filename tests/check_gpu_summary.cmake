@@ -1,0 +1,21 @@
+# tools/gpu_summary.py on synthetic rows (tests/data/gpu_summary, built so each verdict is known): every
+# verdict it must reach, and a missing part reported as not measured.
+execute_process(COMMAND ${PYTHON} ${SCRIPT} ${DATA} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gpu_summary.py failed (${rc}): ${err}")
+endif()
+foreach(needle
+    "faster than the peer on 3 of 3 rows \\(target: all\\) -> met"
+    "geometric mean speedup 1.57x"
+    "B = 1, 8192 tokens: 18.0 us \\(target <= 20 us\\) -> met"
+    "8,64,8,128,8192 1.58x \\(target >= 1.7x\\) -> missed"
+    "load width vl1: geomean speedup 1.55x"
+    "proposed cv_min_rows = 16 \\(G x S1 from which cv wins; matches every row\\)"
+    "the planner chose the winner on 2 of 4 rows"
+    "geometric mean 1.075 -> proposed split_rowmax = 1"
+    "NVIDIA row work_group_size 128, chunk_rows 256, vector_loads 1"
+    "not measured: no h100_mla.csv")
+  if(NOT out MATCHES "${needle}")
+    message(FATAL_ERROR "gpu_summary.py's output lacks \"${needle}\":\n${out}")
+  endif()
+endforeach()

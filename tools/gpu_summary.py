@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Reads the CSVs that scripts/gpu-measure writes into its output folder and prints, as Markdown, what each
+open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners with the
+cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global rowmax
+with the split_rowmax to set, the NVIDIA row's work-group/chunk grid, and the latent-attention rows. A GPU
+session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
+need without hand arithmetic. Standard library only.
+
+    tools/gpu_summary.py DIR [--device NAME] [--date YYYY-MM-DD]
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+
+
+def read_rows(path):
+    """The data rows of an ifa-bench CSV (comment lines skipped) as dicts, or None when the file is absent."""
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def num(row, key):
+    try:
+        return float(row.get(key, ""))
+    except ValueError:
+        return math.nan
+
+
+def geomean(values):
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+
+def shape(row):
+    return "%s,%s,%s,%s,%s" % (row["B"], row["N"], row["N_kv"], row["D"], row["S_kv"])
+
+
+def issue8(d, out):
+    out.append("## Issue 8: the H100 targets")
+    runs = {name: read_rows(os.path.join(d, "h100_peers_%s.csv" % name)) for name in ("vl0", "vl1", "int8", "fp8", "e5m2")}
+    fp16 = [r for r in (runs["vl0"], runs["vl1"]) if r]
+    if not fp16:
+        out.append("not measured: no h100_peers_vl0.csv or h100_peers_vl1.csv")
+        return
+    # per shape, the better of the two load widths (which one the tuning row should take is the next table)
+    best = {}
+    for rows in fp16:
+        for r in rows:
+            k = shape(r)
+            if k not in best or num(r, "us") < num(best[k], "us"):
+                best[k] = r
+    out.append("| shape | us | peer us | speedup | % of read bw | KV MB | check |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for k, r in best.items():
+        out.append("| %s | %.1f | %.1f | %.2fx | %.0f %% | %.1f | %s |" % (k, num(r, "us"), num(r, "peer_us"),
+                   num(r, "speedup"), num(r, "pct_bw"), num(r, "kv_MB"), r.get("check", "")))
+    speedups = [num(r, "speedup") for r in best.values()]
+    faster = sum(1 for s in speedups if s > 1)
+    g = geomean(speedups)
+    out.append("")
+    out.append("- faster than the peer on %d of %d rows (target: all) -> %s" %
+               (faster, len(speedups), "met" if faster == len(speedups) else "missed"))
+    out.append("- geometric mean speedup %.2fx (target >= 1.3x) -> %s" % (g, "met" if g >= 1.3 else "missed"))
+    big = [r for r in best.values() if num(r, "kv_MB") >= 128]
+    low = [shape(r) for r in big if num(r, "pct_bw") < 90]
+    out.append("- >= 90 %% of the read bandwidth on the %d rows with >= 128 MB of KV -> %s" %
+               (len(big), "met" if big and not low else "missed on " + ", ".join(low) if low else "no such row"))
+    failed = [shape(r) for rows in runs.values() if rows for r in rows if r.get("check") not in ("pass", "")]
+    out.append("- every row checked against float64: %s" % ("yes" if not failed else "FAILED on " + ", ".join(failed)))
+    for name in ("vl0", "vl1"):
+        if runs[name]:
+            out.append("- load width %s: geomean speedup %.2fx" % (name, geomean(num(r, "speedup") for r in runs[name])))
+    b1 = read_rows(os.path.join(d, "h100_b1_8k.csv"))
+    if b1:
+        t = num(b1[0], "us")
+        out.append("- B = 1, 8192 tokens: %.1f us (target <= 20 us) -> %s" % (t, "met" if t <= 20 else "missed"))
+    if runs["int8"]:
+        ratios = []
+        for r in runs["int8"]:
+            k = shape(r)
+            if k in best and num(best[k], "kv_MB") >= 128:
+                ratios.append((k, num(best[k], "us") / num(r, "us")))
+        if ratios:
+            worst = min(x for _, x in ratios)
+            out.append("- int8 over fp16 on the >= 128 MB rows: %s (target >= 1.7x) -> %s" %
+                       (", ".join("%s %.2fx" % kv for kv in ratios), "met" if worst >= 1.7 else "missed"))
+    for name in ("fp8", "e5m2"):
+        if runs[name]:
+            out.append("- %s KV: geomean speedup over the fp16 peer %.2fx" %
+                       (name, geomean(num(r, "speedup") for r in runs[name])))
+
+
+def proposed_threshold(rows):
+    """The smallest G (G x S1 with S1 = 1) from which cv wins every row and below which all_vector wins every
+    row, or the threshold that mispredicts the fewest rows when no such G exists. Returns (threshold or 0 for
+    never, mispredicted rows)."""
+    gs = sorted({int(num(r, "G")) for r in rows})
+    candidates = gs + [max(gs) + 1]
+    best = None
+    for t in candidates:
+        wrong = sum(1 for r in rows if (int(num(r, "G")) >= t) != (r["winner"] == "cv"))
+        if best is None or wrong < best[1]:
+            best = (t, wrong)
+    t, wrong = best
+    return (0 if t > max(gs) else t), wrong
+
+
+def issue6(d, out):
+    out.append("## Issue 6: the template rule")
+    rows = read_rows(os.path.join(d, "h100_templates.csv"))
+    if not rows:
+        out.append("not measured: no h100_templates.csv")
+        return
+    out.append("| shape | G | all_vector us | cv us | winner | by | planner | right |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        out.append("| %s | %s | %.1f | %.1f | %s | %.2fx | %s | %s |" % (shape(r), r["G"], num(r, "all_vector_us"),
+                   num(r, "cv_us"), r["winner"], num(r, "by"), r["planner"], r["planner_right"]))
+    right = sum(1 for r in rows if r["planner_right"] == "yes")
+    t, wrong = proposed_threshold(rows)
+    out.append("")
+    out.append("- the planner chose the winner on %d of %d rows" % (right, len(rows)))
+    if t == 0:
+        out.append("- proposed cv_min_rows = 0 (all_vector wins %s): keep the NVIDIA row's 0" %
+                   ("every row" if wrong == 0 else "all but %d rows" % wrong))
+    else:
+        out.append("- proposed cv_min_rows = %d (G x S1 from which cv wins; %s)" %
+                   (t, "matches every row" if wrong == 0 else "mispredicts %d rows" % wrong))
+    failed = [shape(r) for r in rows if r.get("check") != "pass"]
+    if failed:
+        out.append("- check FAILED on " + ", ".join(failed))
+
+
+def issue3(d, out):
+    out.append("## Issue 3: partial against global rowmax")
+    a, b = (read_rows(os.path.join(d, "h100_rowmax%d.csv" % m)) for m in (1, 2))
+    if not a or not b:
+        out.append("not measured: h100_rowmax1.csv and h100_rowmax2.csv are both needed")
+        return
+    glob = {shape(r): r for r in b}
+    out.append("| shape | partial us | global us | global / partial | splits |")
+    out.append("| --- | --- | --- | --- | --- |")
+    ratios = []
+    for r in a:
+        k = shape(r)
+        if k not in glob:
+            continue
+        ratio = num(glob[k], "us") / num(r, "us")
+        ratios.append(ratio)
+        out.append("| %s | %.1f | %.1f | %.3f | %s / %s |" % (k, num(r, "us"), num(glob[k], "us"), ratio,
+                   r.get("splits", ""), glob[k].get("splits", "")))
+    g = geomean(ratios)
+    out.append("")
+    out.append("- global / partial, geometric mean %.3f -> proposed split_rowmax = %d (%s is faster)" %
+               (g, 2 if g < 1 else 1, "global" if g < 1 else "partial"))
+
+
+def grid(d, out):
+    out.append("## The NVIDIA row's grid (work_group_size, chunk_rows, vector_loads)")
+    rows = read_rows(os.path.join(d, "h100_grid.csv"))
+    if not rows:
+        out.append("not measured: no h100_grid.csv")
+        return
+    by_setting, by_shape = {}, {}
+    for r in rows:
+        by_setting.setdefault(r["setting"], {})[shape(r)] = num(r, "us")
+        by_shape.setdefault(shape(r), []).append((num(r, "us"), r["setting"]))
+    for k, v in by_shape.items():
+        t, s = min(v)
+        out.append("- %s: best %s at %.1f us" % (k, s, t))
+    shapes = list(by_shape)
+    # the setting with the lowest geometric mean time relative to each shape's best
+    scores = []
+    for s, times in by_setting.items():
+        if all(k in times for k in shapes):
+            scores.append((geomean(times[k] / min(v for v, _ in by_shape[k]) for k in shapes), s))
+    if scores:
+        score, s = min(scores)
+        wg, chunk, vl = s.split("_")
+        out.append("- overall: %s, %.3fx the per-shape best in geometric mean -> NVIDIA row work_group_size %s, "
+                   "chunk_rows %s, vector_loads %s" % (s, score, wg, chunk, vl))
+
+
+def mla(d, out):
+    out.append("## Multi-head latent attention (no issue asks)")
+    rows = read_rows(os.path.join(d, "h100_mla.csv"))
+    if not rows:
+        out.append("not measured: no h100_mla.csv")
+        return
+    for r in rows:
+        out.append("- %s: all_vector %.1f us, cv %.1f us, %s by %.2fx (planner: %s)" % (shape(r),
+                   num(r, "all_vector_us"), num(r, "cv_us"), r["winner"], num(r, "by"), r["planner"]))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", help="the folder scripts/gpu-measure wrote")
+    ap.add_argument("--device", default="NVIDIA H100 (NVIDIA OpenCL)")
+    ap.add_argument("--date", default="")
+    a = ap.parse_args(argv)
+    if not os.path.isdir(a.dir):
+        print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
+        return 2
+    out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
+    for part in (issue8, issue6, issue3, grid, mla):
+        part(a.dir, out)
+        out.append("")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
