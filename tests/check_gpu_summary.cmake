@@ -14,7 +14,9 @@ foreach(needle
     "the planner chose the winner on 2 of 4 rows"
     "geometric mean 1.075 -> proposed split_rowmax = 1"
     "NVIDIA row work_group_size 128, chunk_rows 256, vector_loads 1"
-    "not measured: no h100_mla.csv")
+    "not measured: no h100_mla.csv"
+    "decode_float16 \\(exit 0\\):"
+    "tokens generated 67 ")
   if(NOT out MATCHES "${needle}")
     message(FATAL_ERROR "gpu_summary.py's output lacks \"${needle}\":\n${out}")
   endif()

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Reads the CSVs that scripts/gpu-measure writes into its output folder and prints, as Markdown, what each
-open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners with the
-cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global rowmax
-with the split_rowmax to set, the NVIDIA row's work-group/chunk grid, and the latent-attention rows. A GPU
+"""Reads the CSVs (and the log) that scripts/gpu-measure writes into its output folder and prints, as Markdown,
+what each open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners
+with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
+rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
+grid, and the latent-attention rows. A GPU
 session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
 need without hand arithmetic. Standard library only.
 
@@ -186,6 +187,42 @@ def grid(d, out):
                    "chunk_rows %s, vector_loads %s" % (s, score, wg, chunk, vl))
 
 
+def log_sections(d):
+    """{step name: (exit status or None, its output lines)} from gpu-measure.log, or None when it is absent."""
+    path = os.path.join(d, "gpu-measure.log")
+    if not os.path.exists(path):
+        return None
+    sections, name = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("== ") and ": " in line:
+                step, rest = line[3:].split(": ", 1)
+                if rest.startswith("exit "):
+                    sections.setdefault(step, [None, []])[0] = rest[5:]
+                    name = None
+                else:
+                    sections[step] = [None, []]
+                    name = step
+            elif name:
+                sections[name][1].append(line)
+    return sections
+
+
+def issue9(d, out):
+    out.append("## Issue 9: the decode loop (64 slots, 4K-32K contexts)")
+    sections = log_sections(d)
+    runs = {k: v for k, v in (sections or {}).items() if k.startswith("decode_")}
+    if not runs:
+        out.append("not measured: no decode step in gpu-measure.log")
+        return
+    for name, (status, lines) in sorted(runs.items()):
+        pick = [l for l in lines if l.split("  ")[0].strip() in ("tokens generated", "step latency", "KV read per step",
+                                                                 "steps", "blocks in use", "requests finished")]
+        out.append("- %s (exit %s):" % (name, status if status is not None else "?"))
+        out.extend("  - " + " ".join(l.split()) for l in pick)
+
+
 def mla(d, out):
     out.append("## Multi-head latent attention (no issue asks)")
     rows = read_rows(os.path.join(d, "h100_mla.csv"))
@@ -207,7 +244,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, issue6, issue3, grid, mla):
+    for part in (issue8, issue6, issue3, issue9, grid, mla):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
