@@ -4,7 +4,8 @@
 #include <math.h>
 
 void ifa_kv_quant_params(const double *x, int64_t n, int bits, int asym, double *scale, double *offset) {
-    const double qmax = bits == 4 ? 7 : 127, qmin = bits == 4 ? -8 : -128;
+    /* a signed `bits`-bit integer's range: [-2^(bits-1), 2^(bits-1) - 1] */
+    const double qmin = -ldexp(1.0, bits - 1), qmax = -qmin - 1;
     double mn = INFINITY, mx = -INFINITY;
     for (int64_t i = 0; i < n; ++i) mn = fmin(mn, x[i]), mx = fmax(mx, x[i]);
     if (!asym) {
