@@ -28,6 +28,11 @@ int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t w
     return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * value_dim : 0;
 }
 
+/* What heads query heads of p (all their S1 tokens) need at chunk rows per chunk. */
+static int64_t block_bytes(const ifa_problem *p, int64_t heads, int64_t chunk) {
+    return ifa__all_vector_local_bytes(heads, p->seq_q, p->head_dim, ifa__value_dim(p), chunk);
+}
+
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
 typedef struct workspace_cursor {
     int64_t used;
@@ -63,25 +68,25 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     return ifa__key_encode(v, key);
 }
 
-/* Splits group query heads (of seq_q tokens each) into the fewest even groups whose rows fit budget bytes of
+/* Splits group query heads of p (S1 tokens each) into the fewest even groups whose rows fit budget bytes of
  * local memory: the largest fitting group found by halving (then one by one), then evened out so no group is
  * left nearly empty. DEVICE_LIMIT when not even one head fits. */
-static ifa_status fit_heads(int64_t group, int64_t seq_q, int64_t head_dim, int64_t value_dim, int32_t chunk,
-                            int64_t budget, int64_t *per_group, int64_t *groups) {
+static ifa_status fit_heads(const ifa_problem *p, int64_t group, int32_t chunk, int64_t budget, int64_t *per_group,
+                            int64_t *groups) {
     int64_t fit = 0;
     for (int64_t g = group; g >= 1; g = g == 1 ? 0 : (g + 1) / 2) {
-        if (ifa__all_vector_local_bytes(g, seq_q, head_dim, value_dim, chunk) <= budget) {
+        if (block_bytes(p, g, chunk) <= budget) {
             fit = g;
             break;
         }
     }
     if (fit == 0) {
-        for (int64_t g = 1; g <= group && ifa__all_vector_local_bytes(g, seq_q, head_dim, value_dim, chunk) <= budget; ++g) fit = g;
+        for (int64_t g = 1; g <= group && block_bytes(p, g, chunk) <= budget; ++g) fit = g;
         if (fit == 0)
             return ifa__fail(IFA_STATUS_DEVICE_LIMIT,
                              "one query head with S1 = %" PRId64 ", D = %" PRId64 " and %d KV rows per chunk needs %" PRId64
                              " bytes of local memory; the device offers %" PRId64,
-                             seq_q, head_dim, (int)chunk, ifa__all_vector_local_bytes(1, seq_q, head_dim, value_dim, chunk), budget);
+                             p->seq_q, p->head_dim, (int)chunk, block_bytes(p, 1, chunk), budget);
     }
     *groups = (group + fit - 1) / fit;
     *per_group = (group + *groups - 1) / *groups;
@@ -100,8 +105,7 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw
         return 1;
     for (int64_t m = p->num_kv_heads; m > 1; --m)
         if (p->num_kv_heads % m == 0 && m * rows <= t->multi_head_rows &&
-            ifa__all_vector_local_bytes(m * (p->num_heads / p->num_kv_heads), p->seq_q, p->head_dim, ifa__value_dim(p),
-                                        chunk) <= budget)
+            block_bytes(p, m * (p->num_heads / p->num_kv_heads), chunk) <= budget)
             return m;
     return 1;
 }
@@ -115,7 +119,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
         dv % 8 != 0 || rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
         return;
-    if (ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, dv, plan->chunk_rows) +
+    if (block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
             ifa__vector_loads_local_bytes(rows, dv, plan->work_group_size) <= budget)
         plan->vector_loads = 8;
 }
@@ -314,13 +318,10 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
      * (MLA, G = 128, D + D_v = 1088 on a 512 KiB CPU budget: chunks of 8 rows in 2 groups against 64 rows in
      * 2 groups; docs/performance.md, fourteenth session). */
     const int32_t full_chunk = chunk;
-    while (chunk > step && ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, dv, chunk) > budget)
-        chunk -= step;
-    if (ifa__all_vector_local_bytes(mh * group, p->seq_q, p->head_dim, dv, chunk) > budget &&
-        ifa__all_vector_local_bytes(1, p->seq_q, p->head_dim, dv, full_chunk) <= budget)
-        chunk = full_chunk;
+    while (chunk > step && block_bytes(p, mh * group, chunk) > budget) chunk -= step;
+    if (block_bytes(p, mh * group, chunk) > budget && block_bytes(p, 1, full_chunk) <= budget) chunk = full_chunk;
     int64_t groups, per_group;
-    IFA__TRY(fit_heads(mh * group, p->seq_q, p->head_dim, dv, chunk, budget, &per_group, &groups));
+    IFA__TRY(fit_heads(p, mh * group, chunk, budget, &per_group, &groups));
     plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
     plan->heads_per_group = (int32_t)per_group;
@@ -336,7 +337,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
-        ifa__all_vector_local_bytes(plan->heads_per_group, p->seq_q, p->head_dim, dv, chunk) +
+        block_bytes(p, plan->heads_per_group, chunk) +
         (plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg) : 0) +
         rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
@@ -347,7 +348,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
          * heads, as many per work-group as fit), so the prefix is read ceil(B*G / rows per group) times instead
          * of B times; each row's own part becomes partials that the combine merges with the prefix's. */
         int64_t pgroups, pper;
-        IFA__TRY(fit_heads(p->batch * group, p->seq_q, p->head_dim, dv, chunk, budget, &pper, &pgroups));
+        IFA__TRY(fit_heads(p, p->batch * group, chunk, budget, &pper, &pgroups));
         if (pgroups > INT32_MAX) return ifa__fail(IFA_STATUS_UNSUPPORTED_SHAPE, "shared prefix: too many row groups");
         plan->prefix_heads_per_group = (int32_t)pper;
         plan->prefix_head_groups = (int32_t)pgroups;
@@ -365,7 +366,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
             plan->units = 0, plan->total_cost = 0, plan->block_cost_rows = 0;
         }
         plan->combine_work_group_size = combine_wg(dev, &t);
-        const int64_t prefix_local = ifa__all_vector_local_bytes(pper, p->seq_q, p->head_dim, dv, chunk) + rope_local;
+        const int64_t prefix_local = block_bytes(p, pper, chunk) + rope_local;
         if (prefix_local > plan->local_mem_bytes) plan->local_mem_bytes = prefix_local;
     }
     plan->num_work_groups =
