@@ -125,11 +125,10 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         fprintf(stderr, "ifa-run: bad case: %s\n", err);
         return 2;
     }
-    static const char *const written[4] = {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"};
     const int support = o->mode == MODE_SUPPORT;
     ifa_generic_run r;
     size_t ws_bytes = 0;
-    const ifa_status st = ifa_generic_case_run(ctx, q, &c, written, support, &ws_bytes, &r);
+    const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, support, &ws_bytes, &r);
     int rc = 0;
     if (support) {
         if (st == IFA_STATUS_OK) printf("support: %s supported, workspace=%zu\n", c.def->name, ws_bytes);
@@ -144,7 +143,7 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", c.def->name, nt, (int)c.num_attrs,
                r.device_ms);
         const ifa_host_tensor *outs[4];
-        for (int w = 0; w < 4; ++w) outs[w] = r.written[w].data ? &r.written[w] : NULL;
+        ifa_append_after(&r, outs);
         static const char *const names[4] = {"key_cache.npy", "value_cache.npy", "antiquant_scale.npy",
                                              "antiquant_offset.npy"};
         if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, 4);
@@ -165,11 +164,8 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
 
 /* Plans an IncreFlashAttention case without buffers and says whether the device takes it. */
 static int support_ifa(ifa_context *ctx, const ifa_case *c) {
-    const int64_t lse_shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
-    ifa_host_tensor out = c->query, lse = {IFA_DTYPE_FLOAT32, 3, {0}, NULL, 0};
-    memcpy(lse.shape, lse_shape, sizeof lse_shape);
-    ifa_case_out_shape(c, out.shape);
-    if (c->quant_scale2.data) out.dtype = IFA_DTYPE_INT8;
+    ifa_host_tensor out, lse;
+    ifa_case_output_forms(c, &out, &lse);
     ifa_case_tensors t;
     ifa_incre_flash_attention_args a;
     ifa_case_describe(c, &out, c->softmax_lse_flag ? &lse : NULL, NULL, &t, &a);

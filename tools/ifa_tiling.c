@@ -238,7 +238,6 @@ int main(int argc, char **argv) {
     ifa_case_init(&c);
     ifa_tensor tq, tk, tv, to, tl;
     ifa_case_tensors ct;
-    ifa_host_tensor lse_host = {0};
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     if (case_path) {
@@ -249,11 +248,8 @@ int main(int argc, char **argv) {
             return 2;
         }
         /* planning only: descriptors without buffers */
-        lse_host.dtype = IFA_DTYPE_FLOAT32, lse_host.ndim = 3;
-        lse_host.shape[0] = c.query.shape[0], lse_host.shape[1] = c.num_heads, lse_host.shape[2] = ifa_case_seq_q(&c);
-        ifa_host_tensor out_host = c.query; /* a descriptor only: the output's dtype and shape */
-        ifa_case_out_shape(&c, out_host.shape);
-        if (c.quant_scale2.data) out_host.dtype = IFA_DTYPE_INT8;
+        ifa_host_tensor out_host, lse_host;
+        ifa_case_output_forms(&c, &out_host, &lse_host);
         ifa_case_describe(&c, &out_host, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
     } else {
         long long b, n, nkv, d, s;

@@ -60,6 +60,14 @@ void ifa_case_out_shape(const ifa_case *c, int64_t *shape) {
     shape[c->query.ndim - 1] = bsh ? c->num_heads * c->value_head_dim : c->value_head_dim;
 }
 
+void ifa_case_output_forms(const ifa_case *c, ifa_host_tensor *out, ifa_host_tensor *lse) {
+    memset(out, 0, sizeof *out), memset(lse, 0, sizeof *lse);
+    out->dtype = c->quant_scale2.data ? IFA_DTYPE_INT8 : c->query.dtype, out->ndim = c->query.ndim;
+    ifa_case_out_shape(c, out->shape);
+    lse->dtype = IFA_DTYPE_FLOAT32, lse->ndim = 3;
+    lse->shape[0] = c->query.shape[0], lse->shape[1] = c->num_heads, lse->shape[2] = ifa_case_seq_q(c);
+}
+
 int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, int64_t *row0) {
     *raw = c->lengths == NULL ? S : c->lengths[c->lengths_count == 1 ? 0 : b];
     const int64_t len = c->has_kv_padding && S - c->kv_padding_size - *raw < 0 ? 0 : *raw;
@@ -147,15 +155,13 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
                         int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r) {
     memset(r, 0, sizeof *r);
     cl_context cl = ifa_context_cl_context(ctx);
-    const ifa_dtype out_dtype = c->quant_scale2.data ? IFA_DTYPE_INT8 : c->query.dtype;
-    int64_t out_shape[IFA_MAX_DIMS];
-    ifa_case_out_shape(c, out_shape);
-    if (ifa_host_tensor_alloc(&r->out, out_dtype, c->query.ndim, out_shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
+    ifa_host_tensor out_form, lse_form;
+    ifa_case_output_forms(c, &out_form, &lse_form);
+    if (ifa_host_tensor_alloc(&r->out, out_form.dtype, out_form.ndim, out_form.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
     poison(&r->out);
-    if (out_dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
+    if (out_form.dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
     if (c->softmax_lse_flag) {
-        int64_t shape[3] = {c->query.shape[0], c->num_heads, ifa_case_seq_q(c)};
-        if (ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, 3, shape) != 0) {
+        if (ifa_host_tensor_alloc(&r->lse, lse_form.dtype, lse_form.ndim, lse_form.shape) != 0) {
             ifa_case_result_free(r);
             return IFA_STATUS_OUT_OF_MEMORY;
         }

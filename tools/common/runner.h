@@ -84,6 +84,10 @@ int64_t ifa_case_at(int bnsd, int64_t S, int64_t N, int64_t D, int64_t b, int64_
 int64_t ifa_case_head_dim(const ifa_case *c);
 int64_t ifa_case_value_dim(const ifa_case *c);
 void ifa_case_out_shape(const ifa_case *c, int64_t *shape);
+/* The forms (dtype, rank, shape; no data) of the case's outputs: attention_out (ifa_case_out_shape, the query's
+ * dtype or int8 with quant_scale2) and softmax_lse (float32 (B, N, S1)); what planning describes and a run
+ * allocates. */
+void ifa_case_output_forms(const ifa_case *c, ifa_host_tensor *out, ifa_host_tensor *lse);
 /* Batch b's length as the op defines it, for S key rows per batch: *raw is actual_seq_lengths' value (S
  * without lengths); with kv padding the batch's rows are [S - pad - len, S - pad), and a batch whose rows
  * would start before row 0 sees nothing. Returns the effective length; *row0 is its first key row
