@@ -60,16 +60,15 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
         keep(dir, s, rc, "unreadable");
         return 0;
     }
-    static const char *const written[4] = {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"};
     ifa_generic_run r;
-    const ifa_status st = ifa_generic_case_run(ctx, q, &c, written, 0, NULL, &r);
+    const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, 0, NULL, &r);
     int ok = 0;
     if (st != IFA_STATUS_OK) {
         printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
         keep(dir, s, rc, "refused");
     } else {
         const ifa_host_tensor *outs[4];
-        for (int w = 0; w < 4; ++w) outs[w] = r.written[w].data ? &r.written[w] : NULL;
+        ifa_append_after(&r, outs);
         ifa_append_check k = {0};
         ok = ifa_append_case_check(&c, outs, &k) == 0 && k.pass;
         if (!quiet || !ok)

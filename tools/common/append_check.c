@@ -8,6 +8,12 @@
 #include "common/reference.h"
 #include "op_host/tensor_check.h"
 
+const char *const ifa_append_written[4] = {"key_cache", "value_cache", "antiquant_scale", "antiquant_offset"};
+
+void ifa_append_after(const ifa_generic_run *r, const ifa_host_tensor *after[4]) {
+    for (int w = 0; w < 4; ++w) after[w] = r->written[w].data ? &r->written[w] : NULL;
+}
+
 static int64_t attr_int(const ifa_generic_case *c, const char *name, int64_t dflt) {
     const ifa_named_attr *a = ifa_generic_case_attr(c, name);
     return a ? a->i : dflt;

@@ -5,6 +5,7 @@
 #define IFA_TOOLS_APPEND_CHECK_H
 
 #include "common/generic_case.h"
+#include "common/generic_run.h"
 
 typedef struct ifa_append_check {
     int64_t rows, bad_rows; /* new (token, head, key|value) rows checked, and those off their bound */
@@ -17,5 +18,11 @@ typedef struct ifa_append_check {
  * antiquant_offset as read back after the run (NULL for absent ones). 0, or -1 when the case's shapes do not
  * allow a reference (the op should have rejected it). */
 int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *const after[4], ifa_append_check *k);
+
+/* The inputs KVCacheAppend writes, in the order of ifa_append_case_check's after[] (ifa_generic_case_run's
+ * names for an append case). */
+extern const char *const ifa_append_written[4];
+/* The tensors a run read back (ifa_generic_case_run with ifa_append_written) as after[] (NULL for absent ones). */
+void ifa_append_after(const ifa_generic_run *r, const ifa_host_tensor *after[4]);
 
 #endif
