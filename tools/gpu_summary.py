@@ -16,13 +16,23 @@ import os
 import sys
 
 
-def read_rows(path):
-    """The data rows of an ifa-bench CSV (comment lines skipped) as dicts, or None when the file is absent."""
+def read_rows(d, name):
+    """The data rows of ifa-bench CSV d/name (comment lines skipped) as dicts, or None when the file is absent."""
+    path = os.path.join(d, name)
     if not os.path.exists(path):
         return None
     with open(path, newline="") as f:
         lines = [line for line in f if line.strip() and not line.startswith("#")]
     return list(csv.DictReader(lines))
+
+
+def section(out, d, title, name):
+    """Starts a section titled title and returns the rows of its one CSV d/name, or None (saying so) without it."""
+    out.append("## " + title)
+    rows = read_rows(d, name)
+    if not rows:
+        out.append("not measured: no " + name)
+    return rows
 
 
 def num(row, key):
@@ -43,7 +53,7 @@ def shape(row):
 
 def issue8(d, out):
     out.append("## Issue 8: the H100 targets")
-    runs = {name: read_rows(os.path.join(d, "h100_peers_%s.csv" % name)) for name in ("vl0", "vl1", "int8", "fp8", "e5m2")}
+    runs = {name: read_rows(d, "h100_peers_%s.csv" % name) for name in ("vl0", "vl1", "int8", "fp8", "e5m2")}
     fp16 = [r for r in (runs["vl0"], runs["vl1"]) if r]
     if not fp16:
         out.append("not measured: no h100_peers_vl0.csv or h100_peers_vl1.csv")
@@ -76,7 +86,7 @@ def issue8(d, out):
     for name in ("vl0", "vl1"):
         if runs[name]:
             out.append("- load width %s: geomean speedup %.2fx" % (name, geomean(num(r, "speedup") for r in runs[name])))
-    b1 = read_rows(os.path.join(d, "h100_b1_8k.csv"))
+    b1 = read_rows(d, "h100_b1_8k.csv")
     if b1:
         t = num(b1[0], "us")
         out.append("- B = 1, 8192 tokens: %.1f us (target <= 20 us) -> %s" % (t, "met" if t <= 20 else "missed"))
@@ -112,10 +122,8 @@ def proposed_threshold(rows):
 
 
 def issue6(d, out):
-    out.append("## Issue 6: the template rule")
-    rows = read_rows(os.path.join(d, "h100_templates.csv"))
+    rows = section(out, d, "Issue 6: the template rule", "h100_templates.csv")
     if not rows:
-        out.append("not measured: no h100_templates.csv")
         return
     out.append("| shape | G | all_vector us | cv us | winner | by | planner | right |")
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -139,7 +147,7 @@ def issue6(d, out):
 
 def issue3(d, out):
     out.append("## Issue 3: partial against global rowmax")
-    a, b = (read_rows(os.path.join(d, "h100_rowmax%d.csv" % m)) for m in (1, 2))
+    a, b = (read_rows(d, "h100_rowmax%d.csv" % m) for m in (1, 2))
     if not a or not b:
         out.append("not measured: h100_rowmax1.csv and h100_rowmax2.csv are both needed")
         return
@@ -162,10 +170,8 @@ def issue3(d, out):
 
 
 def grid(d, out):
-    out.append("## The NVIDIA row's grid (work_group_size, chunk_rows, vector_loads)")
-    rows = read_rows(os.path.join(d, "h100_grid.csv"))
+    rows = section(out, d, "The NVIDIA row's grid (work_group_size, chunk_rows, vector_loads)", "h100_grid.csv")
     if not rows:
-        out.append("not measured: no h100_grid.csv")
         return
     by_setting, by_shape = {}, {}
     for r in rows:
@@ -224,10 +230,8 @@ def issue9(d, out):
 
 
 def mla(d, out):
-    out.append("## Multi-head latent attention (no issue asks)")
-    rows = read_rows(os.path.join(d, "h100_mla.csv"))
+    rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
     if not rows:
-        out.append("not measured: no h100_mla.csv")
         return
     for r in rows:
         out.append("- %s: all_vector %.1f us, cv %.1f us, %s by %.2fx (planner: %s)" % (shape(r),
