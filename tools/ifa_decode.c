@@ -255,18 +255,18 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
         lens[i] = r->cached;
         for (int64_t c = 0; c < dr->cols; ++c) table[i * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
         for (int64_t s = 0; s < rows; ++s)
-            for (int kv = 0; kv < 2; ++kv)
+            for (int kv = 0; kv < (o->latent ? 1 : 2); ++kv) /* one latent cache: the key rows only */
                 for (int64_t n = 0; n < h; ++n) /* D is innermost in every layout: one row is one copy */
                     memcpy((char *)(kv ? hv.data : hk.data) + (size_t)ifa_kv_cache_at(dr->bnsd, rows, h, d, i, s, n, 0) * esz,
                            (const char *)dr->bank.data + (size_t)(bank_row(r->hash[r->cached + s], kv, n) * d) * esz,
                            (size_t)d * esz);
     }
     dr->st.gen_us += now_us() - tg; /* the model's stand-in, not the engine's work */
-    /* in-order queue: the blocking second write also ends the first, and the previous append has read both */
-    cl_int err = clEnqueueWriteBuffer(dr->q, dr->staging_k, CL_FALSE, 0, hk.bytes, hk.data, 0, NULL, NULL);
+    /* in-order queue: the blocking last write also ends the first, and the previous append has read both */
+    cl_int err = clEnqueueWriteBuffer(dr->q, dr->staging_k, o->latent ? CL_TRUE : CL_FALSE, 0, hk.bytes, hk.data, 0,
+                                      NULL, NULL);
     if (err == CL_SUCCESS && !o->latent)
         err = clEnqueueWriteBuffer(dr->q, dr->staging_v, CL_TRUE, 0, hv.bytes, hv.data, 0, NULL, NULL);
-    if (err == CL_SUCCESS && o->latent) err = clFinish(dr->q); /* hk must outlive the write */
     ifa_tensor tv = layout_tensor(dr, dr->staging_v, o->dtype, nb, rows, h);
     ifa_tensor kc, vc, sc, of;
     cache_tensors(dr, &kc, &vc, &sc, &of);
