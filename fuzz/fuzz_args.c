@@ -135,10 +135,12 @@ static void fuzz_ifa(reader *r) {
     a.template_mode = template_mode(r);
     a.value_head_dim = u8(r) < 200 ? 0 : dim(r) - 2; /* mostly off; sometimes negative or past D */
     if (u8(r) > 240) a.value = &k;                   /* the key as the value (MLA) */
+    int64_t nql, *ql = list(r, &nql);                /* per-batch query tokens */
+    a.actual_seq_lengths_q = ql, a.actual_seq_lengths_q_count = u8(r) < 240 ? nql : -(int64_t)(u8(r) % 4);
     ifa_plan plan;
     size_t ws;
     ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);
-    free(lens), free(pos), free(tab);
+    free(lens), free(pos), free(tab), free(ql);
 }
 
 static void fuzz_append(reader *r) {

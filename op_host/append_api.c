@@ -24,8 +24,9 @@ typedef struct append_shape {
     ifa__rope_info rope;
 } append_shape;
 
-/* The workspace: 4 int32 per new token (unit, row, rotary position, unused), then with rope_theta the
- * inverse frequencies as float pairs. */
+/* The workspace: 4 int32 per new token (unit, row, rotary position, source token; the rows new_seq_lengths
+ * leaves out are not listed, so the first entries are the written ones), then with rope_theta the inverse
+ * frequencies as float pairs. */
 static int64_t append_workspace(const append_shape *m) {
     return 16 * m->batch * m->seq_new + (m->rope.mode && !m->rope.table ? 4 * m->rope.dim : 0);
 }
@@ -205,9 +206,39 @@ static int cmp_dest(const void *x, const void *y) {
     return a->cell < b->cell ? -1 : a->cell > b->cell ? 1 : (a->token > b->token) - (a->token < b->token);
 }
 
-/* Lengths and block table: every new row's destination exists, lies in the pool and is written once; with
- * RoPE, every row's position is valid. Fills out (B·S1 (unit, row, position, 0) rows) when it is not NULL. */
-static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const append_shape *m, cl_int *out) {
+/* Batch b's rows to write: new_seq_lengths' value (checked), or all S1. */
+static int64_t rows_of(const ifa_kv_cache_append_args *a, const append_shape *m, int64_t b) {
+    return a->new_seq_lengths_count > 0 ? a->new_seq_lengths[a->new_seq_lengths_count == 1 ? 0 : b] : m->seq_new;
+}
+
+/* new_seq_lengths: absent, or 1 or B values in [0, S1]. */
+static ifa_status check_new_lengths(const ifa_kv_cache_append_args *a, const append_shape *m) {
+    const int64_t count = a->new_seq_lengths_count;
+    if (count == 0) {
+        if (a->new_seq_lengths)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths is non-NULL with new_seq_lengths_count 0; "
+                             "pass NULL to write all S1 rows of every batch or a count of 1 or B");
+        return IFA_STATUS_OK;
+    }
+    if (!a->new_seq_lengths)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "new_seq_lengths is NULL but new_seq_lengths_count is %" PRId64, count);
+    if (count != 1 && count != m->batch)
+        return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths has %" PRId64 " values; it needs 1 or B = %"
+                         PRId64, count, m->batch);
+    for (int64_t i = 0; i < count; ++i)
+        if (a->new_seq_lengths[i] < 0 || a->new_seq_lengths[i] > m->seq_new)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths[%" PRId64 "] = %" PRId64 " is outside [0, "
+                             "S1 = %" PRId64 "] (the batch's rows to write, the first of the S1 given)", i,
+                             a->new_seq_lengths[i], m->seq_new);
+    return IFA_STATUS_OK;
+}
+
+/* Lengths and block table: every written row's destination exists, lies in the pool and is written once;
+ * with RoPE, every written row's position is valid. Fills out ((unit, row, position, source token) for each
+ * written row, in batch and row order) when it is not NULL, and *written with their count. */
+static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const append_shape *m, cl_int *out,
+                                     int64_t *written) {
+    IFA__TRY(check_new_lengths(a, m));
     if (!a->cache_seq_lengths)
         return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "cache_seq_lengths is NULL; the append needs each batch's length");
     if (a->cache_seq_lengths_count != 1 && a->cache_seq_lengths_count != m->batch)
@@ -217,14 +248,15 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
         return ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "block_table_cols = %" PRId64 " is outside [1, %lld]",
                          a->block_table_cols, IFA_MAX_SEQ_KV / a->block_size);
     const int64_t cap = m->paged ? a->block_table_cols * a->block_size : m->rows_per_unit;
+    int64_t w = 0;
     for (int64_t b = 0; b < m->batch; ++b) {
-        const int64_t len = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b];
-        if (len < 0 || len > cap - m->seq_new)
+        const int64_t len = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b], nb = rows_of(a, m, b);
+        if (len < 0 || len > cap - nb)
             return ifa__fail(m->paged && len >= 0 ? IFA_STATUS_INVALID_BLOCK_TABLE : IFA_STATUS_INVALID_SEQ_LENGTHS,
                              "cache_seq_lengths[%" PRId64 "] = %" PRId64 ": the %" PRId64 " new rows go at positions [%"
-                             PRId64 ", %" PRId64 "), %s %" PRId64 " positions", b, len, m->seq_new, len, len + m->seq_new,
+                             PRId64 ", %" PRId64 "), %s %" PRId64 " positions", b, len, nb, len, len + nb,
                              m->paged ? "but the batch's block_table row holds" : "but the cache (S_max) holds", cap);
-        for (int64_t i = 0; i < m->seq_new; ++i) {
+        for (int64_t i = 0; i < nb; ++i, ++w) {
             const int64_t p = len + i;
             int64_t unit = b, row = p;
             if (m->paged) {
@@ -237,27 +269,30 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
                 unit = blk, row = p % a->block_size;
             }
             if (out) {
-                cl_int *o = out + 4 * (b * m->seq_new + i);
-                o[0] = (cl_int)unit, o[1] = (cl_int)row, o[3] = 0;
+                cl_int *o = out + 4 * w;
+                o[0] = (cl_int)unit, o[1] = (cl_int)row, o[3] = (cl_int)(b * m->seq_new + i);
                 o[2] = m->rope.mode ? (cl_int)((a->rope_positions ? a->rope_positions[b] : len) + i) : 0;
             }
         }
     }
+    *written = w;
     if (m->rope.mode) {
         const ifa__rope_view v = rope_view(a);
-        const ifa__rope_default dflt = {a->cache_seq_lengths, a->cache_seq_lengths_count, 0, 0, "cache_seq_lengths"};
+        const ifa__rope_default dflt = {a->cache_seq_lengths, a->cache_seq_lengths_count, 0, 0, "cache_seq_lengths",
+                                        a->new_seq_lengths_count > 0 ? a->new_seq_lengths : NULL,
+                                        a->new_seq_lengths_count, 0};
         IFA__TRY(ifa__rope_check_positions(&v, &m->rope, m->batch, &dflt, m->seq_new, NULL));
     }
-    if (!m->paged || m->batch < 2) return IFA_STATUS_OK; /* one batch's positions are distinct */
-    const int64_t n = m->batch * m->seq_new;
+    if (!m->paged || m->batch < 2 || w < 2) return IFA_STATUS_OK; /* one batch's positions are distinct */
+    const int64_t n = w;
     dest *d = malloc((size_t)n * sizeof *d);
     if (!d) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "sorting %" PRId64 " destinations", n);
     for (int64_t b = 0, t = 0; b < m->batch; ++b)
-        for (int64_t i = 0; i < m->seq_new; ++i, ++t) {
+        for (int64_t i = 0; i < rows_of(a, m, b); ++i, ++t) {
             const int64_t p = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b] + i;
             d[t].cell = (int64_t)a->block_table[b * a->block_table_cols + p / a->block_size] * a->block_size +
                         p % a->block_size;
-            d[t].token = t;
+            d[t].token = b;
         }
     qsort(d, (size_t)n, sizeof *d, cmp_dest);
     ifa_status st = IFA_STATUS_OK;
@@ -265,8 +300,8 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
         if (d[t].cell == d[t - 1].cell)
             st = ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "row %" PRId64 " of block %" PRId64 " would be written by "
                            "batch %" PRId64 " and batch %" PRId64 ": two sequences append into one shared block (copy it "
-                           "first)", d[t].cell % a->block_size, d[t].cell / a->block_size, d[t - 1].token / m->seq_new,
-                           d[t].token / m->seq_new);
+                           "first)", d[t].cell % a->block_size, d[t].cell / a->block_size, d[t - 1].token,
+                           d[t].token);
     free(d);
     return st;
 }
@@ -309,8 +344,9 @@ ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
     if (!workspace_bytes) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "workspace_bytes is NULL");
     append_shape m;
+    int64_t written;
     IFA__TRY(check_args(args, &m));
-    IFA__TRY(check_destinations(args, &m, NULL));
+    IFA__TRY(check_destinations(args, &m, NULL, &written));
     *workspace_bytes = (size_t)append_workspace(&m);
     return IFA_STATUS_OK;
 }
@@ -365,7 +401,8 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     /* the destinations, checked and staged in one pass; the staging copy goes to the upload below */
     cl_int *host = malloc(table_bytes);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu destinations", tokens);
-    ifa_status st = check_destinations(args, &m, host);
+    int64_t written = 0;
+    ifa_status st = check_destinations(args, &m, host, &written);
     if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, &k, &wg, &hpg);
     if (st != IFA_STATUS_OK) {
         free(host);
@@ -401,10 +438,15 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
         {sizeof bnsd, &bnsd},
     };
     const size_t local[2] = {(size_t)wg, 1},
-                 global[2] = {(size_t)wg * tokens * (size_t)(m.nkv / hpg), args->value ? 2 : 1};
+                 global[2] = {(size_t)wg * (size_t)written * (size_t)(m.nkv / hpg), args->value ? 2 : 1};
     cl_event done = NULL;
-    st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1, &uploaded,
-                      &done);
+    if (written > 0) {
+        st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1,
+                          &uploaded, &done);
+    } else { /* no row to write: the returned event still follows the caller's wait list */
+        const cl_int err = clEnqueueMarkerWithWaitList(queue, 1, &uploaded, &done);
+        st = err == CL_SUCCESS ? IFA_STATUS_OK : ifa__fail_cl(err, "clEnqueueMarkerWithWaitList", "KVCacheAppend of no row");
+    }
     clReleaseEvent(uploaded);
     if (st != IFA_STATUS_OK) return st;
     if (event)

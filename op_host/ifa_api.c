@@ -47,18 +47,27 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
     FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
     FIELD(rope_theta_bits) FIELD(rope_table_rows) FIELD(template_request) FIELD(has_sinks) FIELD(alibi)
-    FIELD(value_dim)
+    FIELD(value_dim) FIELD(q_lengths)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
+    if (got->q_lengths_hash != want->q_lengths_hash)
+        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths_q values");
     return IFA_STATUS_OK;
 }
 
-/* The per-batch lengths as int32, after kv padding. */
+/* The per-batch lengths as int32, after kv padding; with actual_seq_lengths_q (length, query tokens) pairs. */
 static void fill_lengths(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, unsigned char *at) {
+    const ifa_problem *p = &plan->problem;
     cl_int *host = (cl_int *)at;
-    for (int64_t i = 0; i < plan->problem.batch; ++i)
-        host[i] = (cl_int)ifa__effective_length(&plan->problem, args->actual_seq_lengths[i]);
+    for (int64_t b = 0; b < p->batch; ++b) {
+        if (p->q_lengths) {
+            host[2 * b] = (cl_int)ifa__batch_length(args, p, b);
+            host[2 * b + 1] = (cl_int)ifa__query_tokens(args, p, b);
+        } else {
+            host[b] = (cl_int)ifa__batch_length(args, p, b);
+        }
+    }
 }
 
 /* Balanced units: the cost-line position of each batch's first block, B + 1 int64 values. */
@@ -68,9 +77,8 @@ static ifa_status fill_prefix(const ifa_plan *plan, const ifa_incre_flash_attent
     cl_long *host = (cl_long *)at;
     host[0] = 0;
     for (int64_t b = 0; b < p->batch; ++b) {
-        const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH
-                                ? ifa__effective_length(p, args->actual_seq_lengths[b]) : p->uniform_length;
-        const int64_t span = ifa__kv_span(len, p->window, p->causal ? p->seq_q - 1 : 0);
+        const int64_t len = p->lengths_mode == IFA_LENGTHS_PER_BATCH ? ifa__batch_length(args, p, b) : p->uniform_length;
+        const int64_t span = ifa__kv_span(len, p->window, ifa__batch_causal_shift(args, p, b));
         host[b + 1] = host[b] + (span + plan->block_cost_rows) * blocks;
     }
     if (host[p->batch] != plan->total_cost)

@@ -67,6 +67,71 @@ int64_t ifa__effective_length(const ifa_problem *p, int64_t raw) {
     return p->has_kv_padding && p->seq_kv - p->kv_padding - raw < 0 ? 0 : raw;
 }
 
+int64_t ifa__query_tokens(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t b) {
+    return p->q_lengths ? a->actual_seq_lengths_q[a->actual_seq_lengths_q_count == 1 ? 0 : b] : p->seq_q;
+}
+
+int64_t ifa__batch_length(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t b) {
+    if (p->q_lengths && ifa__query_tokens(a, p, b) == 0) return 0;
+    const int64_t count = a->actual_seq_lengths_count;
+    return count == 0 ? p->seq_kv : ifa__effective_length(p, a->actual_seq_lengths[count == 1 ? 0 : b]);
+}
+
+int64_t ifa__batch_causal_shift(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t b) {
+    const int64_t q = ifa__query_tokens(a, p, b);
+    return p->causal && q > 0 ? q - 1 : 0;
+}
+
+/* actual_seq_lengths_q: 1 or B values in [0, S1]; fills q_lengths and its hash. */
+static ifa_status check_query_lengths(const ifa_incre_flash_attention_args *a, ifa_problem *p) {
+    const int64_t count = a->actual_seq_lengths_q_count;
+    if (count == 0) {
+        if (a->actual_seq_lengths_q)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
+                             "actual_seq_lengths_q is non-NULL with actual_seq_lengths_q_count 0; pass NULL for S1 "
+                             "query tokens in every batch or a count of 1 or B");
+        return IFA_STATUS_OK;
+    }
+    if (!a->actual_seq_lengths_q)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT,
+                         "actual_seq_lengths_q is NULL but actual_seq_lengths_q_count is %" PRId64, count);
+    if (count != 1 && count != p->batch)
+        return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
+                         "actual_seq_lengths_q has %" PRId64 " values; it needs 1 or B = %" PRId64, count, p->batch);
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t v = a->actual_seq_lengths_q[i];
+        if (v < 0 || v > p->seq_q)
+            return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
+                             "actual_seq_lengths_q[%" PRId64 "] = %" PRId64 " is outside [0, S1 = %" PRId64
+                             "] (the batch's query tokens, the first of query's S1)", i, v, p->seq_q);
+    }
+    p->q_lengths = 1;
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t b = 0; b < p->batch; ++b) h = (h ^ (uint64_t)ifa__query_tokens(a, p, b)) * 1099511628211ull;
+    p->q_lengths_hash = h;
+    return IFA_STATUS_OK;
+}
+
+/* With actual_seq_lengths_q each batch has its own causal shift and a batch without query tokens reads
+ * nothing, so the lengths go to the kernels per batch (with the tokens) and the spans are each batch's. */
+static void query_token_spans(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t *max_len) {
+    uint64_t h = 1469598103934665603ull;
+    int64_t mx = 0, span_max = 0, total = 0;
+    for (int64_t b = 0; b < p->batch; ++b) {
+        const int64_t e = ifa__batch_length(a, p, b), span = ifa__kv_span(e, p->window, ifa__batch_causal_shift(a, p, b));
+        if (e > mx) mx = e;
+        if (span > span_max) span_max = span;
+        total += span;
+        for (int k = 0; k < 8; ++k) h = (h ^ ((uint64_t)e >> (8 * k) & 0xffu)) * 1099511628211ull;
+    }
+    *max_len = mx;
+    p->lengths_mode = IFA_LENGTHS_PER_BATCH;
+    p->uniform_length = 0;
+    p->max_length = span_max;
+    p->total_length = total;
+    p->lengths_hash = h;
+}
+
 /* Reads the lengths; fills lengths_mode, uniform_length, the largest effective length (*max_len, what
  * masks and biases must cover) and the rows blocks read (max_length, total_length). */
 static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t *max_len) {
@@ -86,6 +151,7 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
         p->uniform_length = *max_len = p->seq_kv;
         p->max_length = ifa__kv_span(p->seq_kv, p->window, shift);
         p->total_length = p->max_length * p->batch;
+        if (p->q_lengths) query_token_spans(a, p, max_len);
         return IFA_STATUS_OK;
     }
     if (!a->actual_seq_lengths)
@@ -128,6 +194,7 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
         p->total_length = total;
         p->lengths_hash = h;
     }
+    if (p->q_lengths) query_token_spans(a, p, max_len);
     return IFA_STATUS_OK;
 }
 
@@ -135,7 +202,7 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
  * looked at (engines leave them stale or -1). */
 static ifa_status check_block_table(const ifa_incre_flash_attention_args *a, const ifa_problem *p) {
     for (int64_t b = 0; b < p->batch; ++b) {
-        const int64_t len = a->actual_seq_lengths[a->actual_seq_lengths_count == 1 ? 0 : b];
+        const int64_t len = ifa__batch_length(a, p, b); /* paged: no kv padding; 0 without query tokens */
         const int64_t used = (len + p->block_size - 1) / p->block_size;
         const int32_t *row = a->block_table + b * p->table_cols;
         for (int64_t i = 0; i < used; ++i)
@@ -427,8 +494,14 @@ static ifa__rope_view rope_view(const ifa_incre_flash_attention_args *a) {
 ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t *first) {
     const ifa__rope_view v = rope_view(a);
     const ifa__rope_info info = {p->rope, p->rope_table, p->rope_dim, p->rope_table_rows, 0};
-    const ifa__rope_default dflt = {a->actual_seq_lengths, a->actual_seq_lengths_count, p->seq_kv, p->seq_q,
-                                    "actual_seq_lengths - S1"};
+    const ifa__rope_default dflt = {a->actual_seq_lengths,
+                                    a->actual_seq_lengths_count,
+                                    p->seq_kv,
+                                    p->seq_q,
+                                    p->q_lengths ? "actual_seq_lengths - actual_seq_lengths_q" : "actual_seq_lengths - S1",
+                                    p->q_lengths ? a->actual_seq_lengths_q : NULL,
+                                    a->actual_seq_lengths_q_count,
+                                    p->q_lengths};
     return ifa__rope_check_positions(&v, &info, p->batch, &dflt, p->seq_q, first);
 }
 
@@ -669,6 +742,7 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     p->causal = sq > 1 && !per_token_mask;
 
     int64_t max_len = 0;
+    IFA__TRY(check_query_lengths(a, p));
     IFA__TRY(check_lengths(a, p, &max_len));
     if (paged) IFA__TRY(check_block_table(a, p));
     if (a->atten_mask) IFA__TRY(check_mask(a->atten_mask, p, max_len));

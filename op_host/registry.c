@@ -43,6 +43,7 @@ static const ifa_attr_def ifa_attrs[] = {
     {"num_key_value_heads", IFA_ATTR_INT, 0, "0", "N_kv; 0 = N"},
     {"softmax_lse_flag", IFA_ATTR_BOOL, 0, "false", "write softmax_lse"},
     {"actual_seq_lengths", IFA_ATTR_INT_LIST, 0, NULL, "1 or B lengths; absent = S_kv"},
+    {"actual_seq_lengths_q", IFA_ATTR_INT_LIST, 0, NULL, "1 or B query tokens in [0, S1]; absent = S1"},
     {"softcap", IFA_ATTR_FLOAT, 0, "0", "score soft-cap, 0 = off"},
     {"window", IFA_ATTR_INT, 0, "0", "sliding window, 0 = off"},
     {"kv_padding_size", IFA_ATTR_INT, 0, NULL, "Ascend's KV padding; absent = none"},
@@ -97,6 +98,7 @@ static const ifa_tensor_def append_inputs[] = {
 };
 static const ifa_attr_def append_attrs[] = {
     {"cache_seq_lengths", IFA_ATTR_INT_LIST, 1, NULL, "1 or B rows already cached"},
+    {"new_seq_lengths", IFA_ATTR_INT_LIST, 0, NULL, "1 or B rows to write, each in [0, S1]; absent = S1"},
     {"input_layout", IFA_ATTR_STRING, 0, "BSH", "BSH, BSND or BNSD"},
     {"num_key_value_heads", IFA_ATTR_INT, 1, NULL, "N_kv"},
     {"block_table", IFA_ATTR_INT_LIST, 0, NULL, "paged cache: B x block_table_cols block ids"},

@@ -141,6 +141,8 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
             return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, x->softmax_lse ? "a softmax_lse tensor is given but "
                              "softmax_lse_flag is false" : "softmax_lse_flag is true but no softmax_lse tensor is given");
         if ((a = attr(call, "actual_seq_lengths"))) x->actual_seq_lengths = a->list, x->actual_seq_lengths_count = a->list_len;
+        if ((a = attr(call, "actual_seq_lengths_q")))
+            x->actual_seq_lengths_q = a->list, x->actual_seq_lengths_q_count = a->list_len;
         x->softcap = attr_float(call, "softcap", 0), x->window = attr_int(call, "window", 0);
         x->value_head_dim = attr_int(call, "value_head_dim", 0);
         if ((a = attr(call, "kv_padding_size"))) b->kv_padding = a->i, x->kv_padding_size = &b->kv_padding;
@@ -167,6 +169,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->antiquant_scale = tensor(call, "antiquant_scale"), x->antiquant_offset = tensor(call, "antiquant_offset");
         x->rope_cos = tensor(call, "rope_cos"), x->rope_sin = tensor(call, "rope_sin");
         if ((a = attr(call, "cache_seq_lengths"))) x->cache_seq_lengths = a->list, x->cache_seq_lengths_count = a->list_len;
+        if ((a = attr(call, "new_seq_lengths"))) x->new_seq_lengths = a->list, x->new_seq_lengths_count = a->list_len;
         x->input_layout = attr_string(call, "input_layout", "BSH");
         x->num_key_value_heads = attr_int(call, "num_key_value_heads", 0);
         IFA__TRY(bind_table(call, b, &x->block_table, &x->block_table_cols));

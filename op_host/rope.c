@@ -76,8 +76,10 @@ ifa_status ifa__rope_check_positions(const ifa__rope_view *v, const ifa__rope_in
                                      const ifa__rope_default *dflt, int64_t tokens, int64_t *first) {
     if (info->mode == IFA_ROPE_NONE) return IFA_STATUS_OK;
     for (int64_t b = 0; b < batch; ++b) {
+        const int64_t nt = dflt->tokens ? dflt->tokens[dflt->tokens_count == 1 ? 0 : b] : tokens;
         const int64_t p = v->positions ? v->positions[b]
-                          : (dflt->lengths ? dflt->lengths[dflt->count == 1 ? 0 : b] : dflt->fallback) - dflt->shift;
+                          : (dflt->lengths ? dflt->lengths[dflt->count == 1 ? 0 : b] : dflt->fallback) -
+                                (dflt->shift_by_tokens ? nt : dflt->shift);
         char what[96];
         if (v->positions)
             snprintf(what, sizeof what, "rope_positions[%" PRId64 "] = %" PRId64, b, p);
@@ -86,12 +88,12 @@ ifa_status ifa__rope_check_positions(const ifa__rope_view *v, const ifa__rope_in
         if (p < 0)
             return ifa__fail(IFA_STATUS_INVALID_POSITION, "%s is negative%s", what,
                              v->positions ? "" : "; rope_positions gives positions explicitly");
-        if (p + tokens > IFA_MAX_ROPE_POSITION)
+        if (p + nt > IFA_MAX_ROPE_POSITION)
             return ifa__fail(IFA_STATUS_INVALID_POSITION, "%s puts the last of %" PRId64 " tokens at or past 2^24, where "
-                             "float32 positions stop being exact", what, tokens);
-        if (info->table && p + tokens > info->table_rows)
+                             "float32 positions stop being exact", what, nt);
+        if (info->table && p + nt > info->table_rows)
             return ifa__fail(IFA_STATUS_INVALID_POSITION, "%s needs rope_cos/rope_sin rows up to %" PRId64 "; the tables "
-                             "have %" PRId64, what, p + tokens - 1, info->table_rows);
+                             "have %" PRId64, what, p + nt - 1, info->table_rows);
         if (first) first[b] = p;
     }
     return IFA_STATUS_OK;

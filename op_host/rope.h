@@ -31,11 +31,15 @@ typedef struct ifa__rope_info {
 ifa_status ifa__rope_check(const ifa__rope_view *v, int64_t batch, int64_t head_dim, ifa__rope_info *info);
 
 /* The ops' default positions: batch b's length (lengths[b], lengths[0] when count is 1, fallback when lengths
- * is NULL) minus shift. */
+ * is NULL) minus shift, or minus its own token count when shift_by_tokens. tokens (tokens[b], tokens[0] when
+ * tokens_count is 1), when set, is each batch's count of positions checked instead of the call's. */
 typedef struct ifa__rope_default {
     const int64_t *lengths;
     int64_t count, fallback, shift;
     const char *what; /* names the default in messages ("actual_seq_lengths - S1") */
+    const int64_t *tokens;
+    int64_t tokens_count;
+    int shift_by_tokens;
 } ifa__rope_default;
 
 /* Checks each batch's first position (rope_positions[b], else the default) and its span of tokens positions:

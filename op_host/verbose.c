@@ -84,6 +84,7 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->rope_cos) fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 7);
     if (a->rope_sin) fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 8);
     int_list_json(stderr, "cache_seq_lengths", a->cache_seq_lengths, a->cache_seq_lengths_count);
+    if (a->new_seq_lengths_count > 0) int_list_json(stderr, "new_seq_lengths", a->new_seq_lengths, a->new_seq_lengths_count);
     if (a->rope_positions) int_list_json(stderr, "rope_positions", a->rope_positions, a->rope_positions_count);
     if (a->block_table) table_json(stderr, a->block_table, a->key->shape[0], a->block_table_cols);
     fputs("}}\n", stderr);
@@ -130,6 +131,12 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
         fputs(", \"actual_seq_lengths\": [", stderr);
         for (int64_t i = 0; i < a->actual_seq_lengths_count; ++i)
             fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->actual_seq_lengths[i]);
+        fputc(']', stderr);
+    }
+    if (a->actual_seq_lengths_q_count > 0) {
+        fputs(", \"actual_seq_lengths_q\": [", stderr);
+        for (int64_t i = 0; i < a->actual_seq_lengths_q_count; ++i)
+            fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->actual_seq_lengths_q[i]);
         fputc(']', stderr);
     }
     if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);

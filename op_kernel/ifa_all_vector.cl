@@ -27,10 +27,11 @@
  *
  * Query rows. A work-group holds R = GT * SQ query rows, row r = g * SQ + t for head g of its group and
  * query token t (multi-token queries, speculative decoding). Every row shares the block's pass over K/V.
- * Row (g, t) sees logical position p when begin_t <= p < end_t, with end_t = len_b - (SQ - 1 - t) if CAUSAL
- * else len_b, and begin_t = end_t - window when window > 0 (else 0), and the mask (if any) is 0 at p.
+ * Row (g, t) sees logical position p when begin_t <= p < end_t, with end_t = len_b - (qn - 1 - t) if CAUSAL
+ * else len_b, and begin_t = end_t - window when window > 0 (else 0), and the mask (if any) is 0 at p; qn is
+ * the batch's query tokens, SQ unless QLEN, and a row t >= qn is padding that sees nothing.
  * The block reads positions [ifa_kv_lo, len_b) only: nothing before the earliest row's window.
- * Scores: s = (q.k) * scale [+ pse] [- slope_h * |p - (len_b - SQ + t)|, ALiBi]; [s = softcap * tanh(s / softcap)];
+ * Scores: s = (q.k) * scale [+ pse] [- slope_h * |p - (len_b - qn + t)|, ALiBi]; [s = softcap * tanh(s / softcap)];
  * invisible positions are -inf.
  *
  * KV addressing. Logical position p of batch b lives at row row0_b + p of batch b (row0_b = kv_end - len_b
@@ -56,7 +57,8 @@
  * of 576); WG work-items per group; VW vector width along D (divides HEAD_DIM and VDIM; 1 = scalar); PV_RB
  * query rows x XB vectors per P.V register block; CHUNK rows per chunk (a multiple of WG); GT heads per
  * group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
- * HAS_PAD 0/1; ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
+ * HAS_PAD 0/1; QLEN 0/1 (per-batch query tokens, ifa_common.cl's IFA_QLEN: rows past a batch's tokens are
+ * padding, never read, seeing nothing); ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
@@ -225,7 +227,17 @@ inline float ifa_hsum(fv a) { return a.x + a.y; }
 inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
-#define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
+/* Row (g, t) of the block: whether it is one of its batch's query tokens (QLEN: the first qn of SQ; in the
+ * prefix pass virtual head g0 + g's batch's, and only for heads that exist), and the end of the positions it
+ * sees (0 for a padding token: it sees nothing). */
+#if QLEN && PREFIX
+#define IFA_QVALID(g, t) ((g) < gn && (t) < IFA_QLEN((g0 + (g)) / real_group))
+#elif QLEN
+#define IFA_QVALID(g, t) ((t) < qn)
+#else
+#define IFA_QVALID(g, t) 1
+#endif
+#define IFA_END(g, t) (IFA_QVALID(g, t) ? len_b - (CAUSAL ? qn - 1 - (t) : 0) : 0)
 /* Key rows per step of the CPU shape's score loop (VW = 16 or 8): each query vector serves IFA_KJ = 4 key
  * rows and the RS x 4 accumulators of a tile of RS <= RS_MAX query rows are reduced together, a transposed
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
@@ -402,8 +414,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             if (prefix[prefix_off + mid] <= x) lo = mid; else hi = mid;
         }
         const ulong b = (ulong)lo;
-        const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-        const int kv_lo = ifa_kv_lo(len_b, window, CAUSAL_SHIFT), span = len_b - kv_lo;
+        const int len_b = IFA_LEN(b), qn = IFA_QLEN(b);
+        const int kv_lo = ifa_kv_lo(len_b, window, IFA_SHIFT(CAUSAL, qn)), span = len_b - kv_lo;
         const long bcost = (long)span + c0;
         const int blk = (int)((x - prefix[prefix_off + b]) / bcost);
         const long pk = prefix[prefix_off + b] + (long)blk * bcost, pe = pk + bcost;
@@ -418,8 +430,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     {
         const int blk = (int)get_group_id(0);
         const ulong b = get_group_id(1);
-        const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-        const int kv_lo = ifa_kv_lo(len_b, window, CAUSAL_SHIFT), span = len_b - kv_lo;
+        const int len_b = IFA_LEN(b), qn = IFA_QLEN(b);
+        const int kv_lo = ifa_kv_lo(len_b, window, IFA_SHIFT(CAUSAL, qn)), span = len_b - kv_lo;
 #if SPLIT
         const int split = (int)get_group_id(2);
         /* a batch has max(1, ceil(span / split_tokens)) splits; the work-groups of later splits run no chunk
@@ -458,7 +470,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid * VW; i < R * HEAD_DIM; i += WG * VW) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / SQ, t = r - g * SQ;
-        fv qv = g < gn ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
+        fv qv = g < gn && IFA_QVALID(g, t)
+                    ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
 #if ANTIQUANT == 1 || ANTIQUANT == 2
         qv *= IFA_AQ_VS(d, 0);
 #endif
@@ -478,10 +491,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const ulong qb = b;
         const ulong qaddr = qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d;
 #endif
-        float qv = g < gn ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
+        const int qok = g < gn && IFA_QVALID(g, t); /* padding tokens are never read */
+        float qv = qok ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
 #if ROPE
         /* rotated in registers at the token's position; the query in memory is left as it is */
-        if (g < gn && d < ROPE_DIM) {
+        if (qok && d < ROPE_DIM) {
             const float xp = IFA_LOAD(Q_T, q, qaddr - (ulong)d + (ulong)ifa_rope_partner(d));
 #if PREFIX
             /* virtual heads of different batches: each its own positions */
@@ -637,7 +651,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
                             const int g = (r0 + rr) / SQ, t = (r0 + rr) - g * SQ;
-                            const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                            const int end = IFA_END(g, t);
                             int4 vis = (p4 < (int4)end) & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
 #if HAS_MASK
                             vis &= convert_int4(vload4(0, mask + mask_off + b * mask_bstride + (ulong)t * mask_tstride +
@@ -658,7 +672,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if HAS_ALIBI
                             if (g < gn) s4 += ifa_alibi4(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p4,
-                                                         len_b - SQ + t);
+                                                         len_b - qn + t);
 #endif
 #if SOFTCAP
                             s4 = softcap * tanh(s4 / softcap);
@@ -698,7 +712,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* query row outside, key rows inside: the block's scores of a row are stored side by side */
             for (int r = 0; r < R; ++r) {
                 const int g = r / SQ, t = r - g * SQ;
-                const int end = len_b - (CAUSAL ? SQ - 1 - t : 0);
+                const int end = IFA_END(g, t);
                 _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) {
                     const int j = j0 + jj, p = c + j;
                     if (j >= rows) {
@@ -717,7 +731,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                                                             (ulong)t * pse_tstride + (ulong)p);
 #endif
 #if HAS_ALIBI
-                    if (g < gn) s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - SQ + t);
+                    if (g < gn) s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - qn + t);
 #endif
 #if SOFTCAP
                     s = softcap * tanh(s / softcap);

@@ -8,8 +8,9 @@
  * which IncreFlashAttention computes, is within scale / 2 of x (docs/kv-cache.md has the bound). A float8
  * cache (DST_T 9 e4m3fn, 10 e5m2) takes QUANT 1 with QMAX = 448 or 57344 (the format's largest finite) and
  * q = x / scale rounded to float8 (within 2^-4 or 2^-3 of it), or QUANT 0: each value rounded as it is.
- * dst[4t .. 4t+2] holds token t's (unit, row, position): its batch and position (contiguous) or its pool
- * block and row in the block (paged), validated on the host, and its rotary position. The cache element of
+ * dst[4t .. 4t+3] holds written row t's (unit, row, position, source): its batch and position (contiguous)
+ * or its pool block and row in the block (paged), validated on the host, its rotary position and the new
+ * token it comes from (b x S1 + i; with new_seq_lengths the rows a batch leaves out have no entry). The cache element of
  * (unit u, row r, head n, d) is ((u * R + r) * NKV + n) * D + d, or ((u * NKV + n) * R + r) * D + d with
  * bnsd (an argument: it moves a row's start, once per row, so a build per layout bought nothing); the
  * scale of half h is ((h * U + u) * NKV + n) * R + r in both cases.
@@ -56,7 +57,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     __global const float *rope_sin, ulong rope_s_off, int bnsd) {
     const ulong g = get_group_id(0), hgroups = (ulong)(nkv / HPG);
     const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
-    const ulong t = g / hgroups, b = t / (ulong)seq_new, i = t % (ulong)seq_new;
+    /* entry t of the destination table is written row t; its source token ts = b x S1 + i */
+    const ulong t = g / hgroups, ts = (ulong)dst[dst_off + 4 * t + 3], b = ts / (ulong)seq_new, i = ts % (ulong)seq_new;
     __global const src_store *src = kv ? v : k;
     const ulong u = (ulong)dst[dst_off + 4 * t], r = (ulong)dst[dst_off + 4 * t + 1], R = (ulong)rows_per_unit;
 #if ROPE
@@ -85,7 +87,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #endif
     for (ulong n = g % hgroups * HPG; n < (g % hgroups + 1) * HPG; ++n) {
         const ulong src_row =
-            bnsd ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (t * (ulong)nkv + n) * HEAD_DIM;
+            bnsd ? ((b * (ulong)nkv + n) * (ulong)seq_new + i) * HEAD_DIM : (ts * (ulong)nkv + n) * HEAD_DIM;
         const ulong src0 = (kv ? v_off : k_off) + src_row;
         const ulong dst0 = (kv ? vc_off : kc_off) + (bnsd ? ((u * (ulong)nkv + n) * R + r) * HEAD_DIM
                                                              : ((u * R + r) * (ulong)nkv + n) * HEAD_DIM);

@@ -11,11 +11,14 @@
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
- * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS. The shape (head_dim: the output's, D_v; gt: rows'
+ * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift;
+ * a padding token's row saw nothing, so its partials give zeros). The shape (head_dim: the output's, D_v; gt: rows'
  * heads per partial entry, sq: query tokens, causal) comes as arguments: the combine does a few integer
  * divisions per work-group and one pass over D_v, so specialising on them bought nothing and cost a program
  * build per shape (as in ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
 
+#undef IFA_SQ
+#define IFA_SQ sq /* query tokens: an argument here (ifa_common.cl's IFA_QLEN without QLEN) */
 #ifndef BALANCED
 #define BALANCED 0
 #endif
@@ -54,8 +57,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     const ulong bh = row / (ulong)sq, t = row - bh * (ulong)sq;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
-    const int len_b = per_batch ? lens[lens_off + b] : uniform_len;
-    const int span = len_b - ifa_kv_lo(len_b, window, causal ? sq - 1 : 0);
+    const int len_b = IFA_LEN(b);
+    const int span = len_b - ifa_kv_lo(len_b, window, IFA_SHIFT(causal, IFA_QLEN(b)));
 #if BALANCED
     const int hh = (int)h % group;
     const int blk = (int)h / group * head_groups + hh / gt;

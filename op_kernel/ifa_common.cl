@@ -177,6 +177,27 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
     return window > 0 ? clamp(len - causal_shift - window, 0, len) : 0;
 }
 
+/* Batch b's KV length and query tokens from the lengths array (lens, lens_off, per_batch and uniform_len are
+ * the kernels' arguments). With QLEN (actual_seq_lengths_q) the host uploads (length, tokens) pairs: batch b
+ * has its first IFA_QLEN(b) of the SQ query tokens, the rest are padding that sees nothing; the shared
+ * prefix's pass keeps per_batch = 0 for its own length and still reads the tokens. Without QLEN every batch
+ * has all SQ (IFA_SQ: the combine passes it as an argument). */
+#ifndef QLEN
+#define QLEN 0
+#endif
+#ifndef IFA_SQ
+#define IFA_SQ SQ
+#endif
+#if QLEN
+#define IFA_LEN(b) (per_batch ? lens[lens_off + 2 * (ulong)(b)] : uniform_len)
+#define IFA_QLEN(b) lens[lens_off + 2 * (ulong)(b) + 1]
+#else
+#define IFA_LEN(b) (per_batch ? lens[lens_off + (ulong)(b)] : uniform_len)
+#define IFA_QLEN(b) IFA_SQ
+#endif
+/* the causal shift of a batch with qn query tokens (ifa_kv_lo; the host's ifa__batch_causal_shift) */
+#define IFA_SHIFT(causal, qn) ((causal) && (qn) > 0 ? (qn) - 1 : 0)
+
 /* VDIM: the value columns a kernel reads per row and the output's head dimension (D_v, value_head_dim);
  * the key's HEAD_DIM unless the host sets it */
 #ifndef VDIM

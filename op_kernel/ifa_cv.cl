@@ -19,11 +19,10 @@
  * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D_v), maxima and
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
- * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
+ * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, QLEN, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
  * ROPE_TAB, as in ifa_all_vector.cl. */
 
 #define M_ROWS (GT * SQ)
-#define CAUSAL_SHIFT (CAUSAL ? SQ - 1 : 0)
 
 typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
@@ -33,15 +32,18 @@ __kernel void ifa_cv_query(__global const q_store *q, ulong q_off, ulong q_bstri
                            int num_kv_heads, int max_splits, __global float *ws, ulong qt_off,
                            __global const long *rope_pos, ulong rope_pos_off, __global const float2 *rope_f,
                            ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-                           __global const float *rope_sin, ulong rope_s_off) {
+                           __global const float *rope_sin, ulong rope_s_off, __global const int *lens, ulong lens_off,
+                           int per_batch, int uniform_len) {
     const int d = (int)get_global_id(0), r = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     const ulong bh = e / (ulong)max_splits, b = bh / (ulong)num_kv_heads, kvh = bh % (ulong)num_kv_heads;
     const int g = r / SQ, t = r - g * SQ;
     const ulong addr = q_off + b * q_bstride + (kvh * GT + (ulong)g) * q_hstride + (ulong)t * q_tstride + (ulong)d;
-    float x = IFA_LOAD(Q_T, q, addr);
+    const int qok = t < IFA_QLEN(b); /* a padding token is never read: its row is zeros and sees nothing */
+    (void)per_batch, (void)uniform_len;
+    float x = qok ? IFA_LOAD(Q_T, q, addr) : 0.0f;
 #if ROPE
-    if (d < ROPE_DIM) {
+    if (qok && d < ROPE_DIM) {
         const int pos = (int)rope_pos[rope_pos_off + b] + t;
         const float xp = IFA_LOAD(Q_T, q, addr - (ulong)d + (ulong)ifa_rope_partner(d));
         x = ifa_rope_apply(x, xp, d, IFA_ROPE_CS(pos, ifa_rope_index(d)));
@@ -57,8 +59,8 @@ inline void ifa_cv_entry(ulong e, int num_kv_heads, int max_splits, int split_to
     const ulong bh = e / (ulong)max_splits;
     const int s = (int)(e - bh * (ulong)max_splits);
     *b = bh / (ulong)num_kv_heads, *kvh = bh % (ulong)num_kv_heads;
-    *len_b = per_batch ? lens[lens_off + *b] : uniform_len;
-    const int kv_lo = ifa_kv_lo(*len_b, window, CAUSAL_SHIFT), span = *len_b - kv_lo;
+    *len_b = IFA_LEN(*b);
+    const int kv_lo = ifa_kv_lo(*len_b, window, IFA_SHIFT(CAUSAL, IFA_QLEN(*b))), span = *len_b - kv_lo;
     *first = kv_lo + min(span, s * split_tokens);
     *end = min(*len_b, *first + split_tokens);
 }
@@ -139,7 +141,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
     ifa_cv_entry(e, num_kv_heads, max_splits, split_tokens, lens, lens_off, uniform_len, per_batch, window, &b, &kvh,
                  &len_b, &first, &end);
     const int c0 = first + step * CHUNK;
-    const int end_t = len_b - (CAUSAL ? SQ - 1 - t : 0); /* the token's causal end */
+    const int qn = IFA_QLEN(b);
+    const int end_t = t < qn ? len_b - (CAUSAL ? qn - 1 - t : 0) : 0; /* the token's causal end; padding: none */
     __global float *sr = ws + s_off + row * CHUNK;
     float mx = -INFINITY;
     for (int j = lid; j < CHUNK; j += WG) {
@@ -156,7 +159,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
                                         (ulong)t * pse_tstride + (ulong)p);
 #endif
 #if HAS_ALIBI
-            s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + kvh * GT + (ulong)g], p, len_b - SQ + t);
+            s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + kvh * GT + (ulong)g], p, len_b - qn + t);
 #endif
 #if SOFTCAP
             s = softcap * tanh(s / softcap);

@@ -10,11 +10,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ifa  # noqa: E402
 
 
-def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None, dv=None):
-    """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of S1 sees the
-    positions < len - S1 + 1 + i; sinks (N) join each head's softmax sum as keys without values; alibi
-    slopes (N) or (B, N) add -slope * (len - S1 + i - j) to the score of position j; dv: only the first dv
-    of each value row's D elements count. Returns out (B, S1, N*dv) and lse (B, N, S1)."""
+def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None, dv=None, q_tokens=None):
+    """BSH decode attention in float64: q (B, S1, N*D), k/v (B, S, Nkv*D); query token i of the batch's
+    Q = q_tokens[b] (S1 without them) sees the positions < len - Q + 1 + i, tokens from Q on are padding that
+    sees nothing; sinks (N) join each head's softmax sum as keys without values; alibi slopes (N) or (B, N)
+    add -slope * (len - Q + i - j) to the score of position j; dv: only the first dv of each value row's D
+    elements count. Returns out (B, S1, N*dv) and lse (B, N, S1)."""
     b, s1, h = q.shape
     d = h // n
     dv = d if dv is None else dv
@@ -26,8 +27,9 @@ def attention_ref(q, k, v, n, nkv, scale, lengths=None, sinks=None, alibi=None, 
     lse = np.full((b, n, s1), -np.inf)
     for bi in range(b):
         length = s if lengths is None else lengths[bi]
+        tokens = s1 if q_tokens is None else q_tokens[bi]
         for i in range(s1):
-            end = length - (s1 - 1 - i)
+            end = length - (tokens - 1 - i) if i < tokens else 0
             for hi in range(n):
                 kh = hi // (n // nkv)
                 z = -np.inf if sinks is None else float(sinks[hi])
@@ -171,6 +173,30 @@ class Binding(unittest.TestCase):
                     value_head_dim=41)
         self.assertIn("value_head_dim = 41 is outside [0, D = 40]", str(e.exception))
 
+    def test_query_tokens_per_batch(self):
+        """actual_seq_lengths_q: speculative batches with 3, 1 and 0 of S1 = 3 query tokens (the padding tokens
+        NaN, never read) against the reference, in both templates; their rows are zeros with lse -inf."""
+        q = self.rng.uniform(-1, 1, (3, 3, 4 * 16)).astype(np.float16)
+        k = self.rng.uniform(-1, 1, (3, 80, 2 * 16)).astype(np.float16)
+        v = self.rng.uniform(-1, 1, (3, 80, 2 * 16)).astype(np.float16)
+        lens, tokens = [80, 41, 60], [3, 1, 0]
+        for bi, t in enumerate(tokens):
+            q[bi, t:] = np.nan
+        out, lse = attention_ref(q, k, v, 4, 2, 0.25, lens, q_tokens=tokens)
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=4, num_key_value_heads=2,
+                        scale_value=0.25, actual_seq_lengths=lens, actual_seq_lengths_q=tokens,
+                        softmax_lse_flag=True, template_mode=template)
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+            self.assertTrue((r["attention_out"][2] == 0).all() and np.isneginf(r["softmax_lse"][2]).all())
+            got = r["softmax_lse"]
+            self.assertTrue((np.isneginf(got) == np.isneginf(lse)).all())
+            self.assertLess(np.abs(got[np.isfinite(lse)] - lse[np.isfinite(lse)]).max(), 1e-3)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=4, num_key_value_heads=2,
+                    actual_seq_lengths=lens, actual_seq_lengths_q=[3, 4, 0])
+        self.assertIn("actual_seq_lengths_q[1] = 4 is outside [0, S1 = 3]", str(e.exception))
+
     def test_float8_conversions(self):
         codes = np.arange(256, dtype=np.uint8)
         values = ifa.from_float8_e4m3fn(codes)
@@ -272,6 +298,22 @@ class Binding(unittest.TestCase):
                     antiquant_scale=w["antiquant_scale"], antiquant_offset=w["antiquant_offset"], antiquant_mode=3)
         out, _ = attention_ref(q, kn, vn, 4, nkv, 0.125)
         self.assertLess(rel_l2(r["attention_out"], out), 2.0 / 255)
+
+    def test_ragged_append(self):
+        """new_seq_lengths: batches write 2, 0 and 1 of S1 = 2 new rows into a float16 cache; the written rows
+        equal the new rows, every other row of the cache is unchanged."""
+        kn = self.rng.uniform(-1, 1, (3, 2, 2 * 16)).astype(np.float16)
+        vn = self.rng.uniform(-1, 1, (3, 2, 2 * 16)).astype(np.float16)
+        kc = self.rng.uniform(-1, 1, (3, 10, 2 * 16)).astype(np.float16)
+        vc = self.rng.uniform(-1, 1, (3, 10, 2 * 16)).astype(np.float16)
+        lens, news = [4, 7, 0], [2, 0, 1]
+        w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=kc, value_cache=vc, cache_seq_lengths=lens,
+                    new_seq_lengths=news, num_key_value_heads=2)
+        for cache, new, got in ((kc, kn, w["key_cache"]), (vc, vn, w["value_cache"])):
+            want = cache.copy()
+            for b in range(3):
+                want[b, lens[b]:lens[b] + news[b]] = new[b, :news[b]]
+            self.assertTrue((got == want).all())
 
     def test_append_float8_then_attend(self):
         """KVCacheAppend into float8 caches of both formats: rounded as they are (the bytes equal the binding's own

@@ -31,7 +31,7 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
         {"GT", plan->prefix_heads_per_group}, {"RS_MAX", plan->score_rows}, {"SQ", p->seq_q},
         {"CAUSAL", 0},                {"HAS_LSE", 0},
         {"HAS_MASK", 0},              {"HAS_PSE", 0},             {"SOFTCAP", p->softcap_bits != 0},
-        {"HAS_PAD", 0},               {"PAGED", 0},               {"ANTIQUANT", 0},
+        {"HAS_PAD", 0},               {"QLEN", p->q_lengths},     {"PAGED", 0},               {"ANTIQUANT", 0},
         {"SPLIT", 1},                 {"BALANCED", 0},            {"ROWMAX", 1},
         {"MAX_PASS", 0},              {"PREFIX", 1},              {"ROPE", p->rope},
         {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"PREFETCH", plan->prefetch_rows},

@@ -28,12 +28,13 @@ typedef struct ifa__op_args {
 } ifa__op_args;
 
 /* The build options of the features the kernels of both templates read alike (causal rows, mask, pse,
- * ALiBi, soft-cap, KV padding, paged KV, antiquant, rotary query); entries of an ifa__define array. */
+ * ALiBi, soft-cap, KV padding, per-batch query tokens, paged KV, antiquant, rotary query); entries of an
+ * ifa__define array. */
 #define IFA__FEATURE_DEFINES(p)                                                                                     \
     {"CAUSAL", (p)->causal}, {"HAS_MASK", (p)->mask_kind != IFA_MASK_NONE},                                        \
         {"HAS_PSE", (p)->pse_kind != IFA_PSE_NONE}, {"HAS_ALIBI", (p)->alibi != IFA_ALIBI_NONE},                    \
         {"SOFTCAP", (p)->softcap_bits != 0},                                                                       \
-        {"HAS_PAD", (p)->has_kv_padding}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
+        {"HAS_PAD", (p)->has_kv_padding}, {"QLEN", (p)->q_lengths}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
         {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"ROPE", (p)->rope},            \
         {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}
 

@@ -167,8 +167,10 @@ static void locate(const cache *c, int64_t b, int64_t pos, int64_t *u, int64_t *
     *u = c->table[b * c->cols + pos / c->p.block_size], *r = pos % c->p.block_size;
 }
 
-/* The args of an append of rows (new K/V, host) to batches [b0, b0 + B) at their current lengths. */
-static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn) {
+/* The args of an append of rows (new K/V, host) to batches [b0, b0 + B) at their current lengths; news (B
+ * values, NULL: all) the rows each batch writes (new_seq_lengths). */
+static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn,
+                              const int64_t *news) {
     ifa_tensor t[6];
     cl_mem kb = upload(kn), vb = vn ? upload(vn) : NULL;
     t[0] = desc(kn, kb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
@@ -188,6 +190,7 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
         if (c->p.rope_pos0 > 0) a.rope_positions = rope_pos, a.rope_positions_count = nb;
     }
     a.cache_seq_lengths = c->len + b0, a.cache_seq_lengths_count = nb;
+    if (news) a.new_seq_lengths = news, a.new_seq_lengths_count = nb;
     if (c->table) a.block_table = c->table + b0 * c->cols, a.block_table_cols = c->cols, a.block_size = c->p.block_size;
     size_t ws_bytes = 0;
     ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &a, &ws_bytes);
@@ -205,6 +208,10 @@ static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const 
     clReleaseMemObject(kb);
     if (vb) clReleaseMemObject(vb);
     return st;
+}
+
+static ifa_status append(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn) {
+    return append_some(c, b0, kn, vn, NULL);
 }
 
 /* Random new rows for nb batches and s1 tokens in the layout, each (token, head) row with its own centre
@@ -233,21 +240,26 @@ static void new_rows(const cache *c, int64_t nb, int64_t s1, uint64_t seed, ifa_
                 }
 }
 
-/* Appends rows to batches [b0, b0 + nb) and records their original values. */
-static void append_ok(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t seed) {
+/* Appends s1 rows to batches [b0, b0 + nb), of which batch b writes news[b] (NULL: all), and records the
+ * original values of the written ones. */
+static void append_ok_some(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t seed, const int64_t *news) {
     ifa_host_tensor kn, vn;
     new_rows(c, nb, s1, seed, &kn, &vn);
-    const ifa_status st = append(c, b0, &kn, c->p.key_only ? NULL : &vn);
+    const ifa_status st = append_some(c, b0, &kn, c->p.key_only ? NULL : &vn, news);
     ck_assert_msg(st == IFA_STATUS_OK, "append: %s", ifa_last_error());
     for (int half = 0; half < (c->p.key_only ? 1 : 2); ++half)
         for (int64_t b = 0; b < nb; ++b)
-            for (int64_t i = 0; i < s1; ++i)
+            for (int64_t i = 0; i < (news ? news[b] : s1); ++i)
                 for (int64_t n = 0; n < c->p.nkv; ++n)
                     for (int64_t d = 0; d < c->p.d; ++d)
                         orig_at(c, half, b0 + b, c->len[b0 + b] + i, n)[d] =
                             ifa_host_get(half ? &vn : &kn, ifa_kv_cache_at(c->bnsd, s1, c->p.nkv, c->p.d, b, i, n, d));
-    for (int64_t b = 0; b < nb; ++b) c->len[b0 + b] += s1;
+    for (int64_t b = 0; b < nb; ++b) c->len[b0 + b] += news ? news[b] : s1;
     ifa_host_tensor_free(&kn), ifa_host_tensor_free(&vn);
+}
+
+static void append_ok(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t seed) {
+    append_ok_some(c, b0, nb, s1, seed, NULL);
 }
 
 /* Reads the cache back and checks every written row against its original, then that every other byte of
@@ -595,6 +607,19 @@ START_TEST(append_then_attend) {
 }
 END_TEST
 
+/* Runs attention case k (what the cache of spec p holds) and checks it against the float64 reference; frees k. */
+static void attend_check(const aspec *p, ifa_case *k) {
+    ifa_case_result r;
+    const ifa_status st = ifa_case_run(test_ctx(), test_queue(), k, NULL, NULL, &r);
+    ck_assert_msg(st == IFA_STATUS_OK, "%s", ifa_last_error());
+    ifa_case_check chk;
+    ck_assert_int_eq(ifa_case_check_result(k, &r, &chk), 0);
+    ck_assert_msg(chk.pass, "%s cache %s: rel_l2 %.3g (tol %.0e), nonfinite %lld, lse_bad %lld", p->layout,
+                  ifa_dtype_name(p->cache), chk.rel_l2, chk.tolerance, (long long)chk.nonfinite, (long long)chk.lse_bad);
+    ifa_case_result_free(&r);
+    ifa_case_free(k);
+}
+
 /* A key-only append (value and value_cache NULL: one latent cache, multi-head latent attention) into a bf16,
  * int8 (asymmetric) or float8 cache, contiguous or paged, over two steps: the key rows land as in a full
  * append, the value cache is untouched, and each row's scale and offset land in both halves of the scale
@@ -613,15 +638,45 @@ START_TEST(key_only_append_then_attend) {
     ifa_case k;
     attend_case(&c, 8, 1, &k); /* the key cache as its own value */
     k.value_head_dim = 64;
-    ifa_case_result r;
-    const ifa_status st = ifa_case_run(test_ctx(), test_queue(), &k, NULL, NULL, &r);
-    ck_assert_msg(st == IFA_STATUS_OK, "%s", ifa_last_error());
-    ifa_case_check chk;
-    ck_assert_int_eq(ifa_case_check_result(&k, &r, &chk), 0);
-    ck_assert_msg(chk.pass, "%s cache %s: rel_l2 %.3g (tol %.0e), nonfinite %lld, lse_bad %lld", p.layout,
-                  ifa_dtype_name(p.cache), chk.rel_l2, chk.tolerance, (long long)chk.nonfinite, (long long)chk.lse_bad);
-    ifa_case_result_free(&r);
-    ifa_case_free(&k);
+    attend_check(&p, &k);
+    cache_free(&c);
+}
+END_TEST
+
+/* Speculative decoding's ragged steps: S1 = 3 new rows per batch of which each batch writes its own count
+ * (new_seq_lengths; 0 for an idle slot), over two steps, into a float16, int8 (asymmetric, per-token scales
+ * with the pages) or float8 cache, contiguous or paged: the written rows land, nothing else changes
+ * (check_cache: every other byte of cache, scales and offsets). Then IncreFlashAttention with
+ * actual_seq_lengths_q = the last step's counts (the query's padding tokens NaN) reads it back equal to the
+ * float64 reference on what the cache holds. */
+START_TEST(ragged_append_then_attend) {
+    static const ifa_dtype kinds[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_INT8, IFA_DTYPE_FLOAT8_E5M2};
+    static const int64_t step1[] = {3, 0, 1}, step2[] = {1, 2, 0};
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = IFA_DTYPE_FLOAT16, .cache = kinds[_i / 2 % 3], .asym = 1, .b = 3,
+               .nkv = 2, .d = 64, .cap = 160, .block_size = paged ? 16 : 0, .rope = _i >= 3 ? IFA_ROPE_NEOX : 0,
+               .seed = 7500 + (uint64_t)_i};
+    cache c;
+    cache_init(&c, &p);
+    append_ok(&c, 0, p.b, 40, p.seed * 3);
+    append_ok_some(&c, 0, p.b, 3, p.seed * 3 + 1, step1);
+    append_ok_some(&c, 0, p.b, 3, p.seed * 3 + 2, step2);
+    ck_assert_int_eq(c.len[0], 44);
+    ck_assert_int_eq(c.len[1], 42);
+    ck_assert_int_eq(c.len[2], 41);
+    check_cache(&c);
+    ifa_case k;
+    attend_case(&c, 8, 3, &k);
+    k.q_lengths = malloc(sizeof step2);
+    ck_assert_ptr_nonnull(k.q_lengths);
+    memcpy(k.q_lengths, step2, sizeof step2), k.q_lengths_count = p.b;
+    if (p.rope) strcpy(k.rope_mode, "neox"); /* the query at the same default positions as the appended keys */
+    for (int64_t b = 0; b < p.b; ++b) /* the padding tokens are never read */
+        for (int64_t t = step2[b]; t < 3; ++t)
+            for (int64_t h = 0; h < 8; ++h)
+                for (int64_t d = 0; d < p.d; ++d)
+                    ifa_host_set(&k.query, ifa_case_at(c.bnsd, 3, 8, p.d, b, t, h, d), NAN);
+    attend_check(&p, &k);
     cache_free(&c);
 }
 END_TEST
@@ -788,6 +843,29 @@ START_TEST(append_rules) {
                                                 "append into one shared block");
     afix_paged(&f), f.table[2] = 1, f.lens[1] = 0; /* the same block, other rows: allowed */
     aexpect(&f, IFA_STATUS_OK, NULL);
+    /* new_seq_lengths: 1 or B values in [0, S1]; only the rows written need room, blocks and distinct cells */
+    int64_t news[3] = {1, 0, 2};
+    afix_setup(&f), f.a.new_seq_lengths = news, f.a.new_seq_lengths_count = 2;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.lens[0] = 7; /* one row at position 7 of 8 */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    news[0] = 2;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "cache_seq_lengths[0] = 7: the 2 new rows go at positions [7, 9)");
+    news[0] = 3;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths[0] = 3 is outside [0, S1 = 2]");
+    news[0] = -1;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths[0] = -1 is outside [0, S1 = 2]");
+    news[0] = 1, f.a.new_seq_lengths_count = 3;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths has 3 values; it needs 1 or B = 2");
+    f.a.new_seq_lengths_count = 0;
+    aexpect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "new_seq_lengths is non-NULL with new_seq_lengths_count 0");
+    f.a.new_seq_lengths = NULL, f.a.new_seq_lengths_count = 2;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "new_seq_lengths is NULL but new_seq_lengths_count is 2");
+    afix_paged(&f), f.table[2] = 1, f.lens[1] = 2, f.a.new_seq_lengths = news, f.a.new_seq_lengths_count = 2;
+    news[0] = 2, news[1] = 0; /* batch 1 would share batch 0's cells but writes none */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_paged(&f), f.table[1] = 6, f.a.new_seq_lengths = news, f.a.new_seq_lengths_count = 1, news[0] = 0;
+    aexpect(&f, IFA_STATUS_OK, NULL); /* no row written: no block looked at */
     /* RoPE of the new keys: the attributes' rules are shared with IncreFlashAttention (test_validation.c's
      * rope_rules); here the positions, whose default is cache_seq_lengths */
     afix_setup(&f), f.a.rope_mode = "gptj";
@@ -842,6 +920,7 @@ Suite *append_suite(void) {
     tcase_add_loop_test(t, append_rows, 0, 42);
     tcase_add_loop_test(t, append_then_attend, 0, 42);
     tcase_add_loop_test(t, key_only_append_then_attend, 0, 6);
+    tcase_add_loop_test(t, ragged_append_then_attend, 0, 6);
     tcase_add_loop_test(t, append_rows_rope, 0, 28);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);

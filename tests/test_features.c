@@ -60,6 +60,8 @@ typedef struct fspec {
                          * shape's tiles of either register file run on this machine; 0: the device's own */
     int64_t dv;         /* > 0: value_head_dim D_v < D (the value's columns from D_v on hold NaN unless value_is_key) */
     int value_is_key;   /* 1: value is the key tensor itself (MLA's one latent cache) */
+    const int64_t *qlens; /* actual_seq_lengths_q (nqlens values, 1 or B); the query's padding tokens hold NaN */
+    int64_t nqlens;
     uint64_t seed;
 } fspec;
 
@@ -74,13 +76,16 @@ static void shape4(const char *layout, int64_t b, int64_t s, int64_t n, int64_t 
 
 
 static int64_t len_of(const fspec *p, int64_t b) { return p->nlens == 0 ? p->s : p->lens[p->nlens == 1 ? 0 : b]; }
+static int64_t qlen_of(const fspec *p, int64_t b) { return p->nqlens == 0 ? p->sq : p->qlens[p->nqlens == 1 ? 0 : b]; }
 
-/* The logical rows [lo, len) batch b's blocks read (after kv padding), as the op defines them. */
+/* The logical rows [lo, len) batch b's blocks read (after kv padding), as the op defines them: its first query
+ * token's window, none without query tokens. */
 static void read_range(const fspec *p, int64_t b, int64_t *lo, int64_t *len) {
-    int64_t l = len_of(p, b);
+    const int64_t qn = qlen_of(p, b);
+    int64_t l = qn > 0 ? len_of(p, b) : 0;
     if (p->pad && p->s - p->pad_size - l < 0) l = 0;
     const int per_token = p->mask == MASK_PER_TOKEN && p->sq > 1;
-    *lo = ifa__kv_lo(l, p->window, p->sq > 1 && !per_token ? p->sq - 1 : 0);
+    *lo = ifa__kv_lo(l, p->window, p->sq > 1 && !per_token && qn > 0 ? qn - 1 : 0);
     *len = l;
 }
 
@@ -237,6 +242,16 @@ static int build(const fspec *p, ifa_case *c) {
         if (!(c->lengths = malloc((size_t)p->nlens * sizeof *c->lengths))) return -1;
         memcpy(c->lengths, p->lens, (size_t)p->nlens * sizeof *c->lengths);
         c->lengths_count = p->nlens;
+    }
+    if (p->nqlens) {
+        if (!(c->q_lengths = malloc((size_t)p->nqlens * sizeof *c->q_lengths))) return -1;
+        memcpy(c->q_lengths, p->qlens, (size_t)p->nqlens * sizeof *c->q_lengths);
+        c->q_lengths_count = p->nqlens;
+        for (int64_t b = 0; b < p->b; ++b) /* padding tokens are never read */
+            for (int64_t t = qlen_of(p, b); t < p->sq; ++t)
+                for (int64_t h = 0; h < p->n; ++h)
+                    for (int64_t d = 0; d < p->d; ++d)
+                        ifa_host_set(&c->query, ifa_case_at(bnsd, p->sq, p->n, p->d, b, t, h, d), NAN);
     }
     c->num_heads = p->n, c->num_key_value_heads = p->nkv, c->scale_value = 1.0 / sqrt((double)p->d);
     strcpy(c->input_layout, p->layout);
@@ -406,13 +421,14 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
              "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
-             "native=%d sinks=%d alibi=%d dv=%lld%s seed=%llu",
+             "native=%d sinks=%d alibi=%d dv=%lld%s q_tokens=%lld(%lld values) seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
              p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
-             p->alibi, (long long)p->dv, p->value_is_key ? "(value=key)" : "", (unsigned long long)p->seed);
+             p->alibi, (long long)p->dv, p->value_is_key ? "(value=key)" : "",
+             (long long)(p->nqlens ? p->qlens[0] : p->sq), (long long)p->nqlens, (unsigned long long)p->seed);
 }
 
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
@@ -1010,6 +1026,61 @@ START_TEST(cv_value_head_dim) {
 }
 END_TEST
 
+/* Per-batch query tokens (actual_seq_lengths_q): batches with 4, 0, 2 and 1 of S1 = 4 tokens, the padding
+ * tokens NaN in the query and every key row outside the real tokens' windows NaN, against the float64
+ * reference (padding rows: zeros, lse -inf or the sink). Cases 0-2 every layout; 3-5 each split mode; 6-8
+ * paged with the split modes; 9 window, per-batch mask and soft-cap (batch 3 reads 64 rows, whole splits of
+ * 16, 32 or 64, where S1 - 1 for its shift would have made one more); 10 per-token mask (not causal) and pse;
+ * 11 ALiBi and sinks; 12 RoPE at the default positions (length - tokens); 13 a shared prefix (padding rows
+ * see none of it); 14 int8 KV with token scales and int8 output; 15 one value for every batch, bfloat16;
+ * 16-17 both register files' tiles; 18 the MLA form (value = key, D_v < D). */
+START_TEST(query_lengths) {
+    static const int64_t lens[] = {230, 40, 150, 97}, qlens[] = {4, 0, 2, 1}, one[] = {2};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 64, .s = 230, .sq = 4, .lens = lens, .nlens = 4, .qlens = qlens, .nqlens = 4,
+               .seed = 3000 + (uint64_t)_i};
+    switch (_i) {
+    case 3: case 4: case 5: p.split = splits[_i - 2]; break;
+    case 6: case 7: case 8: p.block_size = 16, p.share_blocks = 1, p.split = splits[_i - 6]; break;
+    case 9:
+        p.window = 64, p.mask = MASK_B1S, p.mask_dtype = IFA_DTYPE_UINT8, p.softcap = 9.0;
+        p.split = IFA_SPLIT_PARTIAL_ROWMAX;
+        break;
+    case 10: p.mask = MASK_PER_TOKEN, p.mask_dtype = IFA_DTYPE_BOOL, p.pse = IFA_PSE_PER_BATCH; break;
+    case 11: p.alibi = 2, p.sinks = 2, p.split = IFA_SPLIT_BALANCED; break;
+    case 12: p.rope = IFA_ROPE_NEOX, p.rope_table = 1, p.split = IFA_SPLIT_GLOBAL_ROWMAX; break;
+    case 13: p.prefix = 40, p.prefix_len = 33; break;
+    case 14:
+        p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_offset = 1;
+        p.q2 = 2, p.q2_offset = 1, p.q2_max = 150.0;
+        break;
+    case 15: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.sq = 3, p.qlens = one, p.nqlens = 1, p.window = 70; break;
+    case 16: case 17: p.native = _i == 16 ? 8 : 16, p.n = 16, p.nkv = 2; break;
+    case 18: p.nkv = 1, p.d = 72, p.dv = 64, p.value_is_key = 1, p.block_size = 32; break;
+    default: break;
+    }
+    ifa_case_result r;
+    memset(&r, 0, sizeof r);
+    check(&p, &r);
+    if (r.out.data) ck_assert_int_eq(r.plan.problem.q_lengths, 1);
+    ifa_case_result_free(&r);
+}
+END_TEST
+
+/* actual_seq_lengths_q in the cv template, against all_vector and the reference: plain, split, paged with
+ * ALiBi, RoPE with a per-token mask. */
+START_TEST(cv_query_lengths) {
+    static const int64_t lens[] = {200, 40, 130}, qlens[] = {3, 0, 1};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 8, .nkv = 1,
+               .d = 64, .s = 200, .sq = 3, .lens = lens, .nlens = 3, .qlens = qlens, .nqlens = 3,
+               .seed = 3100 + (uint64_t)_i};
+    if (_i == 1) p.split = IFA_SPLIT_PARTIAL_ROWMAX, p.window = 60;
+    if (_i == 2) p.block_size = 16, p.alibi = 1, p.sinks = 1;
+    if (_i == 3) p.rope = IFA_ROPE_GPTJ, p.mask = MASK_PER_TOKEN, p.mask_dtype = IFA_DTYPE_INT8;
+    check_cv_and_all_vector(&p);
+}
+END_TEST
+
 /* float8 KV: on its own and with each antiquant mode (scales optional for float8), in every layout and split
  * mode, multi-token, paged (shared blocks), int8 output, MQA and both register files. Cases 0-23 are e4m3fn;
  * 24-35 e5m2 over half of the same variants (k: two of each group of four, every split mode among them). */
@@ -1166,6 +1237,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, float8_kv, 0, 36);
     tcase_add_loop_test(t, float8_codes_exact, 0, 6);
     tcase_add_loop_test(t, value_head_dim, 0, 21);
+    tcase_add_loop_test(t, query_lengths, 0, 19);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");
@@ -1176,6 +1248,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(cv, cv_alibi, 0, 4);
     tcase_add_loop_test(cv, cv_float8, 0, 6);
     tcase_add_loop_test(cv, cv_value_head_dim, 0, 4);
+    tcase_add_loop_test(cv, cv_query_lengths, 0, 4);
     suite_add_tcase(s, cv);
     return s;
 }

@@ -494,6 +494,50 @@ START_TEST(value_head_dim_rules) {
 }
 END_TEST
 
+/* actual_seq_lengths_q: 1 or B values in [0, S1]; the default rope positions and the block table entries
+ * follow each batch's tokens. */
+START_TEST(query_lengths_rules) {
+    fixture f;
+    int64_t ql[3] = {3, 0, 1};
+    setup(&f), f.q.shape[1] = f.o.shape[1] = f.lse.shape[2] = 3; /* S1 = 3 */
+    f.a.actual_seq_lengths_q = ql, f.a.actual_seq_lengths_q_count = 2;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.actual_seq_lengths_q_count = 1;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.actual_seq_lengths_q_count = 3;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths_q has 3 values; it needs 1 or B = 2");
+    f.a.actual_seq_lengths_q_count = 0;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths_q is non-NULL with actual_seq_lengths_q_count 0");
+    f.a.actual_seq_lengths_q = NULL, f.a.actual_seq_lengths_q_count = 2;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "actual_seq_lengths_q is NULL but actual_seq_lengths_q_count is 2");
+    f.a.actual_seq_lengths_q = ql, ql[1] = 4;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths_q[1] = 4 is outside [0, S1 = 3]");
+    ql[1] = -1;
+    expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "actual_seq_lengths_q[1] = -1 is outside [0, S1 = 3]");
+    ql[1] = 0;
+    /* planned per batch: the batch without tokens reads nothing */
+    ifa_plan plan;
+    size_t ws = 0;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.problem.q_lengths, 1);
+    ck_assert_int_eq(plan.problem.lengths_mode, IFA_LENGTHS_PER_BATCH);
+    ck_assert_int_eq(plan.problem.total_length, 32);
+    ck_assert_int_ge(plan.ws_lengths_bytes, 2 * 2 * 4);
+    /* RoPE's default position is the length minus the batch's own tokens */
+    f.a.rope_mode = "neox", f.lens[1] = 1, ql[1] = 2;
+    expect(&f, IFA_STATUS_INVALID_POSITION,
+           "batch 1's default rope position (actual_seq_lengths - actual_seq_lengths_q) = -1 is negative");
+    ql[1] = 1;
+    expect(&f, IFA_STATUS_OK, NULL); /* S1 for every batch would have put it at -2 */
+    /* paged: a batch without query tokens reads no block, so its table entries are not looked at */
+    int64_t ql1[2] = {1, 0};
+    setup_paged(&f), f.lens[1] = 16; /* batch 1 would read block ids 4 and 99 */
+    expect(&f, IFA_STATUS_INVALID_BLOCK_TABLE, "block_table[1][1] = 99");
+    f.a.actual_seq_lengths_q = ql1, f.a.actual_seq_lengths_q_count = 2;
+    expect(&f, IFA_STATUS_OK, NULL);
+}
+END_TEST
+
 /* A shared prefix (1, 40, 32) for the BSH fixture (N_kv = 2, D = 16). */
 static void setup_prefix(fixture *f) {
     setup(f);
@@ -774,6 +818,16 @@ START_TEST(run_rules) {
     l.f.a.value_head_dim = 8, l.f.o.shape[2] = 64; /* a valid call with D_v = 8, the plan's is 16 */
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "value_dim");
     l.f.a.value_head_dim = 0, l.f.o.shape[2] = 128;
+    int64_t ql[2] = {1, 1};
+    l.f.a.actual_seq_lengths_q = ql, l.f.a.actual_seq_lengths_q_count = 2; /* every batch its S1 = 1 token */
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "q_lengths = 0 but args give 1");
+    l.f.lens[0] = 0; /* batch 0 sees nothing with or without its token: only the tokens differ */
+    ifa_plan qplan;
+    size_t qws = 0;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l.f.a, &qplan, &qws), IFA_STATUS_OK);
+    ql[0] = 0;
+    expect_run(&l, &qplan, l.ws, q, IFA_STATUS_PLAN_MISMATCH, "actual_seq_lengths_q");
+    l.f.a.actual_seq_lengths_q = NULL, l.f.a.actual_seq_lengths_q_count = 0, l.f.lens[0] = 32;
 
     l.f.q.buffer = NULL;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_NULL_ARGUMENT, "query.buffer is NULL");
@@ -869,6 +923,7 @@ int main(void) {
     tcase_add_test(t, float8_rules);
     tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, value_head_dim_rules);
+    tcase_add_test(t, query_lengths_rules);
     tcase_add_test(t, shared_prefix_rules);
     tcase_add_test(t, rope_rules);
     tcase_add_test(t, template_mode_rules);

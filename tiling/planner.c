@@ -217,7 +217,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
 
 static void place_common(const ifa_problem *p, ifa_plan *plan, workspace_cursor *ws) {
     if (p->lengths_mode == IFA_LENGTHS_PER_BATCH) {
-        plan->ws_lengths_bytes = 4 * p->batch;
+        plan->ws_lengths_bytes = (p->q_lengths ? 8 : 4) * p->batch; /* with query tokens: (length, tokens) pairs */
         plan->ws_lengths_offset = place(ws, plan->ws_lengths_bytes);
     }
     if (p->paged) {
@@ -472,6 +472,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||
+        (plan->problem.q_lengths && (plan->problem.lengths_mode != IFA_LENGTHS_PER_BATCH ||
+                                     plan->ws_lengths_bytes < 8 * plan->problem.batch)) ||
         (plan->split_kv != IFA_SPLIT_NONE && plan->split_kv != IFA_SPLIT_BALANCED &&
          (plan->max_splits < 2 - plan->prefix_slots || plan->split_tokens < plan->chunk_rows ||
           plan->combine_work_group_size < 1 ||

@@ -15,7 +15,13 @@
  * reference over the gathered context.
  *
  * --latent DV runs multi-head latent attention: one cache (no value pool), appended key-only, attended with
- * the key cache as the value and value_head_dim DV (DeepSeek's MLA: --kv-heads 1 --dim 576 --latent 512). */
+ * the key cache as the value and value_head_dim DV (DeepSeek's MLA: --kv-heads 1 --dim 576 --latent 512).
+ *
+ * --draft K runs speculative decoding's verification steps: each step each request brings its own number of
+ * tokens (1 to K: the last accepted token and its drafts), appended in one ragged KVCacheAppend
+ * (new_seq_lengths) and attended as K query tokens with actual_seq_lengths_q (the padding tokens NaN: never
+ * read); then a seeded share of them is accepted (at least one) and the length moves past those only, so
+ * the rejected rows stay in the cache behind the length, never read, and the next step overwrites them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +44,7 @@ static int usage(void) {
             "                  [--symmetric] [--scaled]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
+            "                  [--draft K]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
@@ -49,7 +56,9 @@ static int usage(void) {
             "--window W --sinks: each query sees its last W positions; a seeded sink logit per query head joins the\n"
             "  softmax (the attention of gpt-oss's sliding-window layers).\n"
             "--latent DV: one latent cache, the first DV of each row's D values also the value (MLA: --kv-heads 1\n"
-            "  --dim 576 --latent 512); appends write the key only.\n");
+            "  --dim 576 --latent 512); appends write the key only.\n"
+            "--draft K: speculative decoding, K in [1, 16]: each step a request verifies 1 to K tokens (ragged append\n"
+            "  and query tokens) and accepts 1 to all of them.\n");
     return 2;
 }
 
@@ -59,6 +68,7 @@ typedef struct opts {
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
     int64_t latent; /* > 0: value_head_dim over one latent cache */
+    int64_t draft;  /* > 0: speculative steps of 1 to draft tokens per request */
     double follow_up;
     uint64_t seed;
     ifa_dtype dtype, kv_dtype;
@@ -230,9 +240,10 @@ static void cache_tensors(const driver *dr, ifa_tensor *kc, ifa_tensor *vc, ifa_
 }
 
 /* Appends the next `rows` K/V rows of each request in list (nb of them) at its cached length, regenerated from
- * its prefix hashes. *event (if not NULL) receives the append's event; else this waits for it and adds its
- * device time to the append total. */
-static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_event *event) {
+ * its prefix hashes; with news (NULL: all rows) request i writes only its first news[i] (new_seq_lengths).
+ * *event (if not NULL) receives the append's event; else this waits for it and adds its device time to the
+ * append total. */
+static int append_rows(driver *dr, const int *list, int nb, int64_t rows, const int64_t *news, cl_event *event) {
     const opts *o = &dr->o;
     const int64_t h = o->kv_heads, d = o->dim;
     const size_t esz = ifa_dtype_size(o->dtype), bytes = (size_t)(nb * rows * h * d) * esz;
@@ -254,7 +265,7 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
         const request *r = &dr->reqs[list[i]];
         lens[i] = r->cached;
         for (int64_t c = 0; c < dr->cols; ++c) table[i * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
-        for (int64_t s = 0; s < rows; ++s)
+        for (int64_t s = 0; s < (news ? news[i] : rows); ++s) /* the rows a ragged append leaves out stay zero */
             for (int kv = 0; kv < (o->latent ? 1 : 2); ++kv) /* one latent cache: the key rows only */
                 for (int64_t n = 0; n < h; ++n) /* D is innermost in every layout: one row is one copy */
                     memcpy((char *)(kv ? hv.data : hk.data) + (size_t)ifa_kv_cache_at(dr->bnsd, rows, h, d, i, s, n, 0) * esz,
@@ -275,6 +286,7 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, cl_eve
     a.key = &tk, a.value = o->latent ? NULL : &tv, a.key_cache = &kc, a.value_cache = o->latent ? NULL : &vc;
     a.antiquant_scale = dr->quant ? &sc : NULL, a.antiquant_offset = dr->quant && !o->symmetric ? &of : NULL;
     a.cache_seq_lengths = lens, a.cache_seq_lengths_count = nb;
+    if (news) a.new_seq_lengths = news, a.new_seq_lengths_count = nb;
     a.input_layout = o->layout, a.num_key_value_heads = h;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = o->block_size;
     a.rope_mode = o->rope; /* each new key rotated at its position, the cache length */
@@ -367,7 +379,7 @@ static int admit(driver *dr, int i, int slot, int64_t step) {
     dr->st.reused_tokens += r->cached;
     while (r->cached < r->ntok) { /* prefill in chunks */
         const int64_t rows = r->ntok - r->cached < 512 ? r->ntok - r->cached : 512;
-        if (append_rows(dr, &i, 1, rows, NULL) != 0) return -1;
+        if (append_rows(dr, &i, 1, rows, NULL, NULL) != 0) return -1;
         r->cached += rows;
         dr->st.prefill_tokens += rows;
     }
@@ -402,7 +414,7 @@ static int read_tensor(driver *dr, cl_mem m, ifa_dtype dt, int nd, const int64_t
 /* Checks the cache rows of every request in list and the attention output (out, host) of query (host)
  * against the float64 reference over what the cache holds. Returns the number of failures. */
 static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *lens, const int32_t *table,
-                           const ifa_host_tensor *query, const ifa_host_tensor *out) {
+                           const int64_t *qlens, const ifa_host_tensor *query, const ifa_host_tensor *out) {
     const opts *o = &dr->o;
     ifa_case c;
     ifa_case_init(&c);
@@ -472,6 +484,11 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     if (c.lengths) memcpy(c.lengths, lens, (size_t)nb * sizeof *c.lengths);
     if (c.block_table) memcpy(c.block_table, table, (size_t)(nb * dr->cols) * sizeof *c.block_table);
     c.lengths_count = nb;
+    if (o->draft > 0) { /* each request's own query tokens */
+        c.q_lengths = malloc((size_t)nb * sizeof *c.q_lengths);
+        if (!c.q_lengths) bad++;
+        else memcpy(c.q_lengths, qlens, (size_t)nb * sizeof *c.q_lengths), c.q_lengths_count = nb;
+    }
     c.block_table_cols = dr->cols, c.block_size = bs;
     c.num_heads = o->heads, c.num_key_value_heads = h, c.scale_value = 1.0 / sqrt((double)d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
@@ -484,7 +501,8 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     memset(&res, 0, sizeof res);
     res.out = *out;
     ifa_case_check chk;
-    if (c.lengths && c.block_table && (ifa_case_check_result(&c, &res, &chk) != 0 || !chk.pass)) {
+    if (c.lengths && c.block_table && (o->draft == 0 || c.q_lengths) &&
+        (ifa_case_check_result(&c, &res, &chk) != 0 || !chk.pass)) {
         bad++;
         fprintf(stderr, "ifa-decode: verify: attention output rel_l2 %.3g (tolerance %.0e), %lld non-finite\n",
                 chk.rel_l2, chk.tolerance, (long long)chk.nonfinite);
@@ -499,33 +517,49 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
 static int decode_step(driver *dr, int64_t step) {
     const opts *o = &dr->o;
     const int64_t bs = o->block_size;
-    /* each active request's next token; a request that needs a block and finds none preempts the newest */
+    /* each active request's next token (--draft: 1 to K of them, no more than it still generates); a request
+     * that needs a block and finds none preempts the newest */
+    int64_t want[4096];
     for (int s = 0; s < o->slots; ++s) {
         const int i = dr->slot_req[s];
         if (i < 0) continue;
         request *r = &dr->reqs[i];
-        if (r->ntok == r->cached && push_token(r, (int32_t)ifa_rng_int(&dr->rng, 0, 32000)) != 0) return -1;
-        while (r->slot >= 0 && r->cached / bs >= r->nblocks) {
+        int64_t q = 1;
+        if (o->draft > 0) {
+            q = ifa_rng_int(&dr->rng, 1, o->draft);
+            if (q > r->output_len - r->generated) q = r->output_len - r->generated > 0 ? r->output_len - r->generated : 1;
+        }
+        want[s] = q;
+        while (r->ntok < r->cached + q)
+            if (push_token(r, (int32_t)ifa_rng_int(&dr->rng, 0, 32000)) != 0) return -1;
+        while (r->slot >= 0 && (r->cached + q - 1) / bs >= r->nblocks) {
             const int32_t b = ifa_block_pool_alloc(&dr->pool);
             if (b >= 0) r->blocks[r->nblocks++] = b;
             else preempt_newest(dr);
         }
     }
     int list[4096], nb = 0;
+    int64_t qlens[4096]; /* each listed request's tokens this step */
     for (int s = 0; s < o->slots; ++s)
-        if (dr->slot_req[s] >= 0) list[nb++] = dr->slot_req[s];
+        if (dr->slot_req[s] >= 0) qlens[nb] = want[s], list[nb++] = dr->slot_req[s];
     if (nb == 0) return 0;
+    const int64_t sq = o->draft > 0 ? o->draft : 1;
     /* the step's query (a random one per active request) is the model's stand-in too: drawn before the step's
      * device work, so that on a CPU device it neither counts as the engine's work nor takes a core from the
      * kernels */
     const double tg = now_us();
-    ifa_tensor tq = layout_tensor(dr, dr->query, o->dtype, nb, 1, o->heads);
+    ifa_tensor tq = layout_tensor(dr, dr->query, o->dtype, nb, sq, o->heads);
     ifa_host_tensor hq;
     if (ifa_host_tensor_alloc(&hq, o->dtype, tq.ndim, tq.shape) != 0) return fail("host memory", IFA_STATUS_OK);
     ifa_host_fill_random(&hq, o->seed * 1000003u + (uint64_t)step, -1, 1);
+    for (int k = 0; o->draft > 0 && k < nb; ++k) /* a request's padding tokens are never read: NaN */
+        for (int64_t t = qlens[k]; t < sq; ++t)
+            for (int64_t n = 0; n < o->heads; ++n)
+                for (int64_t e = 0; e < o->dim; ++e)
+                    ifa_host_set(&hq, ifa_kv_cache_at(dr->bnsd, sq, o->heads, o->dim, k, t, n, e), NAN);
     dr->st.gen_us += now_us() - tg;
     cl_event appended = NULL;
-    if (append_rows(dr, list, nb, 1, &appended) != 0) {
+    if (append_rows(dr, list, nb, sq, o->draft > 0 ? qlens : NULL, &appended) != 0) {
         ifa_host_tensor_free(&hq);
         return -1;
     }
@@ -542,11 +576,10 @@ static int decode_step(driver *dr, int64_t step) {
     const double elem = (double)ifa_dtype_bits(o->kv_dtype) / 8, per_scale = dr->quant ? (o->symmetric ? 4 : 8) : 0;
     for (int k = 0; k < nb; ++k) {
         request *r = &dr->reqs[list[k]];
-        r->cached++;
-        publish_full_blocks(dr, r, r->cached - 1);
-        lens[k] = r->cached;
+        lens[k] = r->cached + qlens[k]; /* the step's tokens are in the cache; acceptance moves cached below */
         for (int64_t c = 0; c < dr->cols; ++c) table[k * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
-        const int64_t read = o->window > 0 && o->window < r->cached ? o->window : r->cached; /* rows the step reads */
+        /* rows the step reads: the first token's window to the end */
+        const int64_t span = o->window > 0 ? o->window + qlens[k] - 1 : lens[k], read = span < lens[k] ? span : lens[k];
         kv_bytes += (double)read * (double)h * ((o->latent ? 1 : 2) * (double)d * elem + 2 * per_scale);
     }
     /* attention */
@@ -566,6 +599,7 @@ static int decode_step(driver *dr, int64_t step) {
     a.query = &tq, a.key = &kc, a.value = &vc, a.attention_out = &to;
     a.value_head_dim = o->latent;
     a.actual_seq_lengths = lens, a.actual_seq_lengths_count = nb;
+    if (o->draft > 0) a.actual_seq_lengths_q = qlens, a.actual_seq_lengths_q_count = nb;
     a.num_heads = o->heads, a.num_key_value_heads = h, a.scale_value = 1.0 / sqrt((double)d), a.input_layout = o->layout;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
     if (dr->quant) a.antiquant_scale = &sc, a.antiquant_offset = o->symmetric ? NULL : &of, a.antiquant_mode = 3;
@@ -593,14 +627,13 @@ static int decode_step(driver *dr, int64_t step) {
         dr->st.attn_dev_us += event_us(first, done);
         dr->st.append_dev_us += event_us(appended, appended);
         dr->st.kv_bytes += kv_bytes;
-        dr->st.tokens += nb;
         if (o->verify > 0 && step % o->verify == 0) {
             const double tv = now_us();
             ifa_host_tensor ho;
             if (read_tensor(dr, dr->out, o->dtype, to.ndim, to.shape, &ho) != 0) {
                 rc = fail("reading the output", IFA_STATUS_OK);
             } else {
-                dr->verify_failures += verify_step(dr, list, nb, lens, table, &hq, &ho);
+                dr->verify_failures += verify_step(dr, list, nb, lens, table, qlens, &hq, &ho);
                 dr->st.verified_steps++;
                 ifa_host_tensor_free(&ho);
             }
@@ -617,10 +650,16 @@ out: /* every path after the query was drawn and the append enqueued ends here *
     ifa_host_tensor_free(&hq);
     free(lens), free(table);
     if (rc) return rc;
-    /* retire the finished */
+    /* acceptance (--draft: a seeded 1 to all of the step's tokens; the rest are rejected, their rows left
+     * behind the length for the next step to overwrite), then retire the finished */
     for (int k = 0; k < nb; ++k) {
         request *r = &dr->reqs[list[k]];
-        if (++r->generated < r->output_len) continue;
+        const int64_t accepted = qlens[k] > 1 ? ifa_rng_int(&dr->rng, 1, qlens[k]) : 1, from = r->cached;
+        r->cached += accepted;
+        r->ntok = r->cached; /* rejected tokens are forgotten: the next ones get new ids and hashes */
+        publish_full_blocks(dr, r, from);
+        dr->st.tokens += accepted;
+        if ((r->generated += accepted) < r->output_len) continue;
         release_blocks(dr, r);
         dr->slot_req[r->slot] = -1;
         r->slot = -1;
@@ -669,6 +708,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--max-steps") == 0) o->max_steps = atoll(v);
         else if (strcmp(a, "--window") == 0) o->window = atoll(v);
         else if (strcmp(a, "--latent") == 0) o->latent = atoll(v);
+        else if (strcmp(a, "--draft") == 0) o->draft = atoll(v);
         else if (strcmp(a, "--follow-up") == 0) o->follow_up = atof(v);
         else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
         else if (strcmp(a, "--prompt") == 0) { if (parse_pair(v, &o->prompt_min, &o->prompt_max)) return -1; }
@@ -680,7 +720,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     }
     if (o->slots < 1 || o->slots > 4096 || o->requests < 1 || o->block_size < 1 || o->heads < 1 || o->kv_heads < 1 ||
         o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
-        o->window < 0 || o->latent < 0 || o->latent > o->dim)
+        o->window < 0 || o->latent < 0 || o->latent > o->dim || o->draft < 0 || o->draft > 16)
         return -1;
     const int fp8 = ifa__is_float8(o->kv_dtype);
     if (o->scaled && !fp8) {

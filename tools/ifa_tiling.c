@@ -123,6 +123,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(pr, "D", (double)p->problem.head_dim);
     cJSON_AddNumberToObject(pr, "D_v", (double)ifa__value_dim(&p->problem));
     cJSON_AddNumberToObject(pr, "S1", (double)p->problem.seq_q);
+    cJSON_AddBoolToObject(pr, "query_tokens_per_batch", p->problem.q_lengths); /* actual_seq_lengths_q */
     cJSON_AddNumberToObject(pr, "S_kv", (double)p->problem.seq_kv);
     cJSON_AddBoolToObject(pr, "causal", p->problem.causal);
     cJSON_AddNumberToObject(pr, "mask_kind", p->problem.mask_kind);

@@ -164,9 +164,10 @@ typedef struct ifa_incre_flash_attention_args {
      * no visible key gives zeros and lse = sinks[h]. */
     const ifa_tensor *sinks;
     /* ALiBi (BLOOM, MPT, Baichuan): optional float32 (N) or (B, N) slopes, finite; each score gets
-     * −slope·|j − q_pos| with q_pos = len_b − S1 + i the query token's own logical position, so a causal
-     * row's bias is slope·(j − q_pos) ≤ 0 (FlashAttention's alibi_slopes, vLLM's ALiBi up to a per-row
-     * constant, which the softmax ignores but softmax_lse keeps). Added with pse_shift, before the soft-cap.
+     * −slope·|j − q_pos| with q_pos = len_b − S1 + i (Q_b for S1 with actual_seq_lengths_q) the query
+     * token's own logical position, so a causal row's bias is slope·(j − q_pos) ≤ 0 (FlashAttention's
+     * alibi_slopes, vLLM's ALiBi up to a per-row constant, which the softmax ignores but softmax_lse keeps).
+     * Added with pse_shift, before the soft-cap.
      * Not with a shared prefix. */
     const ifa_tensor *alibi_slopes;
     /* paged KV cache */
@@ -205,6 +206,16 @@ typedef struct ifa_incre_flash_attention_args {
      * is D_v (BSH: N·D_v). DeepSeek's MLA decode in its absorbed form is D = 576 (512 latent + 64 rotary),
      * D_v = 512, N_kv = 1 and value = key: the same tensor, one latent cache (FlashMLA's and vLLM's form). */
     int64_t value_head_dim;
+    /* query tokens per batch (speculative decoding with per-request draft lengths, idle slots of a
+     * persistent batch): host array of 1 (every batch) or B values in [0, S1]; NULL with count 0 means S1
+     * for every batch. Batch b's query tokens are its first Q_b = actual_seq_lengths_q[b] tokens, aligned
+     * to the end of its sequence: token i (< Q_b) sees positions < len_b - Q_b + 1 + i (causal), sits at
+     * position len_b - Q_b + i (ALiBi, default RoPE positions). Tokens Q_b .. S1 - 1 are padding: never
+     * read, their output rows are zeros and their softmax_lse -inf (sinks[h] with sinks), as for a row that
+     * sees no key. A batch with Q_b = 0 reads no key or value (vLLM's query_start_loc lengths, Ascend
+     * FIA's actualSeqLengths of the query). */
+    const int64_t *actual_seq_lengths_q;
+    int64_t actual_seq_lengths_q_count;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",
@@ -308,6 +319,12 @@ typedef struct ifa_kv_cache_append_args {
     int64_t rope_positions_count;
     const ifa_tensor *rope_cos;     /* optional, with rope_sin: float32 (P, rope_dim/2), row = position */
     const ifa_tensor *rope_sin;
+    /* new rows per batch (speculative decoding's accepted tokens, a persistent batch's idle slots): host, 1
+     * or B values in [0, S1]; NULL with count 0 means all S1. Batch b writes only its first
+     * new_seq_lengths[b] rows, at cache_seq_lengths[b] + i; its other rows are never read, and the cache
+     * positions, blocks and scales they would have used are neither checked nor written. */
+    const int64_t *new_seq_lengths;
+    int64_t new_seq_lengths_count;
 } ifa_kv_cache_append_args;
 
 /* Sets every field to its default: NULL tensors and lengths, layout "BSH", N_kv 0 (must be set), contiguous. */

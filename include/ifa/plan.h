@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 13u
+#define IFA_PLAN_VERSION 14u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -124,6 +124,9 @@ typedef struct ifa_problem {
     int32_t alibi;            /* ifa_alibi_kind */
     int32_t value_dim;        /* D_v: value columns read per row and the output's head dimension (head_dim unless
                                * value_head_dim) */
+    int32_t q_lengths;        /* 1 with actual_seq_lengths_q: per-batch query tokens, uploaded beside the KV
+                               * lengths (the lengths are then PER_BATCH) */
+    uint64_t q_lengths_hash;  /* FNV-1a of the per-batch query tokens (q_lengths), else 0 */
 } ifa_problem;
 
 typedef struct ifa_plan {
@@ -156,7 +159,8 @@ typedef struct ifa_plan {
     int64_t total_cost;        /* IFA_SPLIT_BALANCED: sum over blocks of (length + block_cost_rows) */
     int64_t local_mem_bytes;   /* local memory one work-group uses */
     int64_t num_work_groups;   /* work-groups launched */
-    int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 */
+    int64_t ws_lengths_offset; /* workspace: per-batch lengths as int32 (with q_lengths: (KV length, query tokens)
+                                * pairs) */
     int64_t ws_lengths_bytes;
     int64_t ws_part_acc_offset; /* workspace: split partial accumulators, fp32 (B, N, S1, max_splits, D) */
     int64_t ws_part_m_offset;   /* split maxima, fp32 (B, N, S1, max_splits) */

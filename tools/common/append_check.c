@@ -29,6 +29,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     const ifa_named_attr *lay = ifa_generic_case_attr(c, "input_layout"), *lens = ifa_generic_case_attr(c, "cache_seq_lengths");
     const ifa_named_attr *tab = ifa_generic_case_attr(c, "block_table"), *pos = ifa_generic_case_attr(c, "rope_positions");
     const ifa_named_attr *rmode = ifa_generic_case_attr(c, "rope_mode"), *rtheta = ifa_generic_case_attr(c, "rope_theta");
+    const ifa_named_attr *news = ifa_generic_case_attr(c, "new_seq_lengths"); /* rows written per batch */
     const char *layout = lay ? lay->s : "BSH";
     const int bnsd = strcmp(layout, "BNSD") == 0;
     const int64_t nkv = attr_int(c, "num_key_value_heads", 0), bs = attr_int(c, "block_size", 0);
@@ -55,7 +56,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
     if (!x || ifa_host_tensor_alloc(&one, kc->dtype, 1, (int64_t[]){2}) != 0) return free(x), -1;
     for (int half = 0; half < (key_only ? 1 : 2); ++half)
         for (int64_t b = 0; b < B; ++b)
-            for (int64_t i = 0; i < S1; ++i)
+            for (int64_t i = 0; i < (news && news->list_len > 0 ? news->list[news->list_len == 1 ? 0 : b] : S1); ++i)
                 for (int64_t n = 0; n < nkv; ++n) {
                     const int64_t p = lens->list[lens->list_len == 1 ? 0 : b] + i;
                     const int64_t u = tab ? tab->list[b * cols + p / bs] : b, r = tab ? p % bs : p;

@@ -189,7 +189,7 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
                                                "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len",
                                                "rope_positions", "rope_cos", "rope_sin", "sinks",
-                                               "alibi_slopes"};
+                                               "alibi_slopes", "actual_seq_lengths_q"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -284,6 +284,7 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     const cJSON *table = cJSON_GetObjectItemCaseSensitive(inputs, "block_table");
     if (table && load_block_table(table, base, c, err, err_size)) goto done;
     if (get_int_array(inputs, "actual_seq_lengths", &c->lengths, &c->lengths_count, err, err_size) ||
+        get_int_array(inputs, "actual_seq_lengths_q", &c->q_lengths, &c->q_lengths_count, err, err_size) ||
         get_int_array(inputs, "rope_positions", &c->rope_positions, &c->rope_positions_count, err, err_size))
         goto done;
     if (get_string(attrs, "rope_mode", "\"none\", \"neox\" or \"gptj\"", c->rope_mode, sizeof c->rope_mode, err,

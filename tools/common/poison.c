@@ -40,11 +40,12 @@ int ifa_case_poison_unread(ifa_case *c) {
      * past the block table */
     if (D < 1 || per < 1 || ifa_host_tensor_numel(k) != outer * per * Nkv * D ||
         ifa_host_tensor_numel(v) != ifa_host_tensor_numel(k) ||
-        (c->lengths && c->lengths_count != 1 && c->lengths_count != B))
+        (c->lengths && c->lengths_count != 1 && c->lengths_count != B) ||
+        (c->q_lengths && c->q_lengths_count != 1 && c->q_lengths_count != B))
         return -1;
     const ifa_host_tensor *m = c->atten_mask.data ? &c->atten_mask : NULL;
     const int per_token_mask = m && m->ndim == 4 && m->shape[2] == S1 && S1 > 1;
-    const int64_t shift = S1 > 1 && !per_token_mask ? S1 - 1 : 0;
+    const int causal = S1 > 1 && !per_token_mask;
     char *need = calloc((size_t)(outer * per), 1);
     int64_t *lo = malloc((size_t)B * sizeof *lo), *len = malloc((size_t)B * sizeof *len);
     if (!need || !lo || !len) {
@@ -52,9 +53,14 @@ int ifa_case_poison_unread(ifa_case *c) {
         return -1;
     }
     for (int64_t b = 0; b < B; ++b) {
-        int64_t raw, row0;
-        len[b] = ifa_case_length(c, b, S, &raw, &row0);
-        lo[b] = ifa__kv_lo(len[b], c->window, shift);
+        int64_t raw = 0, row0 = 0;
+        const int64_t qn = ifa_case_query_tokens(c, b);
+        len[b] = qn > 0 ? ifa_case_length(c, b, S, &raw, &row0) : 0; /* no query token: no key read */
+        lo[b] = ifa__kv_lo(len[b], c->window, causal && qn > 0 ? qn - 1 : 0);
+        /* the query's padding tokens (actual_seq_lengths_q) */
+        for (int64_t t = qn; t < S1 && t >= 0; ++t)
+            for (int64_t h = 0; h < N; ++h)
+                for (int64_t d = 0; d < D; ++d) ifa_host_set(&c->query, ifa_case_at(bnsd, S1, N, D, b, t, h, d), NAN);
         for (int64_t p = lo[b]; p < len[b] && p < S; ++p) {
             const int64_t r = paged ? (int64_t)c->block_table[b * c->block_table_cols + p / per] * per + p % per
                                     : b * per + row0 + p;

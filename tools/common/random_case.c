@@ -1,6 +1,7 @@
 /* Random legal IncreFlashAttention cases (random_case.h). Every draw comes from one generator seeded with the
- * case's seed, in a fixed order, so a seed names its case on every machine; value_head_dim's draws come from a
- * second generator of the same seed, so that the seeds named before it existed keep their other draws. */
+ * case's seed, in a fixed order, so a seed names its case on every machine; value_head_dim's, the device
+ * facts' and actual_seq_lengths_q's draws come from a second generator of the same seed, so that the seeds
+ * named before they existed keep their other draws. */
 #include "common/random_case.h"
 
 #include <cjson/cJSON.h>
@@ -56,6 +57,17 @@ static cJSON *int_array(const int64_t *v, int64_t n) {
     cJSON *a = cJSON_CreateArray();
     for (int64_t i = 0; i < n; ++i) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
     return a;
+}
+
+/* With chance p (from r), inputs[name] = per-batch counts in [0, hi]: 1 value (a fifth of the time) or b (at
+ * most 8), a fifth of them 0 (an idle batch). Returns whether it drew them. */
+static int per_batch_counts(ifa_rng *r, double p, int64_t b, int64_t hi, cJSON *in, const char *name) {
+    if (ifa_rng_uniform(r, 0, 1) >= p) return 0;
+    const int64_t n = ifa_rng_uniform(r, 0, 1) < 0.2 || b > 8 ? 1 : b;
+    int64_t v[8];
+    for (int64_t i = 0; i < n; ++i) v[i] = ifa_rng_uniform(r, 0, 1) < 0.2 ? 0 : ifa_rng_int(r, 1, hi);
+    cJSON_AddItemToObject(in, name, int_array(v, n));
+    return 1;
 }
 
 static void add_summary(char *s, size_t n, const char *what) {
@@ -195,6 +207,8 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     if (fw < 0.25)
         snprintf(out->facts + fn, sizeof out->facts - (size_t)fn, "%snative_float_width=%d", fn ? "," : "", (int)width);
     if (nlens) cJSON_AddItemToObject(in, "actual_seq_lengths", int_array(lens, nlens));
+    /* per-batch query tokens (the second generator): batches with fewer than S1 tokens, idle ones with none */
+    if (per_batch_counts(&latent, 0.2, b, sq, in, "actual_seq_lengths_q")) add_summary(sum, sum_n, "q_tokens");
     if (!paged && nlens && chance(&g, 0.15)) {
         cJSON_AddNumberToObject(in, "kv_padding_size", (double)ifa_rng_int(&g.r, 0, s));
         add_summary(sum, sum_n, "kv_padding");
@@ -416,6 +430,10 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         }
         add_summary(sum, sum_n, "rope");
     }
+    /* rows to write per batch (a second generator of the seed, so that earlier seeds keep their draws) */
+    ifa_rng more;
+    ifa_rng_seed(&more, seed * 0x2545F4914F6CDD1Dull + 43);
+    if (per_batch_counts(&more, 0.25, b, s1, in, "new_seq_lengths")) add_summary(sum, sum_n, "new_rows");
     if (chance(&g, 0.3)) { /* the GPU shapes: several work-items and KV heads per work-group */
         static const int64_t wgs[] = {2, 16, 64}, heads[] = {1, 2, 4};
         snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", (int)pick(&g, wgs, 3),

@@ -87,16 +87,19 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
     for (int64_t b = 0; b < B; ++b) {
         int64_t raw, row0;
         const int64_t len = ifa_case_length(c, b, S, &raw, &row0); /* after Ascend's kv padding */
+        const int64_t qn = ifa_case_query_tokens(c, b); /* tokens qn .. S1 - 1 are padding: they see nothing */
         for (int64_t t = 0; t < S1; ++t) {
-            const int64_t end = causal ? len - (S1 - 1 - t) : len;
+            const int pad = t >= qn;
+            const int64_t end = pad ? 0 : causal ? len - (qn - 1 - t) : len;
+            const int64_t np = pad ? 0 : P; /* the prefix positions the row sees */
             const int64_t begin = c->window > 0 && end - c->window > 0 ? end - c->window : 0;
             for (int64_t h = 0; h < N; ++h) {
                 const int64_t kh = h / G;
                 double m = -INFINITY, bound = 0;
                 /* the query row, rotated at its position when the case has RoPE */
-                for (int64_t d = 0; d < D; ++d) qrow[d] = ifa_host_get(q, ifa_case_at(bnsd, S1, N, D, b, t, h, d));
-                const int64_t first = c->rope_positions ? c->rope_positions[b] : raw - S1;
-                if (ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, &c->rope_cos, &c->rope_sin, first + t,
+                for (int64_t d = 0; d < D; ++d) qrow[d] = pad ? 0 : ifa_host_get(q, ifa_case_at(bnsd, S1, N, D, b, t, h, d));
+                const int64_t first = c->rope_positions ? c->rope_positions[b] : raw - qn;
+                if (!pad && ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, &c->rope_cos, &c->rope_sin, first + t,
                                        qrow, D) != 0) {
                     free(s), free(vis), free(qrow);
                     return -1;
@@ -126,7 +129,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                         /* ALiBi: minus slope times the distance to the query token's own position */
                         const int64_t ab = c->alibi_slopes.ndim == 2 ? b : 0;
                         const double slope = ifa_host_get(&c->alibi_slopes, ab * N + h);
-                        const double bias = -slope * (double)llabs(j - (len - S1 + t));
+                        const double bias = -slope * (double)llabs(j - (len - qn + t));
                         s[j] += bias;
                         mag += fabs(bias);
                     }
@@ -139,7 +142,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 }
                 /* prefix positions: every row sees all of them; their scores follow own positions in s */
                 double *ps = s + len;
-                for (int64_t j = 0; j < P; ++j) {
+                for (int64_t j = 0; j < np; ++j) {
                     double dot = 0, mag = 0;
                     for (int64_t d = 0; d < D; ++d) {
                         const double x = qrow[d] * ifa_host_get(kp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
@@ -158,14 +161,14 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 double l = m > -INFINITY && sink > -INFINITY ? exp(sink - m) : 0;
                 for (int64_t j = 0; j < len; ++j)
                     if (vis[j]) l += exp(s[j] - m);
-                for (int64_t j = 0; j < P; ++j) l += exp(ps[j] - m);
+                for (int64_t j = 0; j < np; ++j) l += exp(ps[j] - m);
                 for (int64_t d = 0; d < DV; ++d) {
                     double acc = 0;
                     for (int64_t j = 0; j < len; ++j)
                         if (vis[j])
                             acc += exp(s[j] - m) * dequant(c, 1, ifa_host_get(v, kv_at(c, bnsd, S, Nkv, D, row0, b, j, kh, d)),
                                                            B, Nkv, D, b, kh, d, c->block_table ? j : row0 + j);
-                    for (int64_t j = 0; j < P; ++j)
+                    for (int64_t j = 0; j < np; ++j)
                         acc += exp(ps[j] - m) * ifa_host_get(vp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
                     out[ifa_case_at(bnsd, S1, N, DV, b, t, h, d)] = l > 0 ? acc / l : 0.0; /* no key, no sink: zeros */
                 }

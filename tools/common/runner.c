@@ -30,9 +30,11 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->rope_cos);
     ifa_host_tensor_free(&c->rope_sin);
     free(c->lengths);
+    free(c->q_lengths);
     free(c->block_table);
     free(c->rope_positions);
     c->lengths = NULL;
+    c->q_lengths = NULL;
     c->block_table = NULL;
     c->rope_positions = NULL;
 }
@@ -73,6 +75,10 @@ int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, i
     const int64_t len = c->has_kv_padding && S - c->kv_padding_size - *raw < 0 ? 0 : *raw;
     *row0 = c->has_kv_padding ? S - c->kv_padding_size - len : 0;
     return len;
+}
+
+int64_t ifa_case_query_tokens(const ifa_case *c, int64_t b) {
+    return c->q_lengths ? c->q_lengths[c->q_lengths_count == 1 ? 0 : b] : ifa_case_seq_q(c);
 }
 
 void ifa_case_result_free(ifa_case_result *r) {
@@ -138,6 +144,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->rope_sin = c->rope_sin.data ? &t->rope_sin : NULL;
     a->template_mode = c->template_mode[0] ? c->template_mode : NULL;
     a->value_head_dim = c->value_head_dim;
+    a->actual_seq_lengths_q = c->q_lengths, a->actual_seq_lengths_q_count = c->q_lengths_count;
 }
 
 static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_int *err) {

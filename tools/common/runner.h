@@ -9,6 +9,8 @@ typedef struct ifa_case {
     ifa_host_tensor query, key, value;
     int64_t *lengths; /* malloc'd, NULL for none */
     int64_t lengths_count;
+    int64_t *q_lengths; /* malloc'd actual_seq_lengths_q (1 or B values), NULL for none: S1 in every batch */
+    int64_t q_lengths_count;
     int64_t num_heads;
     int64_t num_key_value_heads;
     double scale_value;
@@ -93,6 +95,8 @@ void ifa_case_output_forms(const ifa_case *c, ifa_host_tensor *out, ifa_host_ten
  * would start before row 0 sees nothing. Returns the effective length; *row0 is its first key row
  * (contiguous KV). The lengths must hold 1 or more than b values. */
 int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, int64_t *row0);
+/* Batch b's query tokens: actual_seq_lengths_q's value, or S1 without it. */
+int64_t ifa_case_query_tokens(const ifa_case *c, int64_t b);
 
 #define IFA_CASE_TENSORS 17
 
