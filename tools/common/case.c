@@ -8,6 +8,7 @@
 
 #include "common/npy.h"
 #include "common/poison.h"
+#include "common/rng.h"
 
 #define FAIL(...)                             \
     do {                                      \
@@ -66,8 +67,20 @@ int ifa_case_load_tensor(const cJSON *j, const char *name, const char *base, ifa
         FAIL("inputs.%s.random.seed must be an integer in [0, 9e15]", name);
     double low = cJSON_IsNumber(lo) ? lo->valuedouble : -1.0, high = cJSON_IsNumber(hi) ? hi->valuedouble : 1.0;
     if (!isfinite(low) || !isfinite(high) || low > high) FAIL("inputs.%s.random: need finite low <= high", name);
+    /* "neg_inf": a fraction of the elements -inf (a float tensor: LSEs of rows that saw no key) */
+    const cJSON *ninf = cJSON_GetObjectItemCaseSensitive(rnd, "neg_inf");
+    if (ninf && (!cJSON_IsNumber(ninf) || !(ninf->valuedouble >= 0 && ninf->valuedouble <= 1)))
+        FAIL("inputs.%s.random.neg_inf must be a fraction in [0, 1]", name);
+    if (ninf && dtype != IFA_DTYPE_FLOAT32 && dtype != IFA_DTYPE_FLOAT16 && dtype != IFA_DTYPE_BFLOAT16)
+        FAIL("inputs.%s.random.neg_inf needs a float32, float16 or bfloat16 tensor", name);
     if (ifa_host_tensor_alloc(t, dtype, n, dims) != 0) FAIL("inputs.%s: cannot allocate", name);
     ifa_host_fill_random(t, (uint64_t)seed->valuedouble, low, high);
+    if (ninf && ninf->valuedouble > 0) {
+        ifa_rng r;
+        ifa_rng_seed(&r, (uint64_t)seed->valuedouble * 0x9E3779B97F4A7C15ull + 5);
+        for (int64_t i = 0; i < ifa_host_tensor_numel(t); ++i)
+            if (ifa_rng_uniform(&r, 0, 1) < ninf->valuedouble) ifa_host_set(t, i, -INFINITY);
+    }
     return 0;
 }
 

@@ -467,9 +467,17 @@ int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out) {
     cJSON_AddItemToObject(in, "partial_outputs", tensor(&g, sh, rank, pdt, -2, 2));
     /* LSEs far apart (one part dominates a row) or close (every part counts) */
     const double spread = chance(&g, 0.5) ? 60 : 3;
-    cJSON_AddItemToObject(in, "partial_lses", tensor(&g, sh, rank - 1, "float32", -spread, spread));
-    snprintf(out->summary, sizeof out->summary, "MergeAttentionStates P=%lld rows=%lld D=%lld %s -> %s lse spread %g%s",
-             (long long)np, (long long)rows, (long long)d, pdt, odt ? odt : pdt, spread, lse ? " merged_lse" : "");
+    cJSON *lses = tensor(&g, sh, rank - 1, "float32", -spread, spread);
+    cJSON_AddItemToObject(in, "partial_lses", lses);
+    /* parts that saw no key (-inf): a few, or most, so that whole rows of them occur (a second generator of
+     * the seed, so that earlier seeds keep their draws) */
+    ifa_rng more;
+    ifa_rng_seed(&more, seed * 0x2545F4914F6CDD1Dull + 59);
+    const double u = ifa_rng_uniform(&more, 0, 1), ninf = u < 0.2 ? 0.1 : u < 0.35 ? 0.7 : 0;
+    if (ninf > 0) cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(lses, "random"), "neg_inf", ninf);
+    snprintf(out->summary, sizeof out->summary, "MergeAttentionStates P=%lld rows=%lld D=%lld %s -> %s lse spread %g%s%s",
+             (long long)np, (long long)rows, (long long)d, pdt, odt ? odt : pdt, spread, lse ? " merged_lse" : "",
+             ninf > 0 ? (ninf > 0.5 ? " most -inf" : " some -inf") : "");
     out->json = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return out->json ? 0 : -1;
