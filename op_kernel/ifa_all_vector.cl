@@ -227,17 +227,49 @@ inline float ifa_hsum(fv a) { return a.x + a.y; }
 inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
-/* Row (g, t) of the block: whether it is one of its batch's query tokens (QLEN: the first qn of SQ; in the
- * prefix pass virtual head g0 + g's batch's, and only for heads that exist), and the end of the positions it
- * sees (0 for a padding token: it sees nothing). */
+/* The block's query rows. Row r is (head g, token t) = (r / rq, r % rq) with rq = SQ, except with QLEN in the
+ * main pass (IFA_PACKED: one KV head per work-group), where rq is the batch's own qn tokens: the rn = gn x qn
+ * rows that hold query tokens come first, the vector shape's register tiles stop after them (IFA_RSTOP: a
+ * break out of loops whose trip count stays the constant R, so that LLVM still unrolls them for full
+ * batches; a loop bound of rn cost those 20 %), so a batch with fewer tokens computes fewer rows (S1 = 4 with
+ * one token per batch: 2.1x faster on AVX2), and the padding tokens' rows are written apart (zeros here
+ * for a whole block, the combine's for split rows). In the prefix pass (rows of every batch) a row is a query
+ * token when its virtual head g0 + g exists and t is below its batch's tokens (IFA_QVALID); it sees nothing
+ * otherwise (IFA_END 0). */
+#if QLEN && !PREFIX
+#define IFA_PACKED 1
+#if MH > 1
+#error "per-batch query tokens pack one KV head's rows per work-group (the planner's multi_heads gives 1)"
+#endif
+#else
+#define IFA_PACKED 0
+#endif
+#if IFA_PACKED && VW > 1
+#define IFA_RSTOP(r) if ((r) >= rn) break
+#else
+#define IFA_RSTOP(r)
+#endif
 #if QLEN && PREFIX
 #define IFA_QVALID(g, t) ((g) < gn && (t) < IFA_QLEN((g0 + (g)) / real_group))
-#elif QLEN
-#define IFA_QVALID(g, t) ((t) < qn)
 #else
 #define IFA_QVALID(g, t) 1
 #endif
+/* whether row r = (g, t) holds a query token to load */
+#if IFA_PACKED
+#define IFA_QROW(r, g, t) ((r) < rn)
+#else
+#define IFA_QROW(r, g, t) ((g) < gn && IFA_QVALID(g, t))
+#endif
 #define IFA_END(g, t) (IFA_QVALID(g, t) ? len_b - (CAUSAL ? qn - 1 - (t) : 0) : 0)
+/* row r's head and token in the score loops: with packed rows from the block's table (rq is not a constant,
+ * and the loops would divide by it for every row and key row), else the constant division */
+#if IFA_PACKED
+#define IFA_ROW_GT(r, g, t) const int g = rg_s[r], t = rt_s[r]
+#else
+#define IFA_ROW_GT(r, g, t) const int g = (r) / SQ, t = (r) - g * SQ
+#endif
+/* the global row (batch, query head, token) of the main pass's row r: softmax_lse's index and the partials' */
+#define IFA_GROW(r) (((ulong)b * (ulong)num_heads + (ulong)(h0 + (r) / rq)) * SQ + (ulong)((r) % rq))
 /* Key rows per step of the CPU shape's score loop (VW = 16 or 8): each query vector serves IFA_KJ = 4 key
  * rows and the RS x 4 accumulators of a tile of RS <= RS_MAX query rows are reduced together, a transposed
  * reduction whose first levels add whole vectors of two rows' partial sums, so the 4 scores of a query row
@@ -383,6 +415,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local float acc[R * VDIM];
     __local float sc[R * CHUNK];
     __local float m_s[R], l_s[R], a_s[R];
+#if IFA_PACKED
+    __local int rg_s[R], rt_s[R]; /* each row's head and token (IFA_ROW_GT) */
+#endif
     __local ulong roff[CHUNK];
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
@@ -450,7 +485,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const int kvh = blk / head_groups;
     const int g0 = (blk - kvh * head_groups) * GT;
     const int gn = min(GT, group - g0);
-    const int rn = gn * SQ;
+    const int rq = IFA_PACKED ? max(qn, 1) : SQ; /* tokens per head among the rows */
+    const int rn = gn * (IFA_PACKED ? qn : SQ);  /* the rows that hold query tokens */
     const int h0 = kvh * group + g0;
 #if HAS_PAD
     const int row0 = kv_end - len_b;
@@ -469,8 +505,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_VEC_Q
     for (int i = lid * VW; i < R * HEAD_DIM; i += WG * VW) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
-        const int g = r / SQ, t = r - g * SQ;
-        fv qv = g < gn && IFA_QVALID(g, t)
+        const int g = r / rq, t = r - g * rq;
+        fv qv = IFA_QROW(r, g, t)
                     ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
 #if ANTIQUANT == 1 || ANTIQUANT == 2
         qv *= IFA_AQ_VS(d, 0);
@@ -480,7 +516,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
     for (int i = lid; i < R * HEAD_DIM; i += WG) {
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
-        const int g = r / SQ, t = r - g * SQ;
+        const int g = r / rq, t = r - g * rq;
 #if PREFIX
         /* virtual head g0 + g of the prefix pass is query head (gv % G) of KV head kvh in batch gv / G */
         const int gv = g0 + g;
@@ -491,7 +527,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const ulong qb = b;
         const ulong qaddr = qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + d;
 #endif
-        const int qok = g < gn && IFA_QVALID(g, t); /* padding tokens are never read */
+        const int qok = IFA_QROW(r, g, t); /* padding tokens are never read */
         float qv = qok ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
 #if ROPE
         /* rotated in registers at the token's position; the query in memory is left as it is */
@@ -535,12 +571,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         float m0 = -INFINITY;
 #if IFA_GLOBAL_MAX
         /* the row's global max over every split, from the max pass */
-        const ulong mrow = ((b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r) * (ulong)max_splits;
+        const ulong mrow = IFA_GROW(r) * (ulong)max_splits;
         const int nsplit = max(1, (span + split_tokens - 1) / split_tokens);
         for (int s = 0; r < rn && s < nsplit; ++s) m0 = fmax(m0, part[part_m + mrow + s]);
 #endif
         m_s[r] = m0;
         l_s[r] = 0.0f;
+#if IFA_PACKED
+        rg_s[r] = r / rq, rt_s[r] = r % rq;
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if ANTIQUANT
@@ -624,6 +663,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                  * for any offset inside a buffer) keeps them as memory operands of the FMAs */
                 __local const float *qb = qs + (ro_j[0] >> 63);
                 for (int r0 = 0; r0 < R; r0 += RS) {
+                    IFA_RSTOP(r0);
                     fv dot[RS][IFA_KJ];
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
@@ -650,7 +690,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
-                            const int g = (r0 + rr) / SQ, t = (r0 + rr) - g * SQ;
+                            IFA_ROW_GT(r0 + rr, g, t);
                             const int end = IFA_END(g, t);
                             int4 vis = (p4 < (int4)end) & (window <= 0 ? (int4)(-1) : p4 >= (int4)(end - window));
 #if HAS_MASK
@@ -696,6 +736,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     }
 #else
                     for (int r0 = 0; r0 < R; r0 += RB) {
+                        IFA_RSTOP(r0);
                         fv dot[RB];
                         _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
                         IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
@@ -711,7 +752,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             /* query row outside, key rows inside: the block's scores of a row are stored side by side */
             for (int r = 0; r < R; ++r) {
-                const int g = r / SQ, t = r - g * SQ;
+                IFA_RSTOP(r);
+                IFA_ROW_GT(r, g, t);
                 const int end = IFA_END(g, t);
                 _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) {
                     const int j = j0 + jj, p = c + j;
@@ -842,7 +884,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
         /* register tiles of PV_RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
          * after the first) */
-        for (int r0 = 0; r0 < R; r0 += PV_RB)
+        for (int r0 = 0; r0 < R; r0 += PV_RB) {
+        IFA_RSTOP(r0);
         for (int x0 = lid * XB; x0 < DVV; x0 += WG * XB) {
             fv a[PV_RB][XB];
             _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
@@ -864,6 +907,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             for (int rr = 0; rr < PV_RB && r0 + rr < rn; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
                 if (x0 + xb < DVV) IFA_SV(a[rr][xb], acc + (r0 + rr) * VDIM + (x0 + xb) * VW);
+        }
         }
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -894,8 +938,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
       (ulong)((r) % SQ)) * (ulong)max_splits)
 #else
         /* max_splits is the row stride: PREFIX_SLOTS prefix partials, then the splits */
-        const ulong row0p = ((b * (ulong)num_heads + (ulong)h0) * SQ) * (ulong)max_splits + (ulong)(split + PREFIX_SLOTS);
-#define IFA_PROW(r) (row0p + (ulong)(r) * (ulong)max_splits)
+#define IFA_PROW(r) (IFA_GROW(r) * (ulong)max_splits + (ulong)(split + PREFIX_SLOTS))
 #endif
 #endif
         const int rw = active ? rn : 0; /* rows whose partials this work-group writes */
@@ -928,7 +971,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_VEC_OUT
         for (int i = lid * VW; i < rn * VDIM; i += WG * VW) {
             const int r = i / VDIM, d = i - r * VDIM;
-            const int g = r / SQ, t = r - g * SQ;
+            const int g = r / rq, t = r - g * rq;
 #if SINK
             const fv x = IFA_LV(acc + i) * IFA_SINK_FACTOR(r, g);
 #else
@@ -940,7 +983,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
         for (int i = lid; i < rn * VDIM; i += WG) {
             const int r = i / VDIM, d = i - r * VDIM;
-            const int g = r / SQ, t = r - g * SQ;
+            const int g = r / rq, t = r - g * rq;
 #if SINK
             const float x = acc[i] * IFA_SINK_FACTOR(r, g);
 #else
@@ -954,13 +997,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if HAS_LSE
         for (int r = lid; r < rn; r += WG) {
             const float l = l_s[r];
-            lse[lse_off + (b * (ulong)num_heads + (ulong)h0) * SQ + (ulong)r] =
+            lse[lse_off + IFA_GROW(r)] =
 #if SINK
-                ifa_sink_lse(m_s[r], l, sinks[sinks_off + h0 + r / SQ]);
+                ifa_sink_lse(m_s[r], l, sinks[sinks_off + h0 + r / rq]);
 #else
                 l > 0.0f ? m_s[r] + log(l) : -INFINITY;
 #endif
         }
+#endif
+#if IFA_PACKED
+        /* the padding tokens' rows: those of a row that sees nothing */
+        const int np = SQ - qn;
+        for (int i = lid; i < gn * np * VDIM; i += WG) {
+            const int pr = i / VDIM, d = i - pr * VDIM, g = pr / np, t = qn + (pr - g * np);
+            IFA_STORE(O_T, IFA_QUANT(0.0f, h0 + g, d), o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + d);
+        }
+#if HAS_LSE
+        for (int pr = lid; pr < gn * np; pr += WG) {
+            const int g = pr / np, t = qn + (pr - g * np);
+            const ulong row = (b * (ulong)num_heads + (ulong)(h0 + g)) * SQ + (ulong)t;
+#if SINK
+            lse[lse_off + row] = ifa_sink_lse(-INFINITY, 0.0f, sinks[sinks_off + h0 + g]);
+#else
+            lse[lse_off + row] = -INFINITY;
+#endif
+        }
+#endif
 #endif
     }
 #endif

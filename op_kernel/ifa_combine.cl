@@ -57,12 +57,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     const ulong bh = row / (ulong)sq, t = row - bh * (ulong)sq;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
     const int lid = (int)get_local_id(0);
-    const int len_b = IFA_LEN(b);
-    const int span = len_b - ifa_kv_lo(len_b, window, IFA_SHIFT(causal, IFA_QLEN(b)));
+    const int len_b = IFA_LEN(b), qn = IFA_QLEN(b);
+    const int span = len_b - ifa_kv_lo(len_b, window, IFA_SHIFT(causal, qn));
+    const ulong obase = o_off + b * o_bstride + h * o_hstride + t * o_tstride;
+#if QLEN
+    /* a padding token (the fused kernel packs the batch's qn tokens' rows and writes no partial for the
+     * others): the row of a row that sees nothing */
+    if ((int)t >= qn) {
+        for (int d = lid; d < head_dim; d += WG) IFA_STORE(O_T, IFA_QUANT(0.0f, h, d), o, obase + d);
+#if HAS_LSE && SINK
+        if (lid == 0) lse[lse_off + row] = ifa_sink_lse(-INFINITY, 0.0f, sinks[sinks_off + h]);
+#elif HAS_LSE
+        if (lid == 0) lse[lse_off + row] = -INFINITY;
+#endif
+        return; /* the whole work-group: no barrier follows */
+    }
+#endif
 #if BALANCED
     const int hh = (int)h % group;
     const int blk = (int)h / group * head_groups + hh / gt;
-    const ulong r = (ulong)(hh % gt) * (ulong)sq + t;
+    /* the slot's row: head by head, each with the fused kernel's tokens per head (QLEN: the batch's own) */
+    const ulong r = (ulong)(hh % gt) * (ulong)(QLEN ? max(qn, 1) : sq) + t;
     const long bcost = (long)span + c0;
     const long pk = prefix[prefix_off + b] + (long)blk * bcost;
     const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);
@@ -99,7 +114,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
         if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
 #endif
     }
-    const ulong obase = o_off + b * o_bstride + h * o_hstride + t * o_tstride;
 #if SINK
     const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
 #endif

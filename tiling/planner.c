@@ -28,9 +28,11 @@ int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t w
     return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * value_dim : 0;
 }
 
-/* What heads query heads of p (all their S1 tokens) need at chunk rows per chunk. */
+/* What heads query heads of p (all their S1 tokens) need at chunk rows per chunk; per-batch query tokens add
+ * each row's head and token (the kernel's packed rows). */
 static int64_t block_bytes(const ifa_problem *p, int64_t heads, int64_t chunk) {
-    return ifa__all_vector_local_bytes(heads, p->seq_q, p->head_dim, ifa__value_dim(p), chunk);
+    return ifa__all_vector_local_bytes(heads, p->seq_q, p->head_dim, ifa__value_dim(p), chunk) +
+           (p->q_lengths ? 8 * heads * p->seq_q : 0);
 }
 
 /* A named, aligned bump allocator over the workspace: run once to size and place every region. */
@@ -96,12 +98,12 @@ static ifa_status fit_heads(const ifa_problem *p, int64_t group, int32_t chunk, 
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
  * adjacent, so a work-group holding several reads runs of them where one holding a single head reads a
  * D-element slice every N_kv x D elements. The vector (CPU) shape only, no antiquant (its constants are per
- * KV head) and no cascade; the most heads whose query rows stay within multi_head_rows and fit local memory
- * in one group. */
+ * KV head), no cascade and no per-batch query tokens; the most heads whose query rows stay within
+ * multi_head_rows and fit local memory in one group. */
 static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t chunk, int64_t budget) {
     const int64_t rows = p->num_heads / p->num_kv_heads * p->seq_q;
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
-        p->has_prefix)
+        p->has_prefix || p->q_lengths) /* per-batch query tokens pack one KV head's rows (ifa_all_vector.cl) */
         return 1;
     for (int64_t m = p->num_kv_heads; m > 1; --m)
         if (p->num_kv_heads % m == 0 && m * rows <= t->multi_head_rows &&
@@ -398,7 +400,7 @@ static int multi_heads_consistent(const ifa_plan *plan) {
     if (mh < 1 || p->num_kv_heads % mh != 0) return 0;
     return mh == 1 || (plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
                        p->layout != IFA_LAYOUT_BNSD && p->antiquant == IFA_ANTIQUANT_NONE && !p->has_prefix &&
-                       plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
+                       !p->q_lengths && plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */

@@ -90,6 +90,7 @@ typedef struct request {
 typedef struct stats {
     double *step_us;
     int64_t steps, timed, build_steps, tokens, prefill_tokens, reused_tokens, preemptions, verified_steps, block_max;
+    int64_t request_steps, verified_tokens; /* --draft: (request, step) pairs and the tokens they brought */
     double build_us, plan_us, wait_us, verify_us, gen_us, wall_us, steps_us, attn_dev_us, append_dev_us, prefill_dev_us;
     double kv_bytes, blocks_sum;
 } stats;
@@ -659,6 +660,7 @@ out: /* every path after the query was drawn and the append enqueued ends here *
         r->ntok = r->cached; /* rejected tokens are forgotten: the next ones get new ids and hashes */
         publish_full_blocks(dr, r, from);
         dr->st.tokens += accepted;
+        dr->st.request_steps++, dr->st.verified_tokens += qlens[k];
         if ((r->generated += accepted) < r->output_len) continue;
         release_blocks(dr, r);
         dr->slot_req[r->slot] = -1;
@@ -908,6 +910,10 @@ static void report(driver *dr) {
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,
            (double)n / (s->steps_us * 1e-6), s->steps_us * 1e-6, s->wall_us * 1e-6);
     printf("tokens generated     %lld (%.1f tokens/s)\n", (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6));
+    if (dr->o.draft > 0 && s->request_steps > 0)
+        printf("speculative steps    %.2f tokens per request and step verified, %.2f accepted (%.0f %%)\n",
+               (double)s->verified_tokens / (double)s->request_steps, (double)s->tokens / (double)s->request_steps,
+               100.0 * (double)s->tokens / (double)s->verified_tokens);
     printf("prompt tokens        %lld prefilled, %lld reused from cached blocks\n", (long long)s->prefill_tokens,
            (long long)s->reused_tokens);
     printf("step latency         p50 %.1f us, p99 %.1f us over %lld steps (%lld steps that built kernels: %.1f ms)\n",
