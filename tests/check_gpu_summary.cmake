@@ -16,7 +16,9 @@ foreach(needle
     "NVIDIA row work_group_size 128, chunk_rows 256, vector_loads 1"
     "not measured: no h100_mla.csv"
     "decode_float16 \\(exit 0\\):"
-    "tokens generated 67 ")
+    "tokens generated 67 "
+    "decode_float16_draft4 \\(exit 0\\):"
+    "speculative steps 2.16 tokens per request and step verified, 1.52 accepted")
   if(NOT out MATCHES "${needle}")
     message(FATAL_ERROR "gpu_summary.py's output lacks \"${needle}\":\n${out}")
   endif()

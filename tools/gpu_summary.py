@@ -224,7 +224,8 @@ def issue9(d, out):
         return
     for name, (status, lines) in sorted(runs.items()):
         pick = [l for l in lines if l.split("  ")[0].strip() in ("tokens generated", "step latency", "KV read per step",
-                                                                 "steps", "blocks in use", "requests finished")]
+                                                                 "steps", "blocks in use", "requests finished",
+                                                                 "device time", "speculative steps")]
         out.append("- %s (exit %s):" % (name, status if status is not None else "?"))
         out.extend("  - " + " ".join(l.split()) for l in pick)
 
