@@ -11,8 +11,8 @@
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
- * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift;
- * a padding token's row saw nothing, so its partials give zeros). The shape (head_dim: the output's, D_v; gt: rows'
+ * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift,
+ * and a padding token's row written as one that saw nothing: the fused kernel leaves no partial for it). The shape (head_dim: the output's, D_v; gt: rows'
  * heads per partial entry, sq: query tokens, causal) comes as arguments: the combine does a few integer
  * divisions per work-group and one pass over D_v, so specialising on them bought nothing and cost a program
  * build per shape (as in ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */

@@ -32,15 +32,13 @@ __kernel void ifa_cv_query(__global const q_store *q, ulong q_off, ulong q_bstri
                            int num_kv_heads, int max_splits, __global float *ws, ulong qt_off,
                            __global const long *rope_pos, ulong rope_pos_off, __global const float2 *rope_f,
                            ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-                           __global const float *rope_sin, ulong rope_s_off, __global const int *lens, ulong lens_off,
-                           int per_batch, int uniform_len) {
+                           __global const float *rope_sin, ulong rope_s_off, __global const int *lens, ulong lens_off) {
     const int d = (int)get_global_id(0), r = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     const ulong bh = e / (ulong)max_splits, b = bh / (ulong)num_kv_heads, kvh = bh % (ulong)num_kv_heads;
     const int g = r / SQ, t = r - g * SQ;
     const ulong addr = q_off + b * q_bstride + (kvh * GT + (ulong)g) * q_hstride + (ulong)t * q_tstride + (ulong)d;
     const int qok = t < IFA_QLEN(b); /* a padding token is never read: its row is zeros and sees nothing */
-    (void)per_batch, (void)uniform_len;
     float x = qok ? IFA_LOAD(Q_T, q, addr) : 0.0f;
 #if ROPE
     if (qok && d < ROPE_DIM) {

@@ -72,7 +72,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         {sizeof(cl_mem), &a.rope},    {sizeof a.rope_pos_off, &a.rope_pos_off}, {sizeof(cl_mem), &a.rope},
         {sizeof a.rope_f_off, &a.rope_f_off}, {sizeof(cl_mem), &a.rcos}, {sizeof a.rcos_off, &a.rcos_off},
         {sizeof(cl_mem), &a.rsin},    {sizeof a.rsin_off, &a.rsin_off}, {sizeof(cl_mem), &a.lens},
-        {sizeof a.lens_off, &a.lens_off}, {sizeof a.per_batch, &a.per_batch}, {sizeof a.uniform_len, &a.uniform_len},
+        {sizeof a.lens_off, &a.lens_off},
     };
     const size_t qglobal[3] = {d, m, e};
     cl_event started = NULL;
