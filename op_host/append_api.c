@@ -195,15 +195,15 @@ static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *
     return IFA_STATUS_OK;
 }
 
-/* One new token's destination: (unit, row) and the token it is, for the duplicate search. */
+/* One written row's destination: (unit, row) and the batch writing it, for the duplicate search. */
 typedef struct dest {
     int64_t cell; /* unit * rows_per_unit + row */
-    int64_t token;
+    int64_t batch;
 } dest;
 
 static int cmp_dest(const void *x, const void *y) {
     const dest *a = x, *b = y;
-    return a->cell < b->cell ? -1 : a->cell > b->cell ? 1 : (a->token > b->token) - (a->token < b->token);
+    return a->cell < b->cell ? -1 : a->cell > b->cell ? 1 : (a->batch > b->batch) - (a->batch < b->batch);
 }
 
 /* Batch b's rows to write: new_seq_lengths' value (checked), or all S1. */
@@ -292,7 +292,7 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
             const int64_t p = a->cache_seq_lengths[a->cache_seq_lengths_count == 1 ? 0 : b] + i;
             d[t].cell = (int64_t)a->block_table[b * a->block_table_cols + p / a->block_size] * a->block_size +
                         p % a->block_size;
-            d[t].token = b;
+            d[t].batch = b;
         }
     qsort(d, (size_t)n, sizeof *d, cmp_dest);
     ifa_status st = IFA_STATUS_OK;
@@ -300,8 +300,8 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
         if (d[t].cell == d[t - 1].cell)
             st = ifa__fail(IFA_STATUS_INVALID_BLOCK_TABLE, "row %" PRId64 " of block %" PRId64 " would be written by "
                            "batch %" PRId64 " and batch %" PRId64 ": two sequences append into one shared block (copy it "
-                           "first)", d[t].cell % a->block_size, d[t].cell / a->block_size, d[t - 1].token,
-                           d[t].token);
+                           "first)", d[t].cell % a->block_size, d[t].cell / a->block_size, d[t - 1].batch,
+                           d[t].batch);
     free(d);
     return st;
 }

@@ -67,6 +67,13 @@ int64_t ifa__effective_length(const ifa_problem *p, int64_t raw) {
     return p->has_kv_padding && p->seq_kv - p->kv_padding - raw < 0 ? 0 : raw;
 }
 
+/* FNV-1a over a value's 8 bytes, low first (the plan's hashes of per-batch lengths and tokens). */
+#define IFA__FNV_BASIS 1469598103934665603ull
+static uint64_t fnv_add(uint64_t h, int64_t v) {
+    for (int k = 0; k < 8; ++k) h = (h ^ ((uint64_t)v >> (8 * k) & 0xffu)) * 1099511628211ull;
+    return h;
+}
+
 int64_t ifa__query_tokens(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t b) {
     return p->q_lengths ? a->actual_seq_lengths_q[a->actual_seq_lengths_q_count == 1 ? 0 : b] : p->seq_q;
 }
@@ -106,8 +113,8 @@ static ifa_status check_query_lengths(const ifa_incre_flash_attention_args *a, i
                              "] (the batch's query tokens, the first of query's S1)", i, v, p->seq_q);
     }
     p->q_lengths = 1;
-    uint64_t h = 1469598103934665603ull;
-    for (int64_t b = 0; b < p->batch; ++b) h = (h ^ (uint64_t)ifa__query_tokens(a, p, b)) * 1099511628211ull;
+    uint64_t h = IFA__FNV_BASIS;
+    for (int64_t b = 0; b < p->batch; ++b) h = fnv_add(h, ifa__query_tokens(a, p, b));
     p->q_lengths_hash = h;
     return IFA_STATUS_OK;
 }
@@ -115,14 +122,14 @@ static ifa_status check_query_lengths(const ifa_incre_flash_attention_args *a, i
 /* With actual_seq_lengths_q each batch has its own causal shift and a batch without query tokens reads
  * nothing, so the lengths go to the kernels per batch (with the tokens) and the spans are each batch's. */
 static void query_token_spans(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t *max_len) {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = IFA__FNV_BASIS;
     int64_t mx = 0, span_max = 0, total = 0;
     for (int64_t b = 0; b < p->batch; ++b) {
         const int64_t e = ifa__batch_length(a, p, b), span = ifa__kv_span(e, p->window, ifa__batch_causal_shift(a, p, b));
         if (e > mx) mx = e;
         if (span > span_max) span_max = span;
         total += span;
-        for (int k = 0; k < 8; ++k) h = (h ^ ((uint64_t)e >> (8 * k) & 0xffu)) * 1099511628211ull;
+        h = fnv_add(h, e);
     }
     *max_len = mx;
     p->lengths_mode = IFA_LENGTHS_PER_BATCH;
@@ -160,7 +167,7 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
     if (count != 1 && count != p->batch)
         return ifa__fail(IFA_STATUS_INVALID_SEQ_LENGTHS,
                          "actual_seq_lengths has %" PRId64 " values; it needs 1 or B = %" PRId64, count, p->batch);
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = IFA__FNV_BASIS;
     int64_t mx = 0, span_max = 0, total = 0;
     for (int64_t i = 0; i < count; ++i) {
         int64_t v = a->actual_seq_lengths[i];
@@ -180,7 +187,7 @@ static ifa_status check_lengths(const ifa_incre_flash_attention_args *a, ifa_pro
         if (e > mx) mx = e;
         if (span > span_max) span_max = span;
         total += span;
-        for (int k = 0; k < 8; ++k) h = (h ^ ((uint64_t)v >> (8 * k) & 0xffu)) * 1099511628211ull;
+        h = fnv_add(h, v);
     }
     *max_len = mx;
     p->max_length = span_max;
