@@ -50,22 +50,32 @@ static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, cons
            rc->facts, path);
 }
 
+/* A case the generator wrote but its parser refused (err says why): reported and kept. */
+static void unreadable(const char *dir, uint64_t s, const ifa_random_case *rc, const char *err) {
+    printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
+    keep(dir, s, rc, "unreadable");
+}
+
+/* A legal case the op refused with st: reported and kept. */
+static void refused(const char *dir, uint64_t s, const ifa_random_case *rc, ifa_status st) {
+    printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
+    keep(dir, s, rc, "refused");
+}
+
 /* One random KVCacheAppend case: 1 passed, 0 failed or refused (kept in dir). */
 static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const ifa_random_case *rc, const char *dir,
                        int quiet) {
     char err[1024];
     ifa_generic_case c;
     if (ifa_generic_case_parse(rc->json, ".", &c, err, sizeof err) != 0) {
-        printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
-        keep(dir, s, rc, "unreadable");
+        unreadable(dir, s, rc, err);
         return 0;
     }
     ifa_generic_run r;
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, 0, NULL, &r);
     int ok = 0;
     if (st != IFA_STATUS_OK) {
-        printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
-        keep(dir, s, rc, "refused");
+        refused(dir, s, rc, st);
     } else {
         const ifa_host_tensor *outs[4];
         ifa_append_after(&r, outs);
@@ -88,16 +98,14 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
     char err[1024];
     ifa_merge_case c;
     if (ifa_merge_case_parse(rc->json, ".", &c, err, sizeof err) != 0) {
-        printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
-        keep(dir, s, rc, "unreadable");
+        unreadable(dir, s, rc, err);
         return 0;
     }
     ifa_merge_result r;
     const ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
     int ok = 0;
     if (st != IFA_STATUS_OK) {
-        printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
-        keep(dir, s, rc, "refused");
+        refused(dir, s, rc, st);
     } else {
         ifa_merge_case_check(&c, &r);
         ok = r.pass;
@@ -166,13 +174,11 @@ int main(int argc, char **argv) {
         ifa_case_check k = {0};
         int ok = 0;
         if (ifa_case_parse(rc.json, ".", &c, err, sizeof err) != 0) {
-            printf("case %llu: the generator wrote a case ifa-run cannot read: %s\n", (unsigned long long)s, err);
-            keep(dir, s, &rc, "unreadable");
+            unreadable(dir, s, &rc, err);
         } else {
             const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
             if (st != IFA_STATUS_OK) {
-                printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
-                keep(dir, s, &rc, "refused");
+                refused(dir, s, &rc, st);
             } else {
                 if (ifa_case_check_result(&c, &r, &k) == 0 && k.pass) ok = 1;
                 const int t = r.plan.template_id == IFA_TEMPLATE_CV ? 2 : 1, sp = r.plan.split_kv;

@@ -70,6 +70,13 @@ static int per_batch_counts(ifa_rng *r, double p, int64_t b, int64_t hi, cJSON *
     return 1;
 }
 
+/* The case's JSON text into out (root is freed); 0, or -1 without memory. */
+static int finish(cJSON *root, ifa_random_case *out) {
+    out->json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out->json ? 0 : -1;
+}
+
 static void add_summary(char *s, size_t n, const char *what) {
     const size_t used = strlen(s);
     if (used + 1 < n) snprintf(s + used, n - used, " %s", what);
@@ -326,9 +333,7 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         cJSON_AddStringToObject(attrs, "template_mode", "all_vector");
     }
     draw_tuning(&g, out->tuning, sizeof out->tuning);
-    out->json = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return out->json ? 0 : -1;
+    return finish(root, out);
 }
 
 int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
@@ -439,9 +444,7 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", (int)pick(&g, wgs, 3),
                  (int)pick(&g, heads, 3));
     }
-    out->json = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return out->json ? 0 : -1;
+    return finish(root, out);
 }
 
 int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out) {
@@ -478,9 +481,7 @@ int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out) {
     snprintf(out->summary, sizeof out->summary, "MergeAttentionStates P=%lld rows=%lld D=%lld %s -> %s lse spread %g%s%s",
              (long long)np, (long long)rows, (long long)d, pdt, odt ? odt : pdt, spread, lse ? " merged_lse" : "",
              ninf > 0 ? (ninf > 0.5 ? " most -inf" : " some -inf") : "");
-    out->json = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return out->json ? 0 : -1;
+    return finish(root, out);
 }
 
 void ifa_random_case_free(ifa_random_case *c) {
