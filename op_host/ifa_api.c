@@ -47,7 +47,8 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
     FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
     FIELD(rope_theta_bits) FIELD(rope_table_rows) FIELD(template_request) FIELD(has_sinks) FIELD(alibi)
-    FIELD(value_dim) FIELD(q_lengths)
+    FIELD(value_dim) FIELD(q_lengths) FIELD(aq_separate) FIELD(v_antiquant) FIELD(v_aq_dtype) FIELD(v_aq_offset)
+    FIELD(v_aq_len)
 #undef FIELD
     if (got->lengths_hash != want->lengths_hash)
         return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");

@@ -401,95 +401,169 @@ static ifa_status check_quant_out(const ifa_incre_flash_attention_args *a, ifa_p
     return IFA_STATUS_OK;
 }
 
-/* Quantised KV: the scale (and offset) form for the mode, in the dtype the mode takes. int8 and int4 need a
- * scale; float8 values are numbers by themselves, so their scale is optional (vLLM's k_scale / v_scale are
- * the per-tensor form). */
-static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t max_len) {
+/* the antiquant tensors in the order check_descriptors and check_buffers list them */
+static const char *const aq_names[6] = {"antiquant_scale",     "antiquant_offset",      "key_antiquant_scale",
+                                        "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"};
+
+/* One scale form of quantised KV: scale sc (offset off, optional) in mode `mode` (attribute mode_name); lead 1
+ * for antiquant_scale's (2, ...) form (key's then value's), 0 for one side's own tensor. Sets the form's
+ * ifa_antiquant, scale dtype, offset flag and positions (token modes) in *f. */
+typedef struct aq_form {
+    int32_t kind, dtype, offset;
+    int64_t len;
+} aq_form;
+
+static ifa_status check_aq_form(const ifa_tensor *sc, const ifa_tensor *off, int64_t mode, int lead, const char *sname,
+                                const char *oname, const char *mode_name, const ifa_problem *p, int64_t max_len,
+                                aq_form *f) {
     char s1[128];
-    const int quantised = p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_INT4;
-    const int fp8 = ifa__is_float8((ifa_dtype)p->kv_dtype);
-    const ifa_tensor *sc = a->antiquant_scale, *off = a->antiquant_offset;
-    if (!quantised && !fp8) {
-        if (sc || off)
+    if (mode < 0 || mode > 3)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s = %" PRId64 " is not 0 (per channel or tensor), 1 (per token), 2 (per head "
+                         "and token) or 3 (per head and token, stored with the pages)", mode_name, mode);
+    const int64_t nkv = p->num_kv_heads, d = p->head_dim, b = p->batch;
+    /* the shape without the leading 2 */
+    const int64_t *sh = sc->shape + lead;
+    const int nd = sc->ndim - lead;
+    const char *two = lead ? "2, " : "";
+    if (lead && (sc->ndim < 1 || sc->shape[0] != 2))
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; its leading dimension must be 2 (the key's "
+                         "scales, then the value's)", sname, ifa__shape_str(sc, s1, sizeof s1));
+    memset(f, 0, sizeof *f);
+    if (mode == 0) {
+        if (!is_float_dtype(sc->dtype))
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
-                             "antiquant_%s is given but key has dtype %s; antiquant applies to int8, int4 or "
-                             "float8 (e4m3fn, e5m2) key/value", sc ? "scale" : "offset", ifa_dtype_name((ifa_dtype)p->kv_dtype));
-        return IFA_STATUS_OK;
+                             "%s has dtype %s; per-channel and per-tensor scales are float32, float16 or "
+                             "bfloat16", sname, ifa_dtype_name(sc->dtype));
+        if ((lead && nd == 0) || (!lead && nd == 1 && sh[0] == 1)) {
+            f->kind = IFA_ANTIQUANT_PER_TENSOR;
+        } else if ((nd == 3 && sh[0] == nkv && sh[1] == 1 && sh[2] == d) || (nd == 2 && sh[0] == nkv && sh[1] == d) ||
+                   (nd == 1 && sh[0] == nkv * d)) {
+            f->kind = IFA_ANTIQUANT_PER_CHANNEL;
+        } else {
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             "%s has shape %s; %s 0 takes (%s) per tensor or (%sN_kv, 1, D), (%sN_kv, D), (%sN_kv·D) "
+                             "per channel with N_kv = %" PRId64 ", D = %" PRId64, sname,
+                             ifa__shape_str(sc, s1, sizeof s1), mode_name, lead ? "2" : "1", two, two, two, nkv, d);
+        }
+    } else if (mode == 3) {
+        if (!p->paged)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                             "%s 3 keeps scales with the pages of a paged cache, but key is contiguous "
+                             "(block_table is NULL); use mode 2 for a contiguous cache", mode_name);
+        if (sc->dtype != IFA_DTYPE_FLOAT32)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; per-token scales are float32", sname,
+                             ifa_dtype_name(sc->dtype));
+        if (nd != 3 || sh[0] != p->pool_blocks || sh[1] != nkv || sh[2] != p->block_size)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             "%s has shape %s; %s 3 takes (%snum_blocks, N_kv, block_size) = (%s%" PRId64 ", %" PRId64
+                             ", %" PRId64 ")", sname, ifa__shape_str(sc, s1, sizeof s1), mode_name, two, two,
+                             p->pool_blocks, nkv, p->block_size);
+        f->kind = IFA_ANTIQUANT_PAGED_HEAD_TOKEN;
+        f->len = p->block_size;
+    } else {
+        if (sc->dtype != IFA_DTYPE_FLOAT32)
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; per-token scales are float32", sname,
+                             ifa_dtype_name(sc->dtype));
+        const int per_head = mode == 2;
+        if (nd != (per_head ? 3 : 2) || sh[0] != b || (per_head && sh[1] != nkv))
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; %s %" PRId64 " takes (%s%s) with B = %" PRId64
+                             ", N_kv = %" PRId64, sname, ifa__shape_str(sc, s1, sizeof s1), mode_name, mode, two,
+                             per_head ? "B, N_kv, S" : "B, S", b, nkv);
+        const int64_t len = sh[nd - 1];
+        if (p->paged ? len < max_len : len != p->seq_kv)
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
+                             p->paged ? "%s's last dimension %" PRId64 " is shorter than the longest "
+                                        "length %" PRId64 " (paged: one value per logical position)"
+                                      : "%s's last dimension %" PRId64 " must be S_kv = %" PRId64
+                                        " (one value per key row)",
+                             sname, len, p->paged ? max_len : p->seq_kv);
+        f->kind = per_head ? IFA_ANTIQUANT_PER_HEAD_PER_TOKEN : IFA_ANTIQUANT_PER_TOKEN;
+        f->len = len;
     }
-    if (!sc && fp8 && off)
-        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "antiquant_offset is given without antiquant_scale");
-    if (!sc && fp8) return IFA_STATUS_OK;
-    if (!sc)
-        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key has dtype %s; quantised KV needs it%s",
-                         ifa_dtype_name((ifa_dtype)p->kv_dtype), off ? " (antiquant_offset alone is not enough)" : "");
+    if (off) {
+        IFA__TRY(check_offset(off, sc, oname));
+        f->offset = 1;
+    }
+    f->dtype = sc->dtype;
+    return IFA_STATUS_OK;
+}
+
+static ifa_status check_int4_dim(const ifa_problem *p) {
     if (p->kv_dtype == IFA_DTYPE_INT4 && p->head_dim % 2 != 0)
         return ifa__fail(IFA_STATUS_INVALID_HEAD_DIM,
                          "int4 key/value pack two values per byte along D; D = %" PRId64 " must be even", p->head_dim);
-    if (a->antiquant_mode < 0 || a->antiquant_mode > 3)
-        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
-                         "antiquant_mode = %" PRId64 " is not 0 (per channel or tensor), 1 (per token), 2 (per head "
-                         "and token) or 3 (per head and token, stored with the pages)", a->antiquant_mode);
-    const int64_t nkv = p->num_kv_heads, d = p->head_dim, b = p->batch;
-    if (a->antiquant_mode == 0) {
-        if (!is_float_dtype(sc->dtype))
+    return IFA_STATUS_OK;
+}
+
+/* Quantised KV: antiquant_scale's (2, ...) form in antiquant_mode, or the key's and the value's own tensors in
+ * their own modes. int8 and int4 need scales; float8 values are numbers by themselves, so their scales are
+ * optional (vLLM's k_scale / v_scale are the per-tensor form). */
+static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_problem *p, int64_t max_len) {
+    const int quantised = p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_INT4;
+    const int fp8 = ifa__is_float8((ifa_dtype)p->kv_dtype);
+    const ifa_tensor *sc = a->antiquant_scale, *off = a->antiquant_offset;
+    const ifa_tensor *ks = a->key_antiquant_scale, *ko = a->key_antiquant_offset;
+    const ifa_tensor *vs = a->value_antiquant_scale, *vo = a->value_antiquant_offset;
+    const char *given = sc ? "antiquant_scale" : off ? "antiquant_offset" : ks ? "key_antiquant_scale"
+                        : ko ? "key_antiquant_offset" : vs ? "value_antiquant_scale" : vo ? "value_antiquant_offset" : NULL;
+    const int separate = ks || ko || vs || vo;
+    if (!quantised && !fp8) {
+        if (given)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE,
-                             "antiquant_scale has dtype %s; per-channel and per-tensor scales are float32, float16 or "
-                             "bfloat16", ifa_dtype_name(sc->dtype));
-        const int64_t *sh = sc->shape;
-        if (sc->ndim == 1 && sh[0] == 2) {
-            p->antiquant = IFA_ANTIQUANT_PER_TENSOR;
-        } else if ((sc->ndim == 4 && sh[0] == 2 && sh[1] == nkv && sh[2] == 1 && sh[3] == d) ||
-                   (sc->ndim == 3 && sh[0] == 2 && sh[1] == nkv && sh[2] == d) ||
-                   (sc->ndim == 2 && sh[0] == 2 && sh[1] == nkv * d)) {
-            p->antiquant = IFA_ANTIQUANT_PER_CHANNEL;
-        } else {
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
-                             "antiquant_scale has shape %s; antiquant_mode 0 takes (2) per tensor or (2, N_kv, 1, D), "
-                             "(2, N_kv, D), (2, N_kv·D) per channel with N_kv = %" PRId64 ", D = %" PRId64,
-                             ifa__shape_str(sc, s1, sizeof s1), nkv, d);
-        }
-    } else if (a->antiquant_mode == 3) {
-        if (!p->paged)
-            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
-                             "antiquant_mode 3 keeps scales with the pages of a paged cache, but key is contiguous "
-                             "(block_table is NULL); use mode 2 for a contiguous cache");
-        if (sc->dtype != IFA_DTYPE_FLOAT32)
-            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; per-token scales are float32",
-                             ifa_dtype_name(sc->dtype));
-        if (sc->ndim != 4 || sc->shape[0] != 2 || sc->shape[1] != p->pool_blocks || sc->shape[2] != nkv ||
-            sc->shape[3] != p->block_size)
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
-                             "antiquant_scale has shape %s; antiquant_mode 3 takes (2, num_blocks, N_kv, block_size) = "
-                             "(2, %" PRId64 ", %" PRId64 ", %" PRId64 ")", ifa__shape_str(sc, s1, sizeof s1),
-                             p->pool_blocks, nkv, p->block_size);
-        p->antiquant = IFA_ANTIQUANT_PAGED_HEAD_TOKEN;
-        p->aq_len = p->block_size;
+                             "%s is given but key has dtype %s; antiquant applies to int8, int4 or "
+                             "float8 (e4m3fn, e5m2) key/value", given, ifa_dtype_name((ifa_dtype)p->kv_dtype));
+        return IFA_STATUS_OK;
+    }
+    if (separate && (sc || off))
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s and %s are two forms of the same scales; give antiquant_scale's (2, ...) form or the "
+                         "key's and the value's own tensors, not both", sc ? "antiquant_scale" : "antiquant_offset",
+                         ks ? "key_antiquant_scale" : ko ? "key_antiquant_offset" : vs ? "value_antiquant_scale"
+                                                                                       : "value_antiquant_offset");
+    if (!separate && (a->key_antiquant_mode || a->value_antiquant_mode))
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s = %" PRId64 " is given without key_antiquant_scale and value_antiquant_scale; with "
+                         "antiquant_scale the mode is antiquant_mode", a->key_antiquant_mode ? "key_antiquant_mode"
+                                                                                             : "value_antiquant_mode",
+                         a->key_antiquant_mode ? a->key_antiquant_mode : a->value_antiquant_mode);
+    if (separate && a->antiquant_mode)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "antiquant_mode = %" PRId64 " is given with key_/value_antiquant_scale; their modes are "
+                         "key_antiquant_mode and value_antiquant_mode", a->antiquant_mode);
+    aq_form kf, vf;
+    if (separate) {
+        if (!ks && ko) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "key_antiquant_offset is given without key_antiquant_scale");
+        if (!vs && vo)
+            return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "value_antiquant_offset is given without value_antiquant_scale");
+        if (!ks || !vs)
+            return ifa__fail(IFA_STATUS_NULL_ARGUMENT,
+                             "%s is given but %s is NULL; the separate form needs both scales%s",
+                             ks ? "key_antiquant_scale" : "value_antiquant_scale",
+                             ks ? "value_antiquant_scale" : "key_antiquant_scale",
+                             fp8 ? " (a float8 cache without scales gives neither)" : "");
+        IFA__TRY(check_int4_dim(p));
+        IFA__TRY(check_aq_form(ks, ko, a->key_antiquant_mode, 0, "key_antiquant_scale", "key_antiquant_offset",
+                               "key_antiquant_mode", p, max_len, &kf));
+        IFA__TRY(check_aq_form(vs, vo, a->value_antiquant_mode, 0, "value_antiquant_scale", "value_antiquant_offset",
+                               "value_antiquant_mode", p, max_len, &vf));
     } else {
-        if (sc->dtype != IFA_DTYPE_FLOAT32)
-            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_scale has dtype %s; per-token scales are float32",
-                             ifa_dtype_name(sc->dtype));
-        const int per_head = a->antiquant_mode == 2;
-        const int want_rank = per_head ? 4 : 3;
-        if (sc->ndim != want_rank || sc->shape[0] != 2 || sc->shape[1] != b || (per_head && sc->shape[2] != nkv))
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_scale has shape %s; antiquant_mode %" PRId64
-                             " takes %s with B = %" PRId64 ", N_kv = %" PRId64, ifa__shape_str(sc, s1, sizeof s1),
-                             a->antiquant_mode, per_head ? "(2, B, N_kv, S)" : "(2, B, S)", b, nkv);
-        const int64_t len = sc->shape[sc->ndim - 1];
-        if (p->paged ? len < max_len : len != p->seq_kv)
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH,
-                             p->paged ? "antiquant_scale's last dimension %" PRId64 " is shorter than the longest "
-                                        "length %" PRId64 " (paged: one value per logical position)"
-                                      : "antiquant_scale's last dimension %" PRId64 " must be S_kv = %" PRId64
-                                        " (one value per key row)",
-                             len, p->paged ? max_len : p->seq_kv);
-        p->antiquant = per_head ? IFA_ANTIQUANT_PER_HEAD_PER_TOKEN : IFA_ANTIQUANT_PER_TOKEN;
-        p->aq_len = len;
+        if (!sc && fp8 && off)
+            return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "antiquant_offset is given without antiquant_scale");
+        if (!sc && fp8) return IFA_STATUS_OK;
+        if (!sc)
+            return ifa__fail(IFA_STATUS_NULL_ARGUMENT,
+                             "antiquant_scale is NULL but key has dtype %s; quantised KV needs it (or "
+                             "key_antiquant_scale and value_antiquant_scale)%s",
+                             ifa_dtype_name((ifa_dtype)p->kv_dtype), off ? "; antiquant_offset alone is not enough" : "");
+        IFA__TRY(check_int4_dim(p));
+        IFA__TRY(check_aq_form(sc, off, a->antiquant_mode, 1, "antiquant_scale", "antiquant_offset", "antiquant_mode", p,
+                               max_len, &kf));
+        vf = kf;
     }
-    if (off) {
-        IFA__TRY(check_offset(off, sc, "antiquant_offset"));
-        p->aq_offset = 1;
-    }
-    p->aq_dtype = sc->dtype;
+    p->aq_separate = separate;
+    p->antiquant = kf.kind, p->aq_dtype = kf.dtype, p->aq_offset = kf.offset, p->aq_len = kf.len;
+    p->v_antiquant = vf.kind, p->v_aq_dtype = vf.dtype, p->v_aq_offset = vf.offset, p->v_aq_len = vf.len;
     return IFA_STATUS_OK;
 }
 
@@ -591,8 +665,10 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     if (a->pse_shift) IFA__TRY(ifa__check_descriptor(a->pse_shift, "pse_shift"));
     if (a->sinks) IFA__TRY(ifa__check_descriptor(a->sinks, "sinks"));
     if (a->alibi_slopes) IFA__TRY(ifa__check_descriptor(a->alibi_slopes, "alibi_slopes"));
-    if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
-    if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
+    const ifa_tensor *const aq[6] = {a->antiquant_scale,     a->antiquant_offset,    a->key_antiquant_scale,
+                                     a->key_antiquant_offset, a->value_antiquant_scale, a->value_antiquant_offset};
+    for (int i = 0; i < 6; ++i)
+        if (aq[i]) IFA__TRY(ifa__check_descriptor(aq[i], aq_names[i]));
     if (a->quant_scale2) IFA__TRY(ifa__check_descriptor(a->quant_scale2, "quant_scale2"));
     if (a->quant_offset2) IFA__TRY(ifa__check_descriptor(a->quant_offset2, "quant_offset2"));
     if (a->key_shared_prefix) IFA__TRY(ifa__check_descriptor(a->key_shared_prefix, "key_shared_prefix"));
@@ -773,8 +849,10 @@ ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
     if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
     if (a->sinks) IFA__TRY(ifa__check_buffer(a->sinks, "sinks"));
     if (a->alibi_slopes) IFA__TRY(ifa__check_buffer(a->alibi_slopes, "alibi_slopes"));
-    if (a->antiquant_scale) IFA__TRY(ifa__check_buffer(a->antiquant_scale, "antiquant_scale"));
-    if (a->antiquant_offset) IFA__TRY(ifa__check_buffer(a->antiquant_offset, "antiquant_offset"));
+    const ifa_tensor *const aq[6] = {a->antiquant_scale,     a->antiquant_offset,    a->key_antiquant_scale,
+                                     a->key_antiquant_offset, a->value_antiquant_scale, a->value_antiquant_offset};
+    for (int i = 0; i < 6; ++i)
+        if (aq[i]) IFA__TRY(ifa__check_buffer(aq[i], aq_names[i]));
     if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));
     if (a->quant_offset2) IFA__TRY(ifa__check_buffer(a->quant_offset2, "quant_offset2"));
     if (a->key_shared_prefix) IFA__TRY(ifa__check_buffer(a->key_shared_prefix, "key_shared_prefix"));

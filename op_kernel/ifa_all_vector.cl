@@ -62,7 +62,8 @@
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
- * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT 0-5 (ifa_antiquant), AQ_T scale dtype code, AQ_OFF 0/1; QUANT_OUT 0-2, Q2_T, Q2_OFF
+ * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT, VAQ 0-5 (the key's and the value's ifa_antiquant), AQ_T/VAQ_T
+ * scale dtype codes, AQ_OFF/VAQ_OFF 0/1 (ifa_common.cl); QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
  * every batch share one pass over the prefix and write partial slot 0; needs SPLIT=1); PREFIX_SLOTS 0/1 (the
  * main pass of a cascade writes its splits after the prefix's slot); SINK 0/1 (sinks in the final
@@ -315,18 +316,29 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
 #define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
 #define IFA_VEC_OUT (VW > 1 && QUANT_OUT == 0)
-/* channel antiquant (modes 1-2) in the vector shape: the scale and offset of VW dims from d, key half (h = 0)
- * or value half (h = aq_vstride) */
+/* channel antiquant (modes 1-2) in the vector shape: the scale and offset of VW dims from d, the key's
+ * (IFA_AQ_VS/VO) and the value's (IFA_VAQ_VS/VO) */
 #if VW > 1 && ANTIQUANT == 1
-#define IFA_AQ_VS(d, h) IFA_VLOAD(AQ_T, aqs, aqs_off + AQ_IDX(0, d) + (h))
+#define IFA_AQ_VS(d) IFA_VLOAD(AQ_T, aqs, aqs_off + AQ_IDX(0, d))
 #if AQ_OFF
-#define IFA_AQ_VO(d, h) IFA_VLOAD(AQ_T, aqo, aqo_off + AQ_IDX(0, d) + (h))
+#define IFA_AQ_VO(d) IFA_VLOAD(AQ_T, aqo, aqo_off + AQ_IDX(0, d))
 #else
-#define IFA_AQ_VO(d, h) ((fv)0.0f)
+#define IFA_AQ_VO(d) ((fv)0.0f)
 #endif
 #elif VW > 1 && ANTIQUANT == 2
-#define IFA_AQ_VS(d, h) ((fv)AQ_SCALE(h))
-#define IFA_AQ_VO(d, h) ((fv)AQ_OFFSET(h))
+#define IFA_AQ_VS(d) ((fv)AQ_SCALE(0))
+#define IFA_AQ_VO(d) ((fv)AQ_OFFSET(0))
+#endif
+#if VW > 1 && VAQ == 1
+#define IFA_VAQ_VS(d) IFA_VLOAD(VAQ_T, vaqs, vaqs_off + VAQ_IDX(0, d))
+#if VAQ_OFF
+#define IFA_VAQ_VO(d) IFA_VLOAD(VAQ_T, vaqo, vaqo_off + VAQ_IDX(0, d))
+#else
+#define IFA_VAQ_VO(d) ((fv)0.0f)
+#endif
+#elif VW > 1 && VAQ == 2
+#define IFA_VAQ_VS(d) ((fv)VAQ_SCALE(0))
+#define IFA_VAQ_VO(d) ((fv)VAQ_OFFSET(0))
 #endif
 
 /* Software prefetch (PREFETCH > 0, the CPU shape): while a chunk's scores are computed, each row asks for
@@ -404,7 +416,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
     float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
     int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
-    ulong aq_vstride, ulong aq_bstride, ulong aq_hstride, __global const q2_store *qs2, ulong qs2_off,
+    ulong aq_bstride, ulong aq_hstride, __global const vaq_store *vaqs, ulong vaqs_off, __global const vaq_store *vaqo,
+    ulong vaqo_off, ulong vaq_bstride, ulong vaq_hstride, __global const q2_store *qs2, ulong qs2_off,
     __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
     __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off,
@@ -509,7 +522,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         fv qv = IFA_QROW(r, g, t)
                     ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
 #if ANTIQUANT == 1 || ANTIQUANT == 2
-        qv *= IFA_AQ_VS(d, 0);
+        qv *= IFA_AQ_VS(d);
 #endif
         IFA_SV(qv, qs + i);
     }
@@ -554,17 +567,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if V8
     for (int i = lid; i < IFA_ZV * R * VDIM; i += WG) lacc[i] = 0.0f;
 #endif
-#if (ANTIQUANT == 1 || ANTIQUANT == 2) && VW > 1
+#if (VAQ == 1 || VAQ == 2) && VW > 1
     for (int d = lid * VW; d < VDIM; d += WG * VW) {
-        const fv vs = IFA_AQ_VS(d, aq_vstride);
+        const fv vs = IFA_VAQ_VS(d);
         IFA_SV(vs, aq_v + d);
-        IFA_SV(IFA_AQ_VO(d, aq_vstride) * vs, aq_v + VDIM + d);
+        IFA_SV(IFA_VAQ_VO(d) * vs, aq_v + VDIM + d);
     }
-#elif ANTIQUANT == 1 || ANTIQUANT == 2
+#elif VAQ == 1 || VAQ == 2
     for (int d = lid; d < VDIM; d += WG) {
-        const float vs = AQ_SCALE(AQ_IDX(0, d) + aq_vstride);
+        const float vs = VAQ_SCALE(VAQ_IDX(0, d));
         aq_v[d] = vs;
-        aq_v[VDIM + d] = AQ_OFFSET(AQ_IDX(0, d) + aq_vstride) * vs;
+        aq_v[VDIM + d] = VAQ_OFFSET(VAQ_IDX(0, d)) * vs;
     }
 #endif
     for (int r = lid; r < R; r += WG) {
@@ -588,7 +601,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         fv cv = 0.0f;
         for (int d = 0; d < HEAD_DIM; d += VW) {
 #if ANTIQUANT <= 2
-            cv = fma(IFA_LV(qs + r * HEAD_DIM + d), IFA_AQ_VO(d, 0), cv);
+            cv = fma(IFA_LV(qs + r * HEAD_DIM + d), IFA_AQ_VO(d), cv);
 #else
             cv += IFA_LV(qs + r * HEAD_DIM + d);
 #endif
@@ -622,6 +635,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
 #endif
+/* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
+ * KV, the key row otherwise */
+#if PAGED
+#define IFA_AQ_POS(mode, p) ((mode) == 5 ? (ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)((p) % block_size) : (ulong)(p))
+#else
+#define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
+#endif
             /* the block's rows: offsets (kept for P.V), prefetches, per-token antiquant factors */
             ulong ro_j[IFA_KJ];
 #if ANTIQUANT >= 3
@@ -640,16 +660,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #endif
 #if ANTIQUANT >= 3
-#if ANTIQUANT == 5
-                    const ulong ai = AQ_IDX((ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)(p % block_size), 0);
-#else
-                    const ulong ai = AQ_IDX(PAGED ? p : row0 + p, 0);
-#endif
+                    const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0);
                     ks_j[jj] = AQ_SCALE(ai);
                     ko_j[jj] = AQ_OFFSET(ai);
-                    const float vs = AQ_SCALE(ai + aq_vstride);
+#endif
+#if VAQ >= 3 && !MAX_PASS
+                    const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ, p), 0);
+                    const float vs = VAQ_SCALE(vai);
                     aq_t[j] = vs;
-                    aq_t[CHUNK + j] = AQ_OFFSET(ai + aq_vstride) * vs;
+                    aq_t[CHUNK + j] = VAQ_OFFSET(vai) * vs;
 #endif
                 }
             }
@@ -854,9 +873,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 float8 a = r < rn ? vload8(0, la) * a_s[r] : (float8)0.0f;
                 for (int j = z; j < rows; j += IFA_ZV) {
                     float8 vv = IFA_L8(KV_T, v, v_off + roff[j] + (ulong)x);
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if VAQ == 1 || VAQ == 2
                     vv = fma(vv, vload8(0, aq_v + x), vload8(0, aq_v + VDIM + x));
-#elif ANTIQUANT
+#elif VAQ
                     vv = fma(vv, (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
 #endif
                     a = fma((float8)sc[r * CHUNK + j], vv, a);
@@ -872,9 +891,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * VDIM + d] * a_s[r] : 0.0f;
             for (int j = 0; j < rows; ++j) {
                 float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if VAQ == 1 || VAQ == 2
                 vv = fma(vv, aq_v[d], aq_v[VDIM + d]);
-#elif ANTIQUANT
+#elif VAQ
                 vv = fma(vv, aq_t[j], aq_t[CHUNK + j]);
 #endif
                 for (int r = 0; r < R; ++r) a[r] = fma(sc[r * CHUNK + j], vv, a[r]);
@@ -895,9 +914,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DVV) {
                         fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if VAQ == 1 || VAQ == 2
                         vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + VDIM + (x0 + xb) * VW));
-#elif ANTIQUANT
+#elif VAQ
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
                         _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr)

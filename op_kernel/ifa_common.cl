@@ -319,13 +319,15 @@ inline float ifa_rope_apply(float x, float xp, int d, float2 cs) {
 }
 #endif
 
-/* Antiquant (ANTIQUANT 0-5, ifa_antiquant; AQ_T the scale's dtype code, AQ_OFF 1 with offsets): dequantised
- * x = (x_q + offset) * scale. AQ_IDX(pos, d) is the element index of the key half's scale/offset entry for
- * key row pos (logical position for paged modes 3-4, pool block x block_size + row for mode 5) and dim d;
- * the value half follows at aq_vstride. The kernel must declare b, kvh, block_size, aq_bstride, aq_hstride,
- * aqs, aqs_off, aqo, aqo_off. The all-vector kernel folds channel modes (1 per channel, 2 per tensor) into
- * the query and token modes (3 per token, 4 per head and token, 5 with the pages) into each row's dot
- * product; the cv gather dequantises each element. */
+/* Antiquant (ifa_antiquant codes 0-5): dequantised x = (x_q + offset) * scale. The key's form is ANTIQUANT
+ * (scale dtype code AQ_T, AQ_OFF 1 with offsets), the value's VAQ (VAQ_T, VAQ_OFF), the key's unless the op
+ * was given separate key and value scales (Ascend FIA's key/value_antiquant_mode: KIVI's keys per channel
+ * and values per token). AQ_IDX(pos, d) (VAQ_IDX) is the element index of the key's (value's) scale/offset
+ * entry for key row pos (logical position for paged modes 3-4, pool block x block_size + row for mode 5,
+ * IFA_AQ_POS) and dim d. The kernel must declare b, kvh, block_size, aqs, aqs_off, aqo, aqo_off, aq_bstride,
+ * aq_hstride and their vaq* twins. The all-vector kernel folds the key's channel modes (1 per channel, 2 per
+ * tensor) into the query and its token modes (3 per token, 4 per head and token, 5 with the pages) into each
+ * row's dot product, and dequantises each value vector with one FMA; the cv gather dequantises each element. */
 #ifndef ANTIQUANT
 #define ANTIQUANT 0
 #endif
@@ -335,21 +337,35 @@ inline float ifa_rope_apply(float x, float xp, int d, float2 cs) {
 #ifndef AQ_OFF
 #define AQ_OFF 0
 #endif
-typedef IFA_STORE_TYPE(AQ_T) aq_store;
-#if ANTIQUANT == 1
-#define AQ_IDX(pos, d) ((ulong)kvh * HEAD_DIM + (ulong)(d))
-#elif ANTIQUANT == 2
-#define AQ_IDX(pos, d) ((ulong)0)
-#elif ANTIQUANT == 3
-#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)(pos))
-#elif ANTIQUANT == 4
-#define AQ_IDX(pos, d) (b * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos))
-#elif ANTIQUANT == 5
-#define AQ_IDX(pos, d) ((ulong)(pos) / (ulong)block_size * aq_bstride + (ulong)kvh * aq_hstride + (ulong)(pos) % (ulong)block_size)
+#ifndef VAQ
+#define VAQ ANTIQUANT
 #endif
+#ifndef VAQ_T
+#define VAQ_T AQ_T
+#endif
+#ifndef VAQ_OFF
+#define VAQ_OFF AQ_OFF
+#endif
+typedef IFA_STORE_TYPE(AQ_T) aq_store;
+typedef IFA_STORE_TYPE(VAQ_T) vaq_store;
+/* the index of a form (mode, its batch and head strides); the mode is a constant, so this folds to one case */
+#define IFA_AQ_INDEX(mode, bs, hs, pos, d)                                                                       \
+    ((mode) == 1   ? (ulong)kvh * HEAD_DIM + (ulong)(d)                                                         \
+     : (mode) == 2 ? (ulong)0                                                                                   \
+     : (mode) == 3 ? b * (bs) + (ulong)(pos)                                                                    \
+     : (mode) == 4 ? b * (bs) + (ulong)kvh * (hs) + (ulong)(pos)                                                \
+                   : (ulong)(pos) / (ulong)block_size * (bs) + (ulong)kvh * (hs) + (ulong)(pos) % (ulong)block_size)
+#define AQ_IDX(pos, d) IFA_AQ_INDEX(ANTIQUANT, aq_bstride, aq_hstride, pos, d)
+#define VAQ_IDX(pos, d) IFA_AQ_INDEX(VAQ, vaq_bstride, vaq_hstride, pos, d)
 #define AQ_SCALE(i) IFA_LOAD(AQ_T, aqs, aqs_off + (i))
+#define VAQ_SCALE(i) IFA_LOAD(VAQ_T, vaqs, vaqs_off + (i))
 #if AQ_OFF
 #define AQ_OFFSET(i) IFA_LOAD(AQ_T, aqo, aqo_off + (i))
 #else
 #define AQ_OFFSET(i) 0.0f
+#endif
+#if VAQ_OFF
+#define VAQ_OFFSET(i) IFA_LOAD(VAQ_T, vaqo, vaqo_off + (i))
+#else
+#define VAQ_OFFSET(i) 0.0f
 #endif

@@ -19,8 +19,8 @@
  * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D_v), maxima and
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
- * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, QLEN, PAGED, ANTIQUANT, AQ_T, AQ_OFF, ROPE, ROPE_DIM,
- * ROPE_TAB, as in ifa_all_vector.cl. */
+ * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, QLEN, PAGED, ANTIQUANT, AQ_T, AQ_OFF, VAQ,
+ * VAQ_T, VAQ_OFF, ROPE, ROPE_DIM, ROPE_TAB, as in ifa_all_vector.cl. */
 
 #define M_ROWS (GT * SQ)
 
@@ -69,8 +69,10 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
                             ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits,
                             int split_tokens, int step, int window, int kv_end, __global const int *table,
                             ulong table_off, int table_cols, int block_size, __global const aq_store *aqs,
-                            ulong aqs_off, __global const aq_store *aqo, ulong aqo_off, ulong aq_vstride,
-                            ulong aq_bstride, ulong aq_hstride, __global float *ws, ulong kt_off, ulong vt_off) {
+                            ulong aqs_off, __global const aq_store *aqo, ulong aqo_off, ulong aq_bstride,
+                            ulong aq_hstride, __global const vaq_store *vaqs, ulong vaqs_off,
+                            __global const vaq_store *vaqo, ulong vaqo_off, ulong vaq_bstride, ulong vaq_hstride,
+                            __global float *ws, ulong kt_off, ulong vt_off) {
     const int d = (int)get_global_id(0), j = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     ulong b, kvh;
@@ -94,16 +96,22 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
         const ulong at = ro + kvh * kv_hstride + (ulong)d;
         kx = IFA_LOAD(KV_T, k, k_off + at);
         if (d < VDIM) vx = IFA_LOAD(KV_T, v, v_off + at);
-#if ANTIQUANT
-#if ANTIQUANT == 5
-        const ulong ai = AQ_IDX((ulong)pb * (ulong)block_size + (ulong)(p % block_size), d);
-#elif ANTIQUANT >= 3
-        const ulong ai = AQ_IDX(PAGED ? p : row0 + p, d);
+        /* the position a token-mode scale form indexes: the pool's row (mode 5), the logical position (paged)
+         * or the key row */
+#if PAGED
+#define IFA_AQ_POS(mode) ((mode) == 5 ? (ulong)pb * (ulong)block_size + (ulong)(p % block_size) : (ulong)p)
 #else
-        const ulong ai = AQ_IDX(0, d);
+#define IFA_AQ_POS(mode) ((ulong)(row0 + p))
 #endif
+#if ANTIQUANT
+        const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT), d);
         kx = (kx + AQ_OFFSET(ai)) * AQ_SCALE(ai);
-        vx = (vx + AQ_OFFSET(ai + aq_vstride)) * AQ_SCALE(ai + aq_vstride);
+#endif
+#if VAQ
+        if (d < VDIM) {
+            const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ), d);
+            vx = (vx + VAQ_OFFSET(vai)) * VAQ_SCALE(vai);
+        }
 #endif
     }
     ws[kt_off + (e * CHUNK + (ulong)j) * HEAD_DIM + (ulong)d] = kx;

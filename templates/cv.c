@@ -89,8 +89,11 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         {sizeof a.window, &a.window},   {sizeof a.kv_end, &a.kv_end},     {sizeof(cl_mem), &a.table},
         {sizeof a.table_off, &a.table_off}, {sizeof a.table_cols, &a.table_cols}, {sizeof a.block_size, &a.block_size},
         {sizeof(cl_mem), &a.aqs},       {sizeof a.aqs_off, &a.aqs_off},   {sizeof(cl_mem), &a.aqo},
-        {sizeof a.aqo_off, &a.aqo_off}, {sizeof a.aq_vstride, &a.aq_vstride}, {sizeof a.aq_bstride, &a.aq_bstride},
-        {sizeof a.aq_hstride, &a.aq_hstride}, {sizeof(cl_mem), &workspace}, {sizeof kt, &kt},
+        {sizeof a.aqo_off, &a.aqo_off}, {sizeof a.aq_bstride, &a.aq_bstride},
+        {sizeof a.aq_hstride, &a.aq_hstride},
+        {sizeof(cl_mem), &a.vaqs},       {sizeof a.vaqs_off, &a.vaqs_off}, {sizeof(cl_mem), &a.vaqo},
+        {sizeof a.vaqo_off, &a.vaqo_off}, {sizeof a.vaq_bstride, &a.vaq_bstride},
+        {sizeof a.vaq_hstride, &a.vaq_hstride}, {sizeof(cl_mem), &workspace}, {sizeof kt, &kt},
         {sizeof vt, &vt},
     };
     const ifa__karg sargs[] = {

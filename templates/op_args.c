@@ -8,6 +8,21 @@
 #include "op_host/tensor_check.h"
 #include "tiling/planner.h"
 
+/* The batch and head strides of a scale form (ifa_antiquant kind, positions len); returns its elements (one
+ * side of antiquant_scale's (2, ...) form). */
+static cl_ulong aq_strides(const ifa_problem *p, int32_t kind, int64_t len, cl_ulong *bstride, cl_ulong *hstride) {
+    const cl_ulong nkv = (cl_ulong)p->num_kv_heads, l = (cl_ulong)len;
+    *bstride = 0, *hstride = 0;
+    switch (kind) {
+    case IFA_ANTIQUANT_PER_CHANNEL: return nkv * (cl_ulong)p->head_dim;
+    case IFA_ANTIQUANT_PER_TENSOR: return 1;
+    case IFA_ANTIQUANT_PER_TOKEN: *bstride = l; return (cl_ulong)p->batch * l;
+    case IFA_ANTIQUANT_PER_HEAD_PER_TOKEN: *hstride = l, *bstride = nkv * l; return (cl_ulong)p->batch * nkv * l;
+    case IFA_ANTIQUANT_PAGED_HEAD_TOKEN: *hstride = l, *bstride = nkv * l; return (cl_ulong)p->pool_blocks * nkv * l;
+    default: return 0;
+    }
+}
+
 void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem workspace,
                        size_t workspace_offset, ifa__op_args *a) {
     const ifa_problem *p = &plan->problem;
@@ -63,18 +78,19 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     a->qs2 = qs2 ? qs2->buffer : q->buffer, a->qo2 = qo2 ? qo2->buffer : a->qs2;
     a->qs2_off = qs2 ? ifa__elem_offset(qs2) : 0, a->qo2_off = qo2 ? ifa__elem_offset(qo2) : 0;
 
-    /* antiquant scale/offset: element offsets and the strides of their (2, ...) forms */
-    const ifa_tensor *aqs = args->antiquant_scale, *aqo = args->antiquant_offset;
+    /* antiquant scales/offsets: the key's and the value's element offsets and strides; antiquant_scale's
+     * (2, ...) form holds the value's after the key's, one side's elements (`half`) later */
+    const cl_ulong kh = aq_strides(p, p->antiquant, p->aq_len, &a->aq_bstride, &a->aq_hstride);
+    aq_strides(p, p->v_antiquant, p->v_aq_len, &a->vaq_bstride, &a->vaq_hstride);
+    const ifa_tensor *aqs = p->aq_separate ? args->key_antiquant_scale : args->antiquant_scale;
+    const ifa_tensor *aqo = p->aq_separate ? args->key_antiquant_offset : args->antiquant_offset;
+    const ifa_tensor *vaqs = p->aq_separate ? args->value_antiquant_scale : aqs;
+    const ifa_tensor *vaqo = p->aq_separate ? args->value_antiquant_offset : aqo;
+    const cl_ulong half = p->aq_separate ? 0 : kh;
     a->aqs = aqs ? aqs->buffer : q->buffer, a->aqo = aqo ? aqo->buffer : a->aqs;
     a->aqs_off = aqs ? ifa__elem_offset(aqs) : 0, a->aqo_off = aqo ? ifa__elem_offset(aqo) : 0;
-    const cl_ulong aq_len = (cl_ulong)p->aq_len, b_u = (cl_ulong)p->batch;
-    if (p->antiquant == IFA_ANTIQUANT_PER_CHANNEL) a->aq_vstride = nkv * d;
-    if (p->antiquant == IFA_ANTIQUANT_PER_TENSOR) a->aq_vstride = 1;
-    if (p->antiquant == IFA_ANTIQUANT_PER_TOKEN) a->aq_bstride = aq_len, a->aq_vstride = b_u * aq_len;
-    if (p->antiquant == IFA_ANTIQUANT_PER_HEAD_PER_TOKEN)
-        a->aq_hstride = aq_len, a->aq_bstride = nkv * aq_len, a->aq_vstride = b_u * nkv * aq_len;
-    if (p->antiquant == IFA_ANTIQUANT_PAGED_HEAD_TOKEN)
-        a->aq_hstride = aq_len, a->aq_bstride = nkv * aq_len, a->aq_vstride = (cl_ulong)p->pool_blocks * nkv * aq_len;
+    a->vaqs = vaqs ? vaqs->buffer : q->buffer, a->vaqo = vaqo ? vaqo->buffer : a->vaqs;
+    a->vaqs_off = vaqs ? ifa__elem_offset(vaqs) + half : 0, a->vaqo_off = vaqo ? ifa__elem_offset(vaqo) + half : 0;
 
     /* rope: the first query positions (int64) and inverse frequencies (float pairs) in the workspace, or tables */
     a->rope = p->rope ? workspace : q->buffer;

@@ -10,7 +10,7 @@
 /* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
  * buffer (the kernels are built without reading them). */
 typedef struct ifa__op_args {
-    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, qs2, qo2, rope, rcos, rsin, sinks, alibi;
+    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, vaqs, vaqo, qs2, qo2, rope, rcos, rsin, sinks, alibi;
     cl_ulong q_off, q_batch, q_head, q_tok;
     cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
     cl_ulong o_off, o_batch, o_head, o_tok; /* the output's strides: the query's with D_v for D */
@@ -18,7 +18,8 @@ typedef struct ifa__op_args {
     cl_ulong mask_off, mask_bstride, mask_tstride;
     cl_ulong pse_off, pse_bstride, pse_hstride, pse_tstride;
     cl_ulong table_off;
-    cl_ulong aqs_off, aqo_off, aq_vstride, aq_bstride, aq_hstride;
+    cl_ulong aqs_off, aqo_off, aq_bstride, aq_hstride;      /* the key's scales */
+    cl_ulong vaqs_off, vaqo_off, vaq_bstride, vaq_hstride; /* the value's */
     cl_ulong qs2_off, qo2_off;
     cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
     cl_ulong sinks_off;
@@ -35,7 +36,8 @@ typedef struct ifa__op_args {
         {"HAS_PSE", (p)->pse_kind != IFA_PSE_NONE}, {"HAS_ALIBI", (p)->alibi != IFA_ALIBI_NONE},                    \
         {"SOFTCAP", (p)->softcap_bits != 0},                                                                       \
         {"HAS_PAD", (p)->has_kv_padding}, {"QLEN", (p)->q_lengths}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
-        {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"ROPE", (p)->rope},            \
+        {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"VAQ", (p)->v_antiquant},       \
+        {"VAQ_T", (p)->v_antiquant ? (p)->v_aq_dtype : 0}, {"VAQ_OFF", (p)->v_aq_offset}, {"ROPE", (p)->rope},    \
         {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}
 
 /* The build options the fused and the combine kernels share: int8 output (quant_scale2 / quant_offset2),

@@ -40,6 +40,9 @@ typedef struct fspec {
     int aq;             /* ifa_antiquant (kv must be int8 or int4) */
     int aq_offset;      /* 1: with antiquant_offset */
     ifa_dtype aq_dtype; /* channel modes: the scale's dtype (token modes are float32) */
+    int v_aq;           /* > 0: the separate form, the key's scales in mode aq and the value's in this ifa_antiquant */
+    int v_aq_offset;    /* the separate form: the value with offsets (aq_offset is the key's) */
+    ifa_dtype v_aq_dtype; /* the value's channel-mode scale dtype */
     int q2;             /* int8 output: 1 per-tensor quant_scale2, 2 per-channel (N·D), 3 per-channel (N, D) */
     int q2_offset;
     double q2_max;      /* scales drawn in [q2_max / 4, q2_max): large ones saturate */
@@ -216,6 +219,39 @@ static int page_scales(const fspec *p, ifa_case *c) {
     return 0;
 }
 
+/* Half `half` of a (2, ...) scale form as one side's own tensor: the shape without the leading 2, (1) for
+ * per tensor. Frees two's share of nothing: the caller frees two. */
+static int take_half(const ifa_host_tensor *two, int half, ifa_host_tensor *out) {
+    if (!two->data) return 0;
+    const int64_t one = 1;
+    const int64_t n = ifa_host_tensor_numel(two) / 2;
+    if (ifa_host_tensor_alloc(out, two->dtype, two->ndim == 1 ? 1 : two->ndim - 1, two->ndim == 1 ? &one : two->shape + 1))
+        return -1;
+    for (int64_t i = 0; i < n; ++i) ifa_host_set(out, i, ifa_host_get(two, half * n + i));
+    return 0;
+}
+
+/* The separate form (key_/value_antiquant_scale): the key's scales are half 0 of the (2, ...) form built for
+ * p->aq, the value's half 1 of one built for p->v_aq, so that each carries its mode's NaN where a row must not
+ * be read. */
+static int split_antiquant(const fspec *p, ifa_case *c) {
+    ifa_host_tensor ks = c->antiquant_scale, ko = c->antiquant_offset;
+    const int64_t kmode = c->antiquant_mode;
+    memset(&c->antiquant_scale, 0, sizeof c->antiquant_scale), memset(&c->antiquant_offset, 0, sizeof c->antiquant_offset);
+    fspec vp = *p;
+    vp.aq = p->v_aq, vp.aq_offset = p->v_aq_offset, vp.aq_dtype = p->v_aq_dtype ? p->v_aq_dtype : IFA_DTYPE_FLOAT32;
+    vp.seed = p->seed + 5000;
+    int rc = build_antiquant(&vp, c) != 0 ||
+             (vp.aq == IFA_ANTIQUANT_PAGED_HEAD_TOKEN && vp.block_size > 0 && page_scales(&vp, c) != 0) ||
+             take_half(&ks, 0, &c->key_antiquant_scale) || take_half(&ko, 0, &c->key_antiquant_offset) ||
+             take_half(&c->antiquant_scale, 1, &c->value_antiquant_scale) ||
+             take_half(&c->antiquant_offset, 1, &c->value_antiquant_offset);
+    c->key_antiquant_mode = kmode, c->value_antiquant_mode = c->antiquant_mode, c->antiquant_mode = 0;
+    ifa_host_tensor_free(&ks), ifa_host_tensor_free(&ko);
+    ifa_host_tensor_free(&c->antiquant_scale), ifa_host_tensor_free(&c->antiquant_offset);
+    return rc ? -1 : 0;
+}
+
 static int build(const fspec *p, ifa_case *c) {
     ifa_case_init(c);
     const int bnsd = is_bnsd(p->layout);
@@ -358,6 +394,7 @@ static int build(const fspec *p, ifa_case *c) {
     if (p->block_size > 0 &&
         (make_paged(p, c) != 0 || (p->aq == IFA_ANTIQUANT_PAGED_HEAD_TOKEN && page_scales(p, c) != 0)))
         return -1;
+    if (p->v_aq && split_antiquant(p, c) != 0) return -1;
     /* a value's columns past D_v are never read: NaN in them where the dtype holds one (float KV, a value of its
      * own) */
     if (dv < p->d && !p->value_is_key && p->kv != IFA_DTYPE_INT8 && p->kv != IFA_DTYPE_INT4)
@@ -420,12 +457,13 @@ static int replan(ifa_plan *plan, void *user) {
 static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
-             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
+             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s v_aq=%d/%d rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
              "native=%d sinks=%d alibi=%d dv=%lld%s q_tokens=%lld(%lld values) seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
-             p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->rope, (long long)p->rope_dim,
+             p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->v_aq, p->v_aq_offset,
+             p->rope, (long long)p->rope_dim,
              p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
              p->alibi, (long long)p->dv, p->value_is_key ? "(value=key)" : "",
              (long long)(p->nqlens ? p->qlens[0] : p->sq), (long long)p->nqlens, (unsigned long long)p->seed);
@@ -676,6 +714,74 @@ START_TEST(antiquant_paged_scales) {
                .split = splits[_i % 4], .seed = 1450 + (uint64_t)_i};
     if (_i >= 8) p.sq = 3, p.lens = lens + 3, p.nlens = 1, p.split = splits[_i % 3]; /* balanced: per-batch lengths */
     check(&p, NULL);
+}
+END_TEST
+
+/* The separate form (key_/value_antiquant_scale, each side in its own mode): KIVI's keys per channel with
+ * values per token and the other pairings of unlike modes (the pages' mode 3 beside each other kind), int8
+ * and int4, offsets on either side, scale dtypes that differ between the sides; then each split mode with
+ * two query tokens, both register files of the CPU shape, float8 KV, and value = key (MLA's one cache, the
+ * value's channel scales its first D_v). */
+START_TEST(antiquant_separate_modes) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    /* (key, value) ifa_antiquant pairs; 5 (with the pages) needs paged KV */
+    static const int pairs[10][2] = {{1, 3}, {1, 4}, {2, 1}, {3, 1}, {4, 3}, {3, 2}, {5, 1}, {1, 5}, {4, 5}, {5, 3}};
+    const int k = _i % 10;
+    const int paged = pairs[k][0] == 5 || pairs[k][1] == 5 || (_i >= 10 && _i % 3 == 0);
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 2 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = _i % 4 == 1 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8, .b = 4, .n = 8, .nkv = 2, .d = 64, .s = 300,
+               .sq = 1, .lens = lens, .nlens = 4, .aq = pairs[k][0], .aq_offset = _i % 2, .aq_dtype = IFA_DTYPE_FLOAT16,
+               .v_aq = pairs[k][1], .v_aq_offset = _i % 3 != 0, .v_aq_dtype = IFA_DTYPE_BFLOAT16,
+               .block_size = paged ? 16 : 0, .share_blocks = paged && _i % 2, .seed = 1470 + (uint64_t)_i};
+    if (_i >= 10 && _i < 20) p.split = splits[1 + _i % 3], p.sq = 2;
+    if (_i >= 20 && _i < 24) p.native = _i % 2 ? 8 : 16;
+    if (_i >= 24 && _i < 26) p.kv = _i % 2 ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3, p.aq = 2, p.v_aq = 3;
+    if (_i >= 26) {
+        p.value_is_key = 1, p.dv = 48, p.block_size = 0, p.share_blocks = 0;
+        p.aq = _i % 2 ? IFA_ANTIQUANT_PER_TOKEN : IFA_ANTIQUANT_PER_CHANNEL;
+        p.v_aq = _i % 2 ? IFA_ANTIQUANT_PER_CHANNEL : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN;
+    }
+    ifa_case_result r;
+    check(&p, &r);
+    /* the key's form in the antiquant digit, the value's beside it */
+    const int32_t vdigit = (int32_t)(r.plan.tiling_key / 1000000000000ull % 10);
+    ck_assert_int_eq((int32_t)(r.plan.tiling_key / 1000000000ull % 10), p.aq);
+    ck_assert_int_eq(vdigit, p.v_aq);
+    ifa_case_result_free(&r);
+}
+END_TEST
+
+/* The separate form with the key's and the value's halves of one (2, ...) form, in its mode, is the same
+ * computation: the same kernel build (tiling key) and bitwise the same output and LSE. */
+START_TEST(antiquant_separate_equals_combined) {
+    static const int64_t lens[] = {250, 97};
+    const int mode = 1 + _i % 5;
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = _i >= 5 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8,
+               .b = 2, .n = 8, .nkv = 2, .d = 32, .s = 250, .sq = 1, .lens = lens, .nlens = 2, .aq = mode,
+               .aq_offset = 1, .aq_dtype = IFA_DTYPE_FLOAT32, .block_size = mode == 5 ? 16 : 0,
+               .seed = 1560 + (uint64_t)_i};
+    ifa_case cc, cs;
+    ck_assert_int_eq(build(&p, &cc), 0);
+    ck_assert_int_eq(build(&p, &cs), 0);
+    ck_assert_int_eq(take_half(&cs.antiquant_scale, 0, &cs.key_antiquant_scale), 0);
+    ck_assert_int_eq(take_half(&cs.antiquant_offset, 0, &cs.key_antiquant_offset), 0);
+    ck_assert_int_eq(take_half(&cs.antiquant_scale, 1, &cs.value_antiquant_scale), 0);
+    ck_assert_int_eq(take_half(&cs.antiquant_offset, 1, &cs.value_antiquant_offset), 0);
+    cs.key_antiquant_mode = cs.value_antiquant_mode = cs.antiquant_mode, cs.antiquant_mode = 0;
+    ifa_host_tensor_free(&cs.antiquant_scale), ifa_host_tensor_free(&cs.antiquant_offset);
+    ifa_case_result rc, rs;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cc, NULL, NULL, &rc) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &cs, NULL, NULL, &rs) == IFA_STATUS_OK, "%s", ifa_last_error());
+    ck_assert_msg(rc.plan.tiling_key == rs.plan.tiling_key, "keys %llu and %llu", (unsigned long long)rc.plan.tiling_key,
+                  (unsigned long long)rs.plan.tiling_key);
+    ck_assert_int_eq(rs.plan.problem.aq_separate, 1);
+    ck_assert(memcmp(rc.out.data, rs.out.data, rc.out.bytes) == 0);
+    ck_assert(memcmp(rc.lse.data, rs.lse.data, rc.lse.bytes) == 0);
+    ifa_case_check k;
+    ck_assert_int_eq(ifa_case_check_result(&cs, &rs, &k), 0);
+    ck_assert_msg(k.pass, "mode %d: rel_l2 %.3g", mode, k.rel_l2);
+    ifa_case_result_free(&rc), ifa_case_result_free(&rs);
+    ifa_case_free(&cc), ifa_case_free(&cs);
 }
 END_TEST
 
@@ -972,6 +1078,20 @@ START_TEST(cv_float8) {
 }
 END_TEST
 
+/* The cv template's gather with the separate form: each side dequantised in its own mode (channel beside
+ * token, the pages' mode 3 beside channel), split and not. */
+START_TEST(cv_antiquant_separate) {
+    static const int64_t lens[] = {200, 0, 77};
+    static const int pairs[4][2] = {{1, 3}, {5, 1}, {3, 2}, {2, 4}};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = _i == 2 ? IFA_DTYPE_INT4 : IFA_DTYPE_INT8,
+               .b = 3, .n = 16, .nkv = 2, .d = 64, .s = 200, .sq = 1 + _i % 2, .lens = lens, .nlens = 3,
+               .aq = pairs[_i][0], .aq_offset = _i % 2, .aq_dtype = IFA_DTYPE_FLOAT16, .v_aq = pairs[_i][1],
+               .v_aq_offset = 1, .v_aq_dtype = IFA_DTYPE_FLOAT32, .block_size = _i == 1 ? 16 : 0,
+               .split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0, .seed = 2550 + (uint64_t)_i};
+    check_cv_and_all_vector(&p);
+}
+END_TEST
+
 /* Multi-head latent attention (value_head_dim D_v < D): the value a tensor of its own whose columns past D_v
  * hold NaN, or the key itself (DeepSeek's MLA: one latent cache, N_kv = 1, the first D_v columns as the
  * value). Cases 0-2 the MLA form; 3-5 paged, each split mode; 6-8 a value of its own, GQA, S1 = 3, each
@@ -1225,6 +1345,8 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, all_features_every_layout_and_split, 0, 24);
     tcase_add_loop_test(t, antiquant_modes, 0, 32);
     tcase_add_loop_test(t, antiquant_paged_scales, 0, 12);
+    tcase_add_loop_test(t, antiquant_separate_modes, 0, 28);
+    tcase_add_loop_test(t, antiquant_separate_equals_combined, 0, 8);
     tcase_add_loop_test(t, rope_query, 0, 20);
     tcase_add_loop_test(t, rope_large_positions_and_tables, 0, 6);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
@@ -1240,6 +1362,12 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, query_lengths, 0, 19);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
+    TCase *dev = tcase_create("dev");
+    tcase_set_timeout(dev, 0);
+    tcase_add_loop_test(dev, antiquant_separate_equals_combined, 0, 8);
+    tcase_add_loop_test(dev, antiquant_separate_modes, 0, 28);
+    tcase_add_loop_test(dev, cv_antiquant_separate, 0, 4);
+    suite_add_tcase(s, dev);
     TCase *cv = tcase_create("cv");
     tcase_set_timeout(cv, 600);
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
@@ -1247,6 +1375,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(cv, cv_sinks, 0, 4);
     tcase_add_loop_test(cv, cv_alibi, 0, 4);
     tcase_add_loop_test(cv, cv_float8, 0, 6);
+    tcase_add_loop_test(cv, cv_antiquant_separate, 0, 4);
     tcase_add_loop_test(cv, cv_value_head_dim, 0, 4);
     tcase_add_loop_test(cv, cv_query_lengths, 0, 4);
     suite_add_tcase(s, cv);

@@ -54,7 +54,8 @@ START_TEST(key_rejects_illegal) {
     ck_assert_int_eq(ifa__key_encode(v, &key), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 500000000000ull, back), IFA_STATUS_INVALID_PLAN); /* rope 5 */
-    ck_assert_int_eq(ifa__key_decode(10000010000ull + 1000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 6000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* value antiquant 6 */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 10000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
     ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
     /* float8_e5m2 (ifa_dtype 10) is kv_dtype digit 4, which no query or output dtype takes */
     ck_assert_int_eq(ifa__key_dtype_digit(IFA_DTYPE_FLOAT8_E5M2), 4);

@@ -9,7 +9,7 @@
 
 /* A valid BSH case: B=2, N=8, N_kv=2, D=16, S=32, fp16, with LSE. Buffers NULL (planning only). */
 typedef struct fixture {
-    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sinks, alibi;
+    ifa_tensor q, k, v, o, lse, mask, pse, aqs, aqo, qs2, qo2, kp, vp, rc, rs, sinks, alibi, kas, kao, vas, vao;
     int64_t prefix_len;
     int64_t rope_pos[2];
     int64_t lens[2];
@@ -376,8 +376,9 @@ START_TEST(antiquant_rules) {
     setup_antiquant(&f);
     expect(&f, IFA_STATUS_OK, NULL);
     setup_antiquant(&f), f.a.antiquant_scale = NULL;
-    expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key has dtype int8; quantised KV needs it "
-                                         "(antiquant_offset alone is not enough)");
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "antiquant_scale is NULL but key has dtype int8; quantised KV needs it (or "
+                                         "key_antiquant_scale and value_antiquant_scale); antiquant_offset alone is "
+                                         "not enough");
     setup_antiquant(&f), f.a.antiquant_offset = NULL; /* offsets are optional */
     expect(&f, IFA_STATUS_OK, NULL);
     setup(&f), f.a.antiquant_scale = &f.aqs;
@@ -425,6 +426,106 @@ START_TEST(antiquant_rules) {
     expect(&f, IFA_STATUS_INVALID_HEAD_DIM, "int4 key/value pack two values per byte along D; D = 15 must be even");
     setup(&f), f.k.dtype = IFA_DTYPE_INT32;
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key has dtype int32");
+}
+END_TEST
+
+/* int8 KV with the separate form: the key's scales per channel (N_kv, D) in float16 with offsets, the value's
+ * per token (B, S_kv) in float32 without (KIVI's pairing). */
+static void setup_separate(fixture *f) {
+    setup(f);
+    f->k.dtype = f->v.dtype = IFA_DTYPE_INT8;
+    tensor(&f->kas, IFA_DTYPE_FLOAT16, 2, 2, 16, 0, 0), f->kao = f->kas;
+    tensor(&f->vas, IFA_DTYPE_FLOAT32, 2, 2, 32, 0, 0);
+    f->a.key_antiquant_scale = &f->kas, f->a.key_antiquant_offset = &f->kao, f->a.value_antiquant_scale = &f->vas;
+    f->a.value_antiquant_mode = 1;
+}
+
+/* The separate form's rules: one form only, both scales, each mode's shapes and dtypes in the side's own
+ * names, offsets beside their scales, modes only with their tensors; and the value's form in the key. */
+START_TEST(antiquant_separate_rules) {
+    fixture f;
+    setup_separate(&f);
+    expect(&f, IFA_STATUS_OK, NULL);
+    {
+        ifa_plan plan;
+        size_t ws;
+        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.problem.aq_separate, 1);
+        ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_PER_CHANNEL);
+        ck_assert_int_eq(plan.problem.v_antiquant, IFA_ANTIQUANT_PER_TOKEN);
+        ck_assert_int_eq(plan.problem.aq_offset, 1);
+        ck_assert_int_eq(plan.problem.v_aq_offset, 0);
+        ck_assert_int_eq(plan.problem.v_aq_dtype, IFA_DTYPE_FLOAT32);
+        ck_assert_int_eq((int)(plan.tiling_key / 1000000000ull % 10), IFA_ANTIQUANT_PER_CHANNEL);
+        ck_assert_int_eq((int)(plan.tiling_key / 1000000000000ull % 10), IFA_ANTIQUANT_PER_TOKEN);
+    }
+    /* per tensor is (1) in the separate form; per channel also (N_kv, 1, D) and (N_kv·D) */
+    setup_separate(&f), tensor(&f.kas, IFA_DTYPE_BFLOAT16, 1, 1, 0, 0, 0), f.a.key_antiquant_offset = NULL;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_separate(&f), tensor(&f.kas, IFA_DTYPE_FLOAT32, 3, 2, 1, 16, 0), f.kao = f.kas;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_separate(&f), tensor(&f.kas, IFA_DTYPE_FLOAT32, 1, 32, 0, 0, 0), f.kao = f.kas;
+    expect(&f, IFA_STATUS_OK, NULL);
+    setup_separate(&f), f.a.antiquant_scale = &f.vas;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_scale and key_antiquant_scale are two forms of the same "
+                                             "scales; give antiquant_scale's (2, ...) form or the key's and the value's "
+                                             "own tensors, not both");
+    setup_separate(&f), f.a.key_antiquant_scale = f.a.key_antiquant_offset = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "value_antiquant_scale is given but key_antiquant_scale is NULL; the separate "
+                                         "form needs both scales");
+    setup_separate(&f), f.a.value_antiquant_scale = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "key_antiquant_scale is given but value_antiquant_scale is NULL");
+    setup_separate(&f), f.a.key_antiquant_scale = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "key_antiquant_offset is given without key_antiquant_scale");
+    setup_separate(&f), f.vao = f.vas, f.a.value_antiquant_offset = &f.vao, f.a.value_antiquant_scale = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "value_antiquant_offset is given without value_antiquant_scale");
+    setup_separate(&f), f.a.antiquant_mode = 1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_mode = 1 is given with key_/value_antiquant_scale; their modes "
+                                             "are key_antiquant_mode and value_antiquant_mode");
+    setup_antiquant(&f), f.a.value_antiquant_mode = 2;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode = 2 is given without key_antiquant_scale and "
+                                             "value_antiquant_scale");
+    setup_separate(&f), f.a.key_antiquant_mode = 7;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "key_antiquant_mode = 7 is not 0 (per channel or tensor)");
+    setup_separate(&f), f.a.value_antiquant_mode = -1;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode = -1 is not 0");
+    setup_separate(&f), f.a.value_antiquant_mode = 3;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode 3 keeps scales with the pages of a paged cache");
+    setup_separate(&f), f.kas.shape[1] = 15, f.kao = f.kas;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_antiquant_scale has shape (2, 15); key_antiquant_mode 0 takes (1) per "
+                                          "tensor or (N_kv, 1, D), (N_kv, D), (N_kv·D) per channel with N_kv = 2, D = 16");
+    setup_separate(&f), f.vas.shape[1] = 31;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_antiquant_scale's last dimension 31 must be S_kv = 32");
+    setup_separate(&f), f.a.value_antiquant_mode = 2;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_antiquant_scale has shape (2, 32); value_antiquant_mode 2 takes (B, "
+                                          "N_kv, S) with B = 2, N_kv = 2");
+    tensor(&f.vas, IFA_DTYPE_FLOAT32, 3, 2, 2, 32, 0);
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.vas.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value_antiquant_scale has dtype float16; per-token scales are float32");
+    setup_separate(&f), f.kao.dtype = IFA_DTYPE_FLOAT32;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_offset has dtype float32; it must be the scale's float16");
+    setup_separate(&f), f.kas.dtype = f.kao.dtype = IFA_DTYPE_INT8;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_scale has dtype int8; per-channel and per-tensor scales");
+    setup_separate(&f), f.vao = f.vas, f.vao.shape[0] = 1, f.a.value_antiquant_offset = &f.vao;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_antiquant_offset has shape (1, 32); it must be the scale's shape");
+    setup_separate(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT16;
+    expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_scale is given but key has dtype float16");
+    /* float8: both scales or neither */
+    setup_separate(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_FLOAT8_E5M2;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.key_antiquant_scale = f.a.key_antiquant_offset = NULL;
+    expect(&f, IFA_STATUS_NULL_ARGUMENT, "the separate form needs both scales (a float8 cache without scales gives "
+                                         "neither)");
+    /* the pages' mode 3 for the key beside per-channel values on the paged fixture (6 blocks of 8 rows) */
+    setup_paged(&f), f.k.dtype = f.v.dtype = IFA_DTYPE_INT8;
+    tensor(&f.kas, IFA_DTYPE_FLOAT32, 3, 6, 2, 8, 0);
+    tensor(&f.vas, IFA_DTYPE_FLOAT16, 2, 2, 16, 0, 0);
+    f.a.key_antiquant_scale = &f.kas, f.a.value_antiquant_scale = &f.vas, f.a.key_antiquant_mode = 3;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.kas.shape[0] = 5;
+    expect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_antiquant_scale has shape (5, 2, 8); key_antiquant_mode 3 takes "
+                                          "(num_blocks, N_kv, block_size) = (6, 2, 8)");
 }
 END_TEST
 
@@ -920,6 +1021,7 @@ int main(void) {
     tcase_add_test(t, multi_token_rules);
     tcase_add_test(t, paged_rules);
     tcase_add_test(t, antiquant_rules);
+    tcase_add_test(t, antiquant_separate_rules);
     tcase_add_test(t, float8_rules);
     tcase_add_test(t, quant_out_rules);
     tcase_add_test(t, value_head_dim_rules);

@@ -65,6 +65,7 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_SPLIT_KV] = plan->split_kv;
     v[IFA_KEY_PAGED] = plan->problem.paged;
     v[IFA_KEY_ANTIQUANT] = plan->problem.antiquant;
+    v[IFA_KEY_V_ANTIQUANT] = plan->problem.v_antiquant != plan->problem.antiquant ? plan->problem.v_antiquant : 0;
     v[IFA_KEY_MODE] = plan->problem.has_prefix ? 2 : 1;
     v[IFA_KEY_ROPE] = plan->problem.rope + (plan->problem.rope && plan->problem.rope_table ? 2 : 0);
     return ifa__key_encode(v, key);

@@ -19,6 +19,9 @@ static const char *const lengths_names[10] = {"full", "uniform", "per_batch"};
 static const char *const split_names[10] = {"none", "partial_rowmax", "global_rowmax", "balanced_units"};
 static const char *const antiquant_names[10] = {"none", "per_channel", "per_tensor", "per_token", "per_head_per_token",
                                                     "paged_head_token"};
+/* the value's scale form when it differs from the key's (separate key/value antiquant), else 0 */
+static const char *const v_antiquant_names[10] = {"as_key", "per_channel", "per_tensor", "per_token",
+                                                  "per_head_per_token", "paged_head_token"};
 static const char *const mode_names[10] = {NULL, "plain", "shared_prefix"};
 static const char *const rope_names[10] = {"none", "neox", "gptj", "neox_tables", "gptj_tables"};
 
@@ -38,6 +41,8 @@ static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
                            antiquant_names},
     [IFA_KEY_MODE] = {"mode", 10, BITS(1 << 1 | 1 << 2), mode_names},
     [IFA_KEY_ROPE] = {"rope", 11, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4), rope_names},
+    [IFA_KEY_V_ANTIQUANT] = {"value_antiquant", 12, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 5),
+                             v_antiquant_names},
 };
 
 static uint64_t pow10u(int e) {

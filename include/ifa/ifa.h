@@ -216,6 +216,19 @@ typedef struct ifa_incre_flash_attention_args {
      * FIA's actualSeqLengths of the query). */
     const int64_t *actual_seq_lengths_q;
     int64_t actual_seq_lengths_q_count;
+    /* separate key and value antiquant (Ascend FIA's key_/value_antiquant_scale and _mode; KIVI's keys per
+     * channel with values per token): the key's and the value's scales in their own tensors, each in its own
+     * mode, instead of antiquant_scale's (2, ...) form (giving both forms is INVALID_ATTRIBUTE, and
+     * antiquant_mode must then be 0). Each takes antiquant_scale's shapes without the leading 2: mode 0 (1) per
+     * tensor or (N_kv, 1, D), (N_kv, D), (N_kv·D) per channel, a float dtype; 1 (B, S); 2 (B, N_kv, S); 3 (paged)
+     * (num_blocks, N_kv, block_size); float32 in modes 1-3. Both scales or neither (float8 without scales);
+     * an offset has its scale's shape and dtype. The value's per-channel scales are the first D_v of D. */
+    const ifa_tensor *key_antiquant_scale;
+    const ifa_tensor *key_antiquant_offset;   /* optional, absent = 0 */
+    const ifa_tensor *value_antiquant_scale;
+    const ifa_tensor *value_antiquant_offset; /* optional, absent = 0 */
+    int64_t key_antiquant_mode;               /* 0 channel/tensor, 1 token, 2 head and token, 3 with the pages */
+    int64_t value_antiquant_mode;
 } ifa_incre_flash_attention_args;
 
 /* Sets every field to its default: NULL tensors and lengths, scale_value 1.0, input_layout "BSH",

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 14u
+#define IFA_PLAN_VERSION 15u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -105,9 +105,9 @@ typedef struct ifa_problem {
     int64_t block_size;     /* paged: rows per block */
     int64_t table_cols;     /* paged: block_table's second dimension (blocks per sequence) */
     int64_t pool_blocks;    /* paged: blocks in the key/value pool */
-    int32_t antiquant;      /* ifa_antiquant */
-    int32_t aq_dtype;       /* ifa_dtype of antiquant_scale (and offset) */
-    int32_t aq_offset;      /* 1 if antiquant_offset is given */
+    int32_t antiquant;      /* ifa_antiquant of the key's scales */
+    int32_t aq_dtype;       /* ifa_dtype of the key's scale (and offset) */
+    int32_t aq_offset;      /* 1 if the key has offsets */
     int32_t quant_out;      /* int8 output: 0 off, 1 per-tensor quant_scale2, 2 per-channel */
     int32_t q2_dtype;       /* ifa_dtype of quant_scale2 (and quant_offset2) */
     int32_t q2_offset;      /* 1 if quant_offset2 is given */
@@ -127,6 +127,12 @@ typedef struct ifa_problem {
     int32_t q_lengths;        /* 1 with actual_seq_lengths_q: per-batch query tokens, uploaded beside the KV
                                * lengths (the lengths are then PER_BATCH) */
     uint64_t q_lengths_hash;  /* FNV-1a of the per-batch query tokens (q_lengths), else 0 */
+    int32_t aq_separate;      /* 1: key_/value_antiquant_scale (their own tensors and modes), 0: antiquant_scale's
+                               * (2, ...) form or none */
+    int32_t v_antiquant;      /* ifa_antiquant of the value's scales (antiquant when not aq_separate) */
+    int32_t v_aq_dtype;       /* ifa_dtype of the value's scale (and offset) */
+    int32_t v_aq_offset;      /* 1 if the value has offsets */
+    int64_t v_aq_len;         /* the value's aq_len */
 } ifa_problem;
 
 typedef struct ifa_plan {

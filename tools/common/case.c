@@ -196,13 +196,15 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
     static const char *const known_attrs[] = {"num_heads",        "scale_value", "input_layout", "num_key_value_heads",
                                               "softmax_lse_flag", "softcap",     "window",       "block_size",
                                               "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim",
-                                              "template_mode",    "value_head_dim"};
+                                              "template_mode",    "value_head_dim", "key_antiquant_mode",
+                                              "value_antiquant_mode"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
                                                "key_shared_prefix", "value_shared_prefix", "actual_shared_prefix_len",
                                                "rope_positions", "rope_cos", "rope_sin", "sinks",
-                                               "alibi_slopes", "actual_seq_lengths_q"};
+                                               "alibi_slopes", "actual_seq_lengths_q", "key_antiquant_scale",
+                                               "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"};
     const cJSON *it;
     if (!cJSON_IsString(op) || strcmp(op->valuestring, "IncreFlashAttention") != 0) {
         snprintf(err, err_size, "\"op\" must be \"IncreFlashAttention\"");
@@ -232,6 +234,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         get_int(attrs, "num_key_value_heads", &c->num_key_value_heads, err, err_size) ||
         get_int(attrs, "window", &c->window, err, err_size) || get_int(attrs, "block_size", &c->block_size, err, err_size) ||
         get_int(attrs, "antiquant_mode", &c->antiquant_mode, err, err_size) ||
+        get_int(attrs, "key_antiquant_mode", &c->key_antiquant_mode, err, err_size) ||
+        get_int(attrs, "value_antiquant_mode", &c->value_antiquant_mode, err, err_size) ||
         get_int(attrs, "value_head_dim", &c->value_head_dim, err, err_size))
         goto done;
     if (get_number(attrs, "softcap", &c->softcap, err, err_size) ||
@@ -280,6 +284,15 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
         (aqs && ifa_case_load_tensor(aqs, "antiquant_scale", base, &c->antiquant_scale, err, err_size)) ||
         (aqo && ifa_case_load_tensor(aqo, "antiquant_offset", base, &c->antiquant_offset, err, err_size)))
         goto done;
+    /* the separate form's four tensors */
+    static const char *const side_names[4] = {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
+                                              "value_antiquant_offset"};
+    ifa_host_tensor *const sides[4] = {&c->key_antiquant_scale, &c->key_antiquant_offset, &c->value_antiquant_scale,
+                                       &c->value_antiquant_offset};
+    for (int i = 0; i < 4; ++i) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(inputs, side_names[i]);
+        if (t && ifa_case_load_tensor(t, side_names[i], base, sides[i], err, err_size)) goto done;
+    }
     const cJSON *kps = cJSON_GetObjectItemCaseSensitive(inputs, "key_shared_prefix");
     const cJSON *vps = cJSON_GetObjectItemCaseSensitive(inputs, "value_shared_prefix");
     if ((kps && ifa_case_load_tensor(kps, "key_shared_prefix", base, &c->key_shared_prefix, err, err_size)) ||

@@ -16,15 +16,22 @@ static void poison_row(ifa_host_tensor *t, int bnsd, int64_t rows, int64_t Nkv, 
 }
 
 /* NaN at position pos of batch (or pool block) b in every half and head of a token-mode scale (2, B, S),
- * (2, B, N_kv, S) or (2, num_blocks, N_kv, block_size). */
-static void poison_scale(ifa_host_tensor *s, int64_t b, int64_t pos) {
-    if (!s->data || (s->ndim != 3 && s->ndim != 4) || s->shape[0] != 2) return;
-    const int per_head = s->ndim == 4;
-    const int64_t nb = s->shape[1], heads = per_head ? s->shape[2] : 1, len = s->shape[s->ndim - 1];
+ * (2, B, N_kv, S) or (2, num_blocks, N_kv, block_size); lead 0: one side's own tensor, without the 2. */
+static void poison_scale(ifa_host_tensor *s, int lead, int64_t b, int64_t pos) {
+    if (!s->data || (s->ndim != 2 + lead && s->ndim != 3 + lead) || (lead && s->shape[0] != 2)) return;
+    const int per_head = s->ndim == 3 + lead;
+    const int64_t nb = s->shape[lead], heads = per_head ? s->shape[lead + 1] : 1, len = s->shape[s->ndim - 1];
     if (b >= nb || pos >= len) return; /* a shape the op refuses: nothing to poison */
-    for (int64_t half = 0; half < 2; ++half)
+    for (int64_t half = 0; half < 1 + lead; ++half)
         for (int64_t h = 0; h < heads; ++h) ifa_host_set(s, ((half * nb + b) * heads + h) * len + pos, NAN);
 }
+
+/* A scale form of the case: antiquant_scale's (lead 1) or one side's own (lead 0), with its offset and mode. */
+typedef struct scale_form {
+    ifa_host_tensor *scale, *offset;
+    int64_t mode;
+    int lead;
+} scale_form;
 
 int ifa_case_poison_unread(ifa_case *c) {
     const int64_t N = c->num_heads, Nkv = c->num_key_value_heads ? c->num_key_value_heads : N;
@@ -67,29 +74,34 @@ int ifa_case_poison_unread(ifa_case *c) {
             if (r >= 0 && r < outer * per) need[r] = 1;
         }
     }
-    const int int_kv = is_int_kv(k->dtype), mode = (int)c->antiquant_mode;
-    const int token_scales = c->antiquant_scale.data && mode >= 1;
-    for (int64_t r = 0; r < outer * per; ++r) {
+    const int int_kv = is_int_kv(k->dtype);
+    for (int64_t r = 0; r < outer * per && !int_kv; ++r) {
         if (need[r]) continue;
-        if (!int_kv) {
-            poison_row(k, bnsd, per, Nkv, D, r / per, r % per);
-            poison_row(v, bnsd, per, Nkv, D, r / per, r % per);
-        }
-        /* scales indexed like the rows: key rows (contiguous modes 1, 2) or pool rows (mode 3) */
-        if (token_scales && (mode == 3 || !paged)) {
-            poison_scale(&c->antiquant_scale, r / per, r % per);
-            poison_scale(&c->antiquant_offset, r / per, r % per);
-        }
+        poison_row(k, bnsd, per, Nkv, D, r / per, r % per);
+        poison_row(v, bnsd, per, Nkv, D, r / per, r % per);
     }
-    /* paged modes 1, 2: one value per logical position of each batch */
-    if (token_scales && paged && mode != 3) {
-        const int64_t L = c->antiquant_scale.shape[c->antiquant_scale.ndim - 1];
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t p = 0; p < L; ++p)
-                if (p < lo[b] || p >= len[b]) {
-                    poison_scale(&c->antiquant_scale, b, p);
-                    poison_scale(&c->antiquant_offset, b, p);
-                }
+    const scale_form forms[3] = {{&c->antiquant_scale, &c->antiquant_offset, c->antiquant_mode, 1},
+                                 {&c->key_antiquant_scale, &c->key_antiquant_offset, c->key_antiquant_mode, 0},
+                                 {&c->value_antiquant_scale, &c->value_antiquant_offset, c->value_antiquant_mode, 0}};
+    for (int f = 0; f < 3; ++f) {
+        const scale_form *sf = &forms[f];
+        if (!sf->scale->data || sf->mode < 1) continue; /* token modes only */
+        /* scales indexed like the rows: key rows (contiguous modes 1, 2) or pool rows (mode 3) */
+        for (int64_t r = 0; r < outer * per && (sf->mode == 3 || !paged); ++r) {
+            if (need[r]) continue;
+            poison_scale(sf->scale, sf->lead, r / per, r % per);
+            poison_scale(sf->offset, sf->lead, r / per, r % per);
+        }
+        /* paged modes 1, 2: one value per logical position of each batch */
+        if (paged && sf->mode != 3) {
+            const int64_t L = sf->scale->shape[sf->scale->ndim - 1];
+            for (int64_t b = 0; b < B; ++b)
+                for (int64_t p = 0; p < L; ++p)
+                    if (p < lo[b] || p >= len[b]) {
+                        poison_scale(sf->scale, sf->lead, b, p);
+                        poison_scale(sf->offset, sf->lead, b, p);
+                    }
+        }
     }
     ifa_host_tensor *kp = &c->key_shared_prefix, *vp = &c->value_shared_prefix;
     if (kp->data && vp->data && c->has_prefix_len && ifa_host_tensor_numel(vp) == ifa_host_tensor_numel(kp) &&

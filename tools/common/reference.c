@@ -13,20 +13,25 @@ static int64_t kv_at(const ifa_case *c, int bnsd, int64_t S, int64_t Nkv, int64_
 }
 
 /* Antiquant: the dequantised value of stored element x of the key (half 0) or value (half 1) at batch b,
- * KV head kh, dim d, key row / logical position pos: (x + offset) * scale, indexed as the op defines. */
+ * KV head kh, dim d, key row / logical position pos: (x + offset) * scale, indexed as the op defines, from
+ * antiquant_scale's (2, ...) form or the side's own tensor (the separate form). */
 static double dequant(const ifa_case *c, int half, double x, int64_t B, int64_t Nkv, int64_t D, int64_t b, int64_t kh,
                       int64_t d, int64_t pos) {
-    const ifa_host_tensor *s = &c->antiquant_scale, *o = &c->antiquant_offset;
+    const int own = c->key_antiquant_scale.data || c->value_antiquant_scale.data;
+    const ifa_host_tensor *s = !own ? &c->antiquant_scale : half ? &c->value_antiquant_scale : &c->key_antiquant_scale;
+    const ifa_host_tensor *o = !own ? &c->antiquant_offset : half ? &c->value_antiquant_offset : &c->key_antiquant_offset;
+    const int64_t mode = !own ? c->antiquant_mode : half ? c->value_antiquant_mode : c->key_antiquant_mode;
     if (!s->data) return x;
+    const int64_t h = own ? 0 : half, last = s->shape[s->ndim - 1]; /* h: the side's index in the (2, ...) form */
     int64_t i;
-    if (c->antiquant_mode == 0)
-        i = s->ndim == 1 ? half : (half * Nkv + kh) * D + d;
-    else if (c->antiquant_mode == 1)
-        i = (half * B + b) * s->shape[2] + pos;
-    else if (c->antiquant_mode == 2)
-        i = ((half * B + b) * Nkv + kh) * s->shape[3] + pos;
-    else /* 3: with the pages, (2, num_blocks, N_kv, block_size) */
-        i = ((half * s->shape[1] + c->block_table[b * c->block_table_cols + pos / c->block_size]) * Nkv + kh) *
+    if (mode == 0)
+        i = ifa_host_tensor_numel(s) == (own ? 1 : 2) ? h : (h * Nkv + kh) * D + d;
+    else if (mode == 1)
+        i = (h * B + b) * last + pos;
+    else if (mode == 2)
+        i = ((h * B + b) * Nkv + kh) * last + pos;
+    else /* 3: with the pages, ([2,] num_blocks, N_kv, block_size) */
+        i = ((h * s->shape[own ? 0 : 1] + c->block_table[b * c->block_table_cols + pos / c->block_size]) * Nkv + kh) *
                 c->block_size + pos % c->block_size;
     return (x + (o->data ? ifa_host_get(o, i) : 0.0)) * ifa_host_get(s, i);
 }

@@ -23,6 +23,10 @@ void ifa_case_free(ifa_case *c) {
     ifa_host_tensor_free(&c->alibi_slopes);
     ifa_host_tensor_free(&c->antiquant_scale);
     ifa_host_tensor_free(&c->antiquant_offset);
+    ifa_host_tensor_free(&c->key_antiquant_scale);
+    ifa_host_tensor_free(&c->key_antiquant_offset);
+    ifa_host_tensor_free(&c->value_antiquant_scale);
+    ifa_host_tensor_free(&c->value_antiquant_offset);
     ifa_host_tensor_free(&c->quant_scale2);
     ifa_host_tensor_free(&c->quant_offset2);
     ifa_host_tensor_free(&c->key_shared_prefix);
@@ -98,7 +102,7 @@ static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
 
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *a) {
-    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS, SK, AL };
+    enum { Q, K, V, O, L, M, P, AS, AO, QS, QO, KP, VP, RC, RS, SK, AL, KS, KO, VS, VO };
     const cl_mem none[IFA_CASE_TENSORS] = {NULL};
     if (!bufs) bufs = none;
     describe(&t->query, &c->query, bufs[Q]), describe(&t->key, &c->key, bufs[K]);
@@ -116,6 +120,10 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     if (c->rope_sin.data) describe(&t->rope_sin, &c->rope_sin, bufs[RS]);
     if (c->sinks.data) describe(&t->sinks, &c->sinks, bufs[SK]);
     if (c->alibi_slopes.data) describe(&t->alibi_slopes, &c->alibi_slopes, bufs[AL]);
+    if (c->key_antiquant_scale.data) describe(&t->key_antiquant_scale, &c->key_antiquant_scale, bufs[KS]);
+    if (c->key_antiquant_offset.data) describe(&t->key_antiquant_offset, &c->key_antiquant_offset, bufs[KO]);
+    if (c->value_antiquant_scale.data) describe(&t->value_antiquant_scale, &c->value_antiquant_scale, bufs[VS]);
+    if (c->value_antiquant_offset.data) describe(&t->value_antiquant_offset, &c->value_antiquant_offset, bufs[VO]);
     ifa_incre_flash_attention_args_init(a);
     a->query = &t->query, a->key = &t->key, a->value = &t->value, a->attention_out = &t->attention_out;
     a->softmax_lse = lse ? &t->softmax_lse : NULL;
@@ -132,6 +140,11 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->antiquant_scale = c->antiquant_scale.data ? &t->antiquant_scale : NULL;
     a->antiquant_offset = c->antiquant_offset.data ? &t->antiquant_offset : NULL;
     a->antiquant_mode = c->antiquant_mode;
+    a->key_antiquant_scale = c->key_antiquant_scale.data ? &t->key_antiquant_scale : NULL;
+    a->key_antiquant_offset = c->key_antiquant_offset.data ? &t->key_antiquant_offset : NULL;
+    a->value_antiquant_scale = c->value_antiquant_scale.data ? &t->value_antiquant_scale : NULL;
+    a->value_antiquant_offset = c->value_antiquant_offset.data ? &t->value_antiquant_offset : NULL;
+    a->key_antiquant_mode = c->key_antiquant_mode, a->value_antiquant_mode = c->value_antiquant_mode;
     a->quant_scale2 = c->quant_scale2.data ? &t->quant_scale2 : NULL;
     a->quant_offset2 = c->quant_offset2.data ? &t->quant_offset2 : NULL;
     a->key_shared_prefix = c->key_shared_prefix.data ? &t->key_shared_prefix : NULL;
@@ -184,7 +197,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->key_shared_prefix.data ? &c->key_shared_prefix : NULL,
         c->value_shared_prefix.data ? &c->value_shared_prefix : NULL, c->rope_cos.data ? &c->rope_cos : NULL,
         c->rope_sin.data ? &c->rope_sin : NULL, c->sinks.data ? &c->sinks : NULL,
-        c->alibi_slopes.data ? &c->alibi_slopes : NULL};
+        c->alibi_slopes.data ? &c->alibi_slopes : NULL, c->key_antiquant_scale.data ? &c->key_antiquant_scale : NULL,
+        c->key_antiquant_offset.data ? &c->key_antiquant_offset : NULL,
+        c->value_antiquant_scale.data ? &c->value_antiquant_scale : NULL,
+        c->value_antiquant_offset.data ? &c->value_antiquant_offset : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i)

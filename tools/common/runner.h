@@ -30,6 +30,10 @@ typedef struct ifa_case {
     ifa_host_tensor antiquant_scale;  /* data NULL: absent */
     ifa_host_tensor antiquant_offset; /* data NULL: absent */
     int64_t antiquant_mode;
+    /* the separate form: the key's and the value's scales (offsets) in their own tensors and modes */
+    ifa_host_tensor key_antiquant_scale, key_antiquant_offset;     /* data NULL: absent */
+    ifa_host_tensor value_antiquant_scale, value_antiquant_offset; /* data NULL: absent */
+    int64_t key_antiquant_mode, value_antiquant_mode;
     ifa_host_tensor quant_scale2;     /* data NULL: absent; with it the output is int8 */
     ifa_host_tensor quant_offset2;    /* data NULL: absent */
     ifa_host_tensor key_shared_prefix, value_shared_prefix; /* data NULL: absent */
@@ -53,7 +57,7 @@ typedef struct ifa_case {
 typedef struct ifa_case_tensors {
     ifa_tensor query, key, value, attention_out, softmax_lse, atten_mask, pse_shift, antiquant_scale, antiquant_offset,
         quant_scale2, quant_offset2, key_shared_prefix, value_shared_prefix, rope_cos, rope_sin, sinks,
-        alibi_slopes;
+        alibi_slopes, key_antiquant_scale, key_antiquant_offset, value_antiquant_scale, value_antiquant_offset;
 } ifa_case_tensors;
 
 typedef struct ifa_case_result {
@@ -98,7 +102,7 @@ int64_t ifa_case_length(const ifa_case *c, int64_t b, int64_t S, int64_t *raw, i
 /* Batch b's query tokens: actual_seq_lengths_q's value, or S1 without it. */
 int64_t ifa_case_query_tokens(const ifa_case *c, int64_t b);
 
-#define IFA_CASE_TENSORS 17
+#define IFA_CASE_TENSORS 21
 
 /* Fills args (and the descriptors in t it points to) from c. bufs, in the order of ifa_case_tensors'
  * fields (IFA_CASE_TENSORS of them), may be NULL (planning only) or hold a cl_mem per tensor (NULL for absent ones); out and lse
