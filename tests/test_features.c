@@ -1362,12 +1362,6 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, query_lengths, 0, 19);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
-    TCase *dev = tcase_create("dev");
-    tcase_set_timeout(dev, 0);
-    tcase_add_loop_test(dev, antiquant_separate_equals_combined, 0, 8);
-    tcase_add_loop_test(dev, antiquant_separate_modes, 0, 28);
-    tcase_add_loop_test(dev, cv_antiquant_separate, 0, 4);
-    suite_add_tcase(s, dev);
     TCase *cv = tcase_create("cv");
     tcase_set_timeout(cv, 600);
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
