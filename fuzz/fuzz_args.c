@@ -137,6 +137,13 @@ static void fuzz_ifa(reader *r) {
     if (u8(r) > 240) a.value = &k;                   /* the key as the value (MLA) */
     int64_t nql, *ql = list(r, &nql);                /* per-batch query tokens */
     a.actual_seq_lengths_q = ql, a.actual_seq_lengths_q_count = u8(r) < 240 ? nql : -(int64_t)(u8(r) % 4);
+    /* the separate antiquant form last, so that older corpus inputs (read as zeros here) keep their meaning */
+    ifa_tensor ks, ko, vs, vo;
+    const uint8_t sep = u8(r);
+    tensor(r, &ks), tensor(r, &ko), tensor(r, &vs), tensor(r, &vo);
+    a.key_antiquant_scale = sep & 1 ? &ks : NULL, a.key_antiquant_offset = sep & 2 ? &ko : NULL;
+    a.value_antiquant_scale = sep & 4 ? &vs : NULL, a.value_antiquant_offset = sep & 8 ? &vo : NULL;
+    a.key_antiquant_mode = sep & 16 ? (int8_t)u8(r) % 5 : 0, a.value_antiquant_mode = sep & 32 ? (int8_t)u8(r) % 5 : 0;
     ifa_plan plan;
     size_t ws;
     ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);

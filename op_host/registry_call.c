@@ -127,6 +127,10 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->atten_mask = tensor(call, "atten_mask"), x->pse_shift = tensor(call, "pse_shift");
         x->sinks = tensor(call, "sinks"), x->alibi_slopes = tensor(call, "alibi_slopes");
         x->antiquant_scale = tensor(call, "antiquant_scale"), x->antiquant_offset = tensor(call, "antiquant_offset");
+        x->key_antiquant_scale = tensor(call, "key_antiquant_scale");
+        x->key_antiquant_offset = tensor(call, "key_antiquant_offset");
+        x->value_antiquant_scale = tensor(call, "value_antiquant_scale");
+        x->value_antiquant_offset = tensor(call, "value_antiquant_offset");
         x->quant_scale2 = tensor(call, "quant_scale2"), x->quant_offset2 = tensor(call, "quant_offset2");
         x->key_shared_prefix = tensor(call, "key_shared_prefix");
         x->value_shared_prefix = tensor(call, "value_shared_prefix");
@@ -149,6 +153,8 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         IFA__TRY(bind_table(call, b, &x->block_table, &x->block_table_cols));
         x->block_size = attr_int(call, "block_size", 0);
         x->antiquant_mode = attr_int(call, "antiquant_mode", 0);
+        x->key_antiquant_mode = attr_int(call, "key_antiquant_mode", 0);
+        x->value_antiquant_mode = attr_int(call, "value_antiquant_mode", 0);
         if ((a = attr(call, "actual_shared_prefix_len"))) b->prefix_len = a->i, x->actual_shared_prefix_len = &b->prefix_len;
         x->rope_mode = attr_string(call, "rope_mode", NULL);
         x->rope_theta = attr_float(call, "rope_theta", 0), x->rope_dim = attr_int(call, "rope_dim", 0);

@@ -17,7 +17,7 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     if (strcmp(name, "atten_mask") == 0) range = ", \"low\": 0, \"high\": 2";
     else if (t->dtype == IFA_DTYPE_INT8) range = ", \"low\": -128, \"high\": 128";
     else if (t->dtype == IFA_DTYPE_INT4) range = ", \"low\": -8, \"high\": 8";
-    else if (strcmp(name, "antiquant_scale") == 0) range = ", \"low\": 0.002, \"high\": 0.02";
+    else if (strstr(name, "antiquant_scale")) range = ", \"low\": 0.002, \"high\": 0.02"; /* either form */
     else if (strcmp(name, "quant_scale2") == 0) range = ", \"low\": 20, \"high\": 200";
     else if (strcmp(name, "alibi_slopes") == 0) range = ", \"low\": 0, \"high\": 0.5";
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
@@ -101,12 +101,14 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
             "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu work_group_size=%d chunk_rows=%d "
             "heads_per_group=%d workspace=%lld case={\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": %lld, "
             "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s, "
-            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld",
+            "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld, "
+            "\"key_antiquant_mode\": %lld, \"value_antiquant_mode\": %lld",
             plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key,
             (int)plan->work_group_size, (int)plan->chunk_rows, (int)plan->heads_per_group,
             (long long)plan->workspace_bytes, (long long)p->num_heads, (long long)p->num_kv_heads, (double)scale,
             ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false", a->softcap, (long long)a->window,
-            (long long)a->block_size, (long long)a->antiquant_mode);
+            (long long)a->block_size, (long long)a->antiquant_mode, (long long)a->key_antiquant_mode,
+            (long long)a->value_antiquant_mode);
     if (p->rope) {
         fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", p->rope == IFA_ROPE_NEOX ? "neox" : "gptj",
                 (long long)p->rope_dim);
@@ -145,6 +147,13 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
     if (a->alibi_slopes) fputs(", ", stderr), tensor_json(stderr, "alibi_slopes", a->alibi_slopes, 15);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
+    if (a->key_antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 16);
+    if (a->key_antiquant_offset)
+        fputs(", ", stderr), tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 17);
+    if (a->value_antiquant_scale)
+        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 18);
+    if (a->value_antiquant_offset)
+        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 19);
     if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);
     if (a->quant_offset2) fputs(", ", stderr), tensor_json(stderr, "quant_offset2", a->quant_offset2, 9);
     if (a->key_shared_prefix) fputs(", ", stderr), tensor_json(stderr, "key_shared_prefix", a->key_shared_prefix, 10);

@@ -255,6 +255,35 @@ class Binding(unittest.TestCase):
     def test_attention_float8_e5m2_kv(self):
         self.check_float8_kv(ifa.to_float8_e5m2, ifa.from_float8_e5m2, -3, 3, [0.25, 2.0], 0.125)
 
+    def test_attention_separate_key_value_scales(self):
+        """KIVI's pairing through the separate form: int8 keys quantised per channel with zero points (one
+        channel an outlier twenty times the others), values per token, each side's scales in its own tensor
+        and mode. The output is float64 attention over the dequantised rows within float16 precision, in both
+        templates, and the original rows' within int8 precision."""
+        b, s, nkv, d, n = 2, 120, 2, 64, 8
+        kf = self.rng.uniform(-1, 1, (b, s, nkv * d))
+        kf[:, :, 5] *= 20
+        vf = self.rng.uniform(-1, 1, (b, s, nkv * d))
+        lo, hi = kf.min(axis=(0, 1)), kf.max(axis=(0, 1))
+        ks = ((hi - lo) / 255).astype(np.float32)
+        kz = (lo / ks + 128).astype(np.float32)  # x = (q + kz) * ks spans [lo, hi] for q in [-128, 127]
+        kq = np.clip(np.rint(kf / ks - kz), -128, 127).astype(np.int8)
+        vs = (np.abs(vf).max(axis=2) / 127).astype(np.float32)  # (B, S): one scale per token
+        vq = np.clip(np.rint(vf / vs[:, :, None]), -127, 127).astype(np.int8)
+        kd = (kq + kz.astype(np.float64)) * ks
+        vd = vq * vs[:, :, None].astype(np.float64)
+        q = self.rng.uniform(-1, 1, (b, 1, n * d)).astype(np.float16)
+        want, lse = attention_ref(q, kd, vd, n, nkv, 0.125, [120, 77])
+        orig, _ = attention_ref(q, kf, vf, n, nkv, 0.125, [120, 77])
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=kq, value=vq, key_antiquant_scale=ks,
+                        key_antiquant_offset=kz, key_antiquant_mode=0, value_antiquant_scale=vs,
+                        value_antiquant_mode=1, num_heads=n, num_key_value_heads=nkv, scale_value=0.125,
+                        actual_seq_lengths=[120, 77], softmax_lse_flag=True, template_mode=template)
+            self.assertLess(rel_l2(r["attention_out"], want), 1e-3)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-2)
+            self.assertLess(rel_l2(r["attention_out"], orig), 2.0 / 127)
+
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
         kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)

@@ -139,7 +139,9 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  *   (2, N_kv, D), (2, H_kv) per channel, in a float dtype; mode 1: float32 (2, B, S) per token; mode 2:
  *   float32 (2, B, N_kv, S) per head and token; S is S_kv for contiguous KV (indexed by key row) and
  *   covers the longest length for paged KV (indexed by logical position); mode 3 (paged only): float32
- *   (2, num_blocks, N_kv, block_size), indexed like the pool, so scales move with shared and reused blocks. */
+ *   (2, num_blocks, N_kv, block_size), indexed like the pool, so scales move with shared and reused blocks.
+ *   Or the separate form: key_antiquant_scale and value_antiquant_scale (offsets optional), each in its own
+ *   mode (key_antiquant_mode, value_antiquant_mode), the shapes above without the leading 2. */
 typedef struct ifa_incre_flash_attention_args {
     const ifa_tensor *query;
     const ifa_tensor *key;

@@ -268,29 +268,38 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     }
     if (int_kv || (fp8 && chance(&g, 0.5))) {
         /* antiquant: mode 0 (per channel, three shapes, or per tensor), 1 per token, 2 per head and token, 3 with
-         * the pages */
-        const int mode = (int)ifa_rng_int(&g.r, 0, paged ? 3 : 2);
-        const char *sdt = mode == 0 ? floats[ifa_rng_int(&g.r, 0, 2)] : "float32";
-        int64_t ss[4];
-        int snd;
-        if (mode == 0) {
-            const int form = (int)ifa_rng_int(&g.r, 0, 3);
+         * the pages; antiquant_scale's (2, ...) form, or (a third of the cases) the key's and the value's own
+         * tensors, each in a mode of its own */
+        const int separate = chance(&g, 0.3);
+        static const char *const names[3][3] = {{"antiquant_scale", "antiquant_offset", "antiquant_mode"},
+                                                {"key_antiquant_scale", "key_antiquant_offset", "key_antiquant_mode"},
+                                                {"value_antiquant_scale", "value_antiquant_offset", "value_antiquant_mode"}};
+        char what[48];
+        snprintf(what, sizeof what, "antiquant=");
+        for (int side = separate; side < (separate ? 3 : 1); ++side) {
+            const int mode = (int)ifa_rng_int(&g.r, 0, paged ? 3 : 2), lead = !separate;
+            const char *sdt = mode == 0 ? floats[ifa_rng_int(&g.r, 0, 2)] : "float32";
+            int64_t ss[4], *sh = ss + lead; /* the shape after the leading 2 of the (2, ...) form */
+            int snd;
             ss[0] = 2;
-            snd = form == 0 ? 1 : form == 1 ? (ss[1] = nkv, ss[2] = 1, ss[3] = d, 4)
-                              : form == 2 ? (ss[1] = nkv, ss[2] = d, 3)
-                                          : (ss[1] = nkv * d, 2);
-        } else if (mode == 3) {
-            ss[0] = 2, ss[1] = pool, ss[2] = nkv, ss[3] = bs, snd = 4;
-        } else {
-            const int64_t len = paged ? cover + ifa_rng_int(&g.r, 0, 3) : s;
-            ss[0] = 2, ss[1] = b, snd = mode == 1 ? (ss[2] = len, 3) : (ss[2] = nkv, ss[3] = len, 4);
+            if (mode == 0) {
+                const int form = (int)ifa_rng_int(&g.r, 0, 3);
+                snd = form == 0 ? (sh[0] = 1, !lead) : form == 1 ? (sh[0] = nkv, sh[1] = 1, sh[2] = d, 3)
+                                                    : form == 2 ? (sh[0] = nkv, sh[1] = d, 2)
+                                                                : (sh[0] = nkv * d, 1);
+            } else if (mode == 3) {
+                sh[0] = pool, sh[1] = nkv, sh[2] = bs, snd = 3;
+            } else {
+                const int64_t len = paged ? cover + ifa_rng_int(&g.r, 0, 3) : s;
+                sh[0] = b, snd = mode == 1 ? (sh[1] = len, 2) : (sh[1] = nkv, sh[2] = len, 3);
+            }
+            snd += lead;
+            const double lo = !strcmp(kvdt, "int8") ? 0.002 : !strcmp(kvdt, "int4") ? 0.02 : 0.05;
+            cJSON_AddItemToObject(in, names[side][0], tensor(&g, ss, snd, sdt, lo, lo * 10));
+            if (chance(&g, 0.5)) cJSON_AddItemToObject(in, names[side][1], tensor(&g, ss, snd, sdt, -kv_hi / 20, kv_hi / 20));
+            cJSON_AddNumberToObject(attrs, names[side][2], mode);
+            snprintf(what + strlen(what), sizeof what - strlen(what), side == 2 ? "/%d" : "%d", mode);
         }
-        const double lo = !strcmp(kvdt, "int8") ? 0.002 : !strcmp(kvdt, "int4") ? 0.02 : 0.05;
-        cJSON_AddItemToObject(in, "antiquant_scale", tensor(&g, ss, snd, sdt, lo, lo * 10));
-        if (chance(&g, 0.5)) cJSON_AddItemToObject(in, "antiquant_offset", tensor(&g, ss, snd, sdt, -kv_hi / 20, kv_hi / 20));
-        cJSON_AddNumberToObject(attrs, "antiquant_mode", mode);
-        char what[32];
-        snprintf(what, sizeof what, "antiquant=%d", mode);
         add_summary(sum, sum_n, what);
     }
     if (chance(&g, 0.1)) {
