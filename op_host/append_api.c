@@ -15,12 +15,21 @@
 
 static int is_float(ifa_dtype d) { return d == IFA_DTYPE_FLOAT32 || d == IFA_DTYPE_FLOAT16 || d == IFA_DTYPE_BFLOAT16; }
 
+/* One side's scales in the separate form: written per token and head (quant 1 symmetric, 2 asymmetric with
+ * offsets), or given (stat 1 per tensor, 2 per channel; s_dtype their dtype, s_off 1 with offsets). */
+typedef struct side_scales {
+    int quant, stat, s_dtype, s_off;
+} side_scales;
+
 /* The append's sizes, from validated arguments. units x rows_per_unit is the cache's (batch, position) or
- * (block, row) grid; quant is 0 (float cache), 1 (symmetric) or 2 (asymmetric, with offsets). */
+ * (block, row) grid; quant is 0 (float cache), 1 (symmetric) or 2 (asymmetric, with offsets) for
+ * antiquant_scale's (2, ...) form; separate: key_/value_antiquant_scale, side[0] the key's, side[1] the
+ * value's. */
 typedef struct append_shape {
     ifa_layout layout;
     int64_t batch, seq_new, nkv, dim, units, rows_per_unit;
-    int paged, quant;
+    int paged, quant, separate;
+    side_scales side[2];
     ifa__rope_info rope;
 } append_shape;
 
@@ -147,13 +156,107 @@ static ifa_status check_cache(const ifa_kv_cache_append_args *a, append_shape *m
     return IFA_STATUS_OK;
 }
 
+/* An offset tensor (name) beside its scale: the scale's shape and dtype. */
+static ifa_status check_offset_of(const ifa_tensor *of, const ifa_tensor *sc, const char *name) {
+    char s1[128], s2[128];
+    if (of->ndim != sc->ndim || memcmp(of->shape, sc->shape, (size_t)sc->ndim * sizeof sc->shape[0]) != 0)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; it must be the scale's shape %s", name,
+                         ifa__shape_str(of, s1, sizeof s1), ifa__shape_str(sc, s2, sizeof s2));
+    if (of->dtype != sc->dtype)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; it must be the scale's %s", name,
+                         ifa_dtype_name(of->dtype), ifa_dtype_name(sc->dtype));
+    return IFA_STATUS_OK;
+}
+
+/* One side of the separate form (side 0 the key, 1 the value): mode 0, scales given per tensor (1) or per
+ * channel (N_kv, 1, D), (N_kv, D), (N_kv·D) in a float dtype, each value quantised with its channel's; mode
+ * 2 (contiguous) or 3 (paged), written per token and head, float32 (B, N_kv, S_max) or (num_blocks, N_kv,
+ * block_size), the attention op's form for that mode without the leading 2. A float8 cache takes no offset. */
+static ifa_status check_side(const ifa_kv_cache_append_args *a, const append_shape *m, int side, side_scales *s) {
+    char s1[128];
+    static const char *const names[2][3] = {{"key_antiquant_scale", "key_antiquant_offset", "key_antiquant_mode"},
+                                            {"value_antiquant_scale", "value_antiquant_offset", "value_antiquant_mode"}};
+    const ifa_tensor *sc = side ? a->value_antiquant_scale : a->key_antiquant_scale;
+    const ifa_tensor *of = side ? a->value_antiquant_offset : a->key_antiquant_offset;
+    const int64_t mode = side ? a->value_antiquant_mode : a->key_antiquant_mode, nkv = m->nkv, d = m->dim;
+    const ifa_dtype cd = a->key_cache->dtype;
+    memset(s, 0, sizeof *s);
+    if (!sc)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL; the separate form needs the key's and the value's "
+                         "scales%s", names[side][0], of ? " (an offset alone is not enough)" : "");
+    if (of && ifa__is_float8(cd))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s is given but key_cache has dtype %s; a float8 cache is "
+                         "scaled without offsets", names[side][1], ifa_dtype_name(cd));
+    if (of) IFA__TRY(check_offset_of(of, sc, names[side][1]));
+    if (mode == 0) {
+        if (!is_float(sc->dtype))
+            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; given scales are float32, float16 or "
+                             "bfloat16", names[side][0], ifa_dtype_name(sc->dtype));
+        const int64_t *sh = sc->shape;
+        if (sc->ndim == 1 && sh[0] == 1)
+            s->stat = 1;
+        else if ((sc->ndim == 3 && sh[0] == nkv && sh[1] == 1 && sh[2] == d) || (sc->ndim == 2 && sh[0] == nkv && sh[1] == d) ||
+                 (sc->ndim == 1 && sh[0] == nkv * d))
+            s->stat = 2;
+        else
+            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; %s 0 (given scales) takes (1) per tensor or "
+                             "(N_kv, 1, D), (N_kv, D), (N_kv·D) per channel with N_kv = %" PRId64 ", D = %" PRId64,
+                             names[side][0], ifa__shape_str(sc, s1, sizeof s1), names[side][2], nkv, d);
+        s->s_dtype = sc->dtype, s->s_off = of != NULL;
+        return IFA_STATUS_OK;
+    }
+    if (mode != 2 && mode != 3)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "%s = %" PRId64 " is not 0 (scales given per tensor or channel), "
+                         "2 (written per head and token, contiguous) or 3 (written with the pages)", names[side][2], mode);
+    if ((mode == 3) != m->paged)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "%s = %" PRId64 " but the cache is %s; written scales take mode %d "
+                         "there", names[side][2], mode, m->paged ? "paged" : "contiguous", m->paged ? 3 : 2);
+    if (sc->dtype != IFA_DTYPE_FLOAT32)
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "%s has dtype %s; written scales are float32", names[side][0],
+                         ifa_dtype_name(sc->dtype));
+    if (sc->ndim != 3 || sc->shape[0] != m->units || sc->shape[1] != nkv || sc->shape[2] != m->rows_per_unit)
+        return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "%s has shape %s; %s %" PRId64 " takes %s = (%" PRId64 ", %" PRId64
+                         ", %" PRId64 ")", names[side][0], ifa__shape_str(sc, s1, sizeof s1), names[side][2], mode,
+                         m->paged ? "(num_blocks, N_kv, block_size)" : "(B, N_kv, S_max)", m->units, nkv,
+                         m->rows_per_unit);
+    s->quant = of ? 2 : 1;
+    return IFA_STATUS_OK;
+}
+
+/* The separate form: both sides, the value rows present, not beside antiquant_scale's form. */
+static ifa_status check_separate(const ifa_kv_cache_append_args *a, append_shape *m) {
+    const ifa_dtype cd = a->key_cache->dtype;
+    if (is_float(cd))
+        return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "key_/value_antiquant tensors are given but key_cache has dtype "
+                         "%s; scales go with an int8, int4 or float8 cache", ifa_dtype_name(cd));
+    if (a->antiquant_scale || a->antiquant_offset)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_scale/offset and key_/value_antiquant tensors are "
+                         "two forms of the same scales; give one");
+    if (!a->value)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "a key-only append (value NULL) writes antiquant_scale's "
+                         "(2, ...) form, whose value half repeats the key's; the separate form needs value rows");
+    IFA__TRY(check_side(a, m, 0, &m->side[0]));
+    IFA__TRY(check_side(a, m, 1, &m->side[1]));
+    m->separate = 1;
+    return IFA_STATUS_OK;
+}
+
 /* The scales (and offsets) an int8/int4 cache gets: the attention op's antiquant_mode 2 or 3 form. A float8
  * cache takes a scale or none (symmetric: max|x| / the format's largest finite, 448 or 57344, per token and
- * head), never an offset. */
+ * head), never an offset. Or the separate form (check_separate). */
 static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *m) {
-    char s1[128], s2[128];
+    char s1[128];
     const ifa_tensor *sc = a->antiquant_scale, *of = a->antiquant_offset;
     const ifa_dtype cd = a->key_cache->dtype;
+    m->separate = 0;
+    if (a->key_antiquant_scale || a->key_antiquant_offset || a->value_antiquant_scale || a->value_antiquant_offset) {
+        m->quant = 0;
+        return check_separate(a, m);
+    }
+    if (a->key_antiquant_mode || a->value_antiquant_mode)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "%s = %" PRId64 " is given without key_/value_antiquant_scale",
+                         a->key_antiquant_mode ? "key_antiquant_mode" : "value_antiquant_mode",
+                         a->key_antiquant_mode ? a->key_antiquant_mode : a->value_antiquant_mode);
     if (is_float(cd)) {
         if (sc || of)
             return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_%s is given but key_cache has dtype %s; scales "
@@ -184,12 +287,7 @@ static ifa_status check_scales(const ifa_kv_cache_append_args *a, append_shape *
                          m->rows_per_unit);
     m->quant = 1;
     if (of) {
-        if (of->ndim != sc->ndim || memcmp(of->shape, sc->shape, (size_t)sc->ndim * sizeof sc->shape[0]) != 0)
-            return ifa__fail(IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape %s; it must be the scale's shape %s",
-                             ifa__shape_str(of, s1, sizeof s1), ifa__shape_str(sc, s2, sizeof s2));
-        if (of->dtype != IFA_DTYPE_FLOAT32)
-            return ifa__fail(IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype %s; it must be float32",
-                             ifa_dtype_name(of->dtype));
+        IFA__TRY(check_offset_of(of, sc, "antiquant_offset"));
         m->quant = 2;
     }
     return IFA_STATUS_OK;
@@ -306,6 +404,10 @@ static ifa_status check_destinations(const ifa_kv_cache_append_args *a, const ap
     return st;
 }
 
+/* the scale tensors in the order check_args and check_launch list them */
+static const char *const scale_names[6] = {"antiquant_scale",      "antiquant_offset",      "key_antiquant_scale",
+                                           "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"};
+
 /* Everything but the lengths and block table (check_destinations), which every call checks once. */
 static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m) {
     if (!a) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "args is NULL");
@@ -323,8 +425,10 @@ static ifa_status check_args(const ifa_kv_cache_append_args *a, append_shape *m)
         if (!required[i].t) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is NULL", required[i].name);
         IFA__TRY(ifa__check_descriptor(required[i].t, required[i].name));
     }
-    if (a->antiquant_scale) IFA__TRY(ifa__check_descriptor(a->antiquant_scale, "antiquant_scale"));
-    if (a->antiquant_offset) IFA__TRY(ifa__check_descriptor(a->antiquant_offset, "antiquant_offset"));
+    const ifa_tensor *const scales[6] = {a->antiquant_scale,     a->antiquant_offset,    a->key_antiquant_scale,
+                                         a->key_antiquant_offset, a->value_antiquant_scale, a->value_antiquant_offset};
+    for (int i = 0; i < 6; ++i)
+        if (scales[i]) IFA__TRY(ifa__check_descriptor(scales[i], scale_names[i]));
     if (!a->input_layout || ifa__layout_from_name(a->input_layout, &m->layout) != 0)
         return ifa__fail(IFA_STATUS_INVALID_LAYOUT, "input_layout \"%s\" is not one of BSH, BSND, BNSD",
                          a->input_layout ? a->input_layout : "(null)");
@@ -351,17 +455,39 @@ ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv
     return IFA_STATUS_OK;
 }
 
+/* The kernel variant of a pass: side -1 both (antiquant_scale's form or none), 0 or 1 one side of the
+ * separate form (its quantisation, no RoPE for the value). */
+static ifa_status pass_kernel(ifa_context *ctx, const ifa_kv_cache_append_args *args, const append_shape *m, int side,
+                              int32_t wg, int32_t hpg, ifa__cached_kernel **k) {
+    const side_scales none = {m->quant, 0, 0, 0}, *s = side < 0 ? &none : &m->side[side];
+    const int rope = side == 1 ? 0 : m->rope.mode;
+    const ifa__define defines[] = {
+        {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype}, {"HEAD_DIM", m->dim},
+        {"QUANT", s->quant},         {"WG", wg},                         {"HPG", hpg},
+        {"ROPE", rope},              {"ROPE_DIM", rope ? m->rope.dim : 0}, {"ROPE_TAB", rope ? m->rope.table : 0},
+        {"KEY_ONLY", args->value == NULL}, {"STAT", s->stat},            {"S_T", s->stat ? s->s_dtype : 0},
+        {"S_OFF", s->s_off},
+    };
+    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
+    return ifa__check_kernel(ctx, *k, wg);
+}
+
 /* What run needs beyond the arguments: real buffers, a workspace of table_bytes, ctx's queue, and the kernel
- * variant (built once per context) with its work-group size and KV heads per work-group. */
+ * variants (built once per context; k[1] for the separate form's value pass) with their work-group size and
+ * KV heads per work-group. */
 static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args *args, const append_shape *m,
                                size_t table_bytes, cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
-                               ifa__cached_kernel **k, int32_t *wg_out, int32_t *hpg_out) {
+                               ifa__cached_kernel *k[2], int32_t *wg_out, int32_t *hpg_out) {
     IFA__TRY(ifa__check_buffer(args->key, "key"));
     if (args->value) IFA__TRY(ifa__check_buffer(args->value, "value"));
     IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
     if (args->value_cache) IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
-    if (args->antiquant_scale) IFA__TRY(ifa__check_buffer(args->antiquant_scale, "antiquant_scale"));
-    if (args->antiquant_offset) IFA__TRY(ifa__check_buffer(args->antiquant_offset, "antiquant_offset"));
+    const ifa_tensor *const scales[6] = {args->antiquant_scale,     args->antiquant_offset,
+                                         args->key_antiquant_scale, args->key_antiquant_offset,
+                                         args->value_antiquant_scale, args->value_antiquant_offset};
+    for (int i = 0; i < 6; ++i)
+        if (scales[i]) IFA__TRY(ifa__check_buffer(scales[i], scale_names[i]));
     if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
     if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
     IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
@@ -373,17 +499,53 @@ static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args 
         wg /= 2;
     int32_t hpg = t.append_heads > 1 ? t.append_heads : 1;
     while (m->nkv % hpg != 0) --hpg;
-    const ifa__define defines[] = {
-        {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype}, {"HEAD_DIM", m->dim},
-        {"QUANT", m->quant},         {"WG", wg},                         {"HPG", hpg},
-        {"ROPE", m->rope.mode},      {"ROPE_DIM", m->rope.dim},          {"ROPE_TAB", m->rope.table},
-        {"KEY_ONLY", args->value == NULL},
-    };
-    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
-    IFA__TRY(ifa__check_kernel(ctx, *k, wg));
+    IFA__TRY(pass_kernel(ctx, args, m, m->separate ? 0 : -1, wg, hpg, &k[0]));
+    if (m->separate) IFA__TRY(pass_kernel(ctx, args, m, 1, wg, hpg, &k[1]));
     *wg_out = wg, *hpg_out = hpg;
     return IFA_STATUS_OK;
+}
+
+/* One launch's tensors: the new rows and caches of its passes (v, vc those of the value pass when kinds is 2),
+ * the scales it writes (sc, of) and those it is given (gsc, gof); absent ones are stood in for by a buffer
+ * the kernel never reads. */
+typedef struct pass_io {
+    const ifa_tensor *k, *v, *kc, *vc, *sc, *of, *gsc, *gof;
+    int kinds; /* the grid's second dimension: 2 key and value passes, 1 the key slots' only */
+} pass_io;
+
+static ifa_status enqueue_pass(ifa__cached_kernel *kern, const pass_io *io, const ifa_kv_cache_append_args *args,
+                               const append_shape *m, cl_mem workspace, size_t workspace_offset, int64_t written,
+                               int32_t wg, int32_t hpg, cl_command_queue queue, cl_event wait, cl_event *done) {
+    const size_t tokens = (size_t)(m->batch * m->seq_new);
+    const cl_mem kc_buf = io->kc->buffer;
+    const cl_mem sc_buf = io->sc ? io->sc->buffer : kc_buf, of_buf = io->of ? io->of->buffer : sc_buf;
+    const cl_mem gsc_buf = io->gsc ? io->gsc->buffer : kc_buf, gof_buf = io->gof ? io->gof->buffer : gsc_buf;
+    const cl_ulong k_off = ifa__elem_offset(io->k), v_off = ifa__elem_offset(io->v), kc_off = ifa__elem_offset(io->kc),
+                   vc_off = ifa__elem_offset(io->vc), dst_off = workspace_offset / 4,
+                   sc_off = io->sc ? ifa__elem_offset(io->sc) : 0, of_off = io->of ? ifa__elem_offset(io->of) : 0,
+                   gsc_off = io->gsc ? ifa__elem_offset(io->gsc) : 0, gof_off = io->gof ? ifa__elem_offset(io->gof) : 0,
+                   units = (cl_ulong)m->units, rope_f_off = (workspace_offset + 16 * tokens) / 8;
+    const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
+    const cl_mem rcos_buf = rcos ? rcos->buffer : kc_buf, rsin_buf = rsin ? rsin->buffer : kc_buf;
+    const cl_ulong rcos_off = rcos ? ifa__elem_offset(rcos) : 0, rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
+    const cl_int seq_new = (cl_int)m->seq_new, nkv = (cl_int)m->nkv, rows = (cl_int)m->rows_per_unit,
+                 bnsd = m->layout == IFA_LAYOUT_BNSD;
+    const ifa__karg kargs[] = {
+        {sizeof(cl_mem), &io->k->buffer}, {sizeof k_off, &k_off},     {sizeof(cl_mem), &io->v->buffer},
+        {sizeof v_off, &v_off},           {sizeof(cl_mem), &kc_buf},  {sizeof kc_off, &kc_off},
+        {sizeof(cl_mem), &io->vc->buffer}, {sizeof vc_off, &vc_off},  {sizeof(cl_mem), &workspace},
+        {sizeof dst_off, &dst_off},       {sizeof(cl_mem), &sc_buf},  {sizeof sc_off, &sc_off},
+        {sizeof(cl_mem), &of_buf},        {sizeof of_off, &of_off},   {sizeof seq_new, &seq_new},
+        {sizeof nkv, &nkv},               {sizeof rows, &rows},       {sizeof units, &units},
+        {sizeof(cl_mem), &workspace},     {sizeof rope_f_off, &rope_f_off}, {sizeof(cl_mem), &rcos_buf},
+        {sizeof rcos_off, &rcos_off},     {sizeof(cl_mem), &rsin_buf}, {sizeof rsin_off, &rsin_off},
+        {sizeof bnsd, &bnsd},             {sizeof(cl_mem), &gsc_buf}, {sizeof gsc_off, &gsc_off},
+        {sizeof(cl_mem), &gof_buf},       {sizeof gof_off, &gof_off},
+    };
+    const size_t local[2] = {(size_t)wg, 1},
+                 global[2] = {(size_t)wg * (size_t)written * (size_t)(m->nkv / hpg), (size_t)io->kinds};
+    return ifa__enqueue(kern, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1, &wait,
+                        done);
 }
 
 ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_args *args, cl_mem workspace,
@@ -396,14 +558,14 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     append_shape m;
     IFA__TRY(check_args(args, &m));
     const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = (size_t)append_workspace(&m);
-    ifa__cached_kernel *k = NULL;
+    ifa__cached_kernel *k[2] = {NULL, NULL};
     int32_t wg = 1, hpg = 1;
     /* the destinations, checked and staged in one pass; the staging copy goes to the upload below */
     cl_int *host = malloc(table_bytes);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "staging %zu destinations", tokens);
     int64_t written = 0;
     ifa_status st = check_destinations(args, &m, host, &written);
-    if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, &k, &wg, &hpg);
+    if (st == IFA_STATUS_OK) st = check_launch(ctx, args, &m, table_bytes, workspace, workspace_offset, queue, k, &wg, &hpg);
     if (st != IFA_STATUS_OK) {
         free(host);
         return st;
@@ -417,32 +579,25 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
     /* key-only: the key's tensors stand in for the value's, which the kernel's single pass never reads */
     const ifa_tensor *kn = args->key, *vn = args->value ? args->value : kn, *kc = args->key_cache;
     const ifa_tensor *vc = args->value_cache ? args->value_cache : kc;
-    const ifa_tensor *sc = args->antiquant_scale, *of = args->antiquant_offset;
-    const cl_mem sc_buf = sc ? sc->buffer : kc->buffer, of_buf = of ? of->buffer : sc_buf; /* unread when absent */
-    const cl_ulong k_off = ifa__elem_offset(kn), v_off = ifa__elem_offset(vn), kc_off = ifa__elem_offset(kc),
-                   vc_off = ifa__elem_offset(vc), dst_off = workspace_offset / 4, sc_off = sc ? ifa__elem_offset(sc) : 0,
-                   of_off = of ? ifa__elem_offset(of) : 0, units = (cl_ulong)m.units,
-                   rope_f_off = (workspace_offset + 16 * tokens) / 8;
-    const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
-    const cl_mem rcos_buf = rcos ? rcos->buffer : kn->buffer, rsin_buf = rsin ? rsin->buffer : kn->buffer;
-    const cl_ulong rcos_off = rcos ? ifa__elem_offset(rcos) : 0, rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
-    const cl_int seq_new = (cl_int)m.seq_new, nkv = (cl_int)m.nkv, rows = (cl_int)m.rows_per_unit,
-                 bnsd = m.layout == IFA_LAYOUT_BNSD;
-    const ifa__karg kargs[] = {
-        {sizeof(cl_mem), &kn->buffer}, {sizeof k_off, &k_off},     {sizeof(cl_mem), &vn->buffer}, {sizeof v_off, &v_off},
-        {sizeof(cl_mem), &kc->buffer}, {sizeof kc_off, &kc_off},   {sizeof(cl_mem), &vc->buffer}, {sizeof vc_off, &vc_off},
-        {sizeof(cl_mem), &workspace},  {sizeof dst_off, &dst_off}, {sizeof(cl_mem), &sc_buf},     {sizeof sc_off, &sc_off},
-        {sizeof(cl_mem), &of_buf},     {sizeof of_off, &of_off},   {sizeof seq_new, &seq_new},    {sizeof nkv, &nkv},
-        {sizeof rows, &rows},          {sizeof units, &units},     {sizeof(cl_mem), &workspace},  {sizeof rope_f_off, &rope_f_off},
-        {sizeof(cl_mem), &rcos_buf},   {sizeof rcos_off, &rcos_off}, {sizeof(cl_mem), &rsin_buf},   {sizeof rsin_off, &rsin_off},
-        {sizeof bnsd, &bnsd},
-    };
-    const size_t local[2] = {(size_t)wg, 1},
-                 global[2] = {(size_t)wg * (size_t)written * (size_t)(m.nkv / hpg), args->value ? 2 : 1};
     cl_event done = NULL;
-    if (written > 0) {
-        st = ifa__enqueue(k, "ifa_kv_append", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, 1,
-                          &uploaded, &done);
+    if (written > 0 && !m.separate) {
+        const pass_io io = {kn, vn, kc, vc, args->antiquant_scale, args->antiquant_offset, NULL, NULL, args->value ? 2 : 1};
+        st = enqueue_pass(k[0], &io, args, &m, workspace, workspace_offset, written, wg, hpg, queue, uploaded, &done);
+    } else if (written > 0) {
+        /* one pass per side, each with its own scales in the key slots: written (online) or given */
+        cl_event key_done = NULL;
+        for (int side = 0; side < 2 && st == IFA_STATUS_OK; ++side) {
+            const int given = m.side[side].stat > 0;
+            const ifa_tensor *s = side ? args->value_antiquant_scale : args->key_antiquant_scale;
+            const ifa_tensor *o = side ? args->value_antiquant_offset : args->key_antiquant_offset;
+            const ifa_tensor *src = side ? vn : kn, *cache = side ? vc : kc;
+            const pass_io io = {src, src, cache, cache, given ? NULL : s, given ? NULL : o, given ? s : NULL,
+                                given ? o : NULL, 1};
+            /* in order: the value pass waits on the key pass, so the last event covers both */
+            st = enqueue_pass(k[side], &io, args, &m, workspace, workspace_offset, written, wg, hpg, queue,
+                              side ? key_done : uploaded, side ? &done : &key_done);
+        }
+        if (key_done) clReleaseEvent(key_done);
     } else { /* no row to write: the returned event still follows the caller's wait list */
         const cl_int err = clEnqueueMarkerWithWaitList(queue, 1, &uploaded, &done);
         st = err == CL_SUCCESS ? IFA_STATUS_OK : ifa__fail_cl(err, "clEnqueueMarkerWithWaitList", "KVCacheAppend of no row");

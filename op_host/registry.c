@@ -101,6 +101,10 @@ static const ifa_tensor_def append_inputs[] = {
     {"value_cache", 0, KV_TYPES, 3, 4, 1, "key_cache's shape and dtype; written; absent with value"},
     {"antiquant_scale", 0, DT(FLOAT32), 4, 4, 1, "int8/int4 cache, or float8 optionally: per head and token scales; written"},
     {"antiquant_offset", 0, DT(FLOAT32), 4, 4, 1, "asymmetric quantisation offsets; written"},
+    {"key_antiquant_scale", 0, FLOATS, 1, 3, 1, "separate form: the key's scales, given (mode 0) or written (2, 3)"},
+    {"key_antiquant_offset", 0, FLOATS, 1, 3, 1, "separate form: the key's offsets, beside its scales"},
+    {"value_antiquant_scale", 0, FLOATS, 1, 3, 1, "separate form: the value's scales, given (mode 0) or written (2, 3)"},
+    {"value_antiquant_offset", 0, FLOATS, 1, 3, 1, "separate form: the value's offsets, beside its scales"},
     {"rope_cos", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},
     {"rope_sin", 0, DT(FLOAT32), 2, 2, 0, "RoPE tables (positions, rope_dim / 2)"},
 };
@@ -116,6 +120,8 @@ static const ifa_attr_def append_attrs[] = {
     {"rope_theta", IFA_ATTR_FLOAT, 0, "0", "RoPE base; 0 = 10000"},
     {"rope_dim", IFA_ATTR_INT, 0, "0", "rotated dims; 0 = D"},
     {"rope_positions", IFA_ATTR_INT_LIST, 0, NULL, "B first-row positions; absent = cache_seq_lengths"},
+    {"key_antiquant_mode", IFA_ATTR_INT, 0, "0", "separate form: 0 scales given, 2 written (contiguous), 3 written (paged)"},
+    {"value_antiquant_mode", IFA_ATTR_INT, 0, "0", "separate form: as key_antiquant_mode"},
 };
 static const ifa_dtype_combo append_combos[] = {
     {{"key", "key_cache"}, {-1, -1}},

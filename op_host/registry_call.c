@@ -173,6 +173,12 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->key = tensor(call, "key"), x->value = tensor(call, "value");
         x->key_cache = tensor(call, "key_cache"), x->value_cache = tensor(call, "value_cache");
         x->antiquant_scale = tensor(call, "antiquant_scale"), x->antiquant_offset = tensor(call, "antiquant_offset");
+        x->key_antiquant_scale = tensor(call, "key_antiquant_scale");
+        x->key_antiquant_offset = tensor(call, "key_antiquant_offset");
+        x->value_antiquant_scale = tensor(call, "value_antiquant_scale");
+        x->value_antiquant_offset = tensor(call, "value_antiquant_offset");
+        x->key_antiquant_mode = attr_int(call, "key_antiquant_mode", 0);
+        x->value_antiquant_mode = attr_int(call, "value_antiquant_mode", 0);
         x->rope_cos = tensor(call, "rope_cos"), x->rope_sin = tensor(call, "rope_sin");
         if ((a = attr(call, "cache_seq_lengths"))) x->cache_seq_lengths = a->list, x->cache_seq_lengths_count = a->list_len;
         if ((a = attr(call, "new_seq_lengths"))) x->new_seq_lengths = a->list, x->new_seq_lengths_count = a->list_len;

@@ -72,6 +72,9 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     fprintf(stderr, "ifa_verbose: op=KVCacheAppend case={\"op\": \"KVCacheAppend\", \"attrs\": {\"input_layout\": \"%s\", "
             "\"num_key_value_heads\": %lld", a->input_layout, (long long)a->num_key_value_heads);
     if (a->block_table) fprintf(stderr, ", \"block_size\": %lld", (long long)a->block_size);
+    if (a->key_antiquant_mode || a->value_antiquant_mode)
+        fprintf(stderr, ", \"key_antiquant_mode\": %lld, \"value_antiquant_mode\": %lld", (long long)a->key_antiquant_mode,
+                (long long)a->value_antiquant_mode);
     if (a->rope_mode) fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", a->rope_mode, (long long)a->rope_dim);
     if (a->rope_mode && a->rope_theta != 0) fprintf(stderr, ", \"rope_theta\": %.17g", a->rope_theta);
     fputs("}, \"inputs\": {", stderr);
@@ -81,6 +84,13 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->value_cache) fputs(", ", stderr), tensor_json(stderr, "value_cache", a->value_cache, 4);
     if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 5);
     if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 6);
+    if (a->key_antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 9);
+    if (a->key_antiquant_offset)
+        fputs(", ", stderr), tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 10);
+    if (a->value_antiquant_scale)
+        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 11);
+    if (a->value_antiquant_offset)
+        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 12);
     if (a->rope_cos) fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 7);
     if (a->rope_sin) fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 8);
     int_list_json(stderr, "cache_seq_lengths", a->cache_seq_lengths, a->cache_seq_lengths_count);

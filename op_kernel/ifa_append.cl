@@ -19,13 +19,40 @@
  * once for the HPG heads of the work-group.
  * With KEY_ONLY (no value rows: one latent cache, multi-head latent attention) the grid has the key pass only
  * and each scale (and offset) is written to both halves.
+ * With STAT (given scales: the separate form's key_/value_antiquant_mode 0) nothing is reduced or written
+ * beside the rows: element d of head n is q = rint(x / s - o) clamped (float8: x / s - o rounded to the
+ * format), s and o the given per-tensor (STAT 1) or per-channel (STAT 2, index n x D + d) scale and offset.
+ * The separate form launches one pass per side (the grid's second dimension 1), with that side's tensors in
+ * the key slots, so kv is 0 and a scale index has no half.
  * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, QUANT 0/1/2, WG (a power of 2), HPG
- * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB, KEY_ONLY 0/1. */
+ * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB, KEY_ONLY 0/1, STAT 0/1/2, S_T (the given scales' dtype code),
+ * S_OFF 0/1. */
 #ifndef HPG
 #define HPG 1
 #endif
 #ifndef KEY_ONLY
 #define KEY_ONLY 0
+#endif
+#ifndef STAT
+#define STAT 0
+#endif
+#ifndef S_T
+#define S_T 0
+#endif
+#ifndef S_OFF
+#define S_OFF 0
+#endif
+typedef IFA_STORE_TYPE(S_T) given_store;
+/* the given scale and offset of element d of head n (STAT), and 16 of them from d (IFA_GS16, IFA_GO16) */
+#define IFA_GIDX(n, d) (STAT == 2 ? (ulong)(n) * HEAD_DIM + (ulong)(d) : (ulong)0)
+#define IFA_GS(n, d) IFA_LOAD(S_T, gsc, gsc_off + IFA_GIDX(n, d))
+#define IFA_GS16(n, d) (STAT == 2 ? IFA_NLOAD(S_T, 16, gsc, gsc_off + IFA_GIDX(n, d)) : (float16)IFA_GS(n, 0))
+#if S_OFF
+#define IFA_GO(n, d) IFA_LOAD(S_T, gof, gof_off + IFA_GIDX(n, d))
+#define IFA_GO16(n, d) (STAT == 2 ? IFA_NLOAD(S_T, 16, gof, gof_off + IFA_GIDX(n, d)) : (float16)IFA_GO(n, 0))
+#else
+#define IFA_GO(n, d) 0.0f
+#define IFA_GO16(n, d) ((float16)0.0f)
 #endif
 
 typedef IFA_STORE_TYPE(SRC_T) src_store;
@@ -54,7 +81,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     ulong kc_off, __global dst_store *vc, ulong vc_off, __global const int *dst, ulong dst_off, __global float *sc,
     ulong sc_off, __global float *of, ulong of_off, int seq_new, int nkv, int rows_per_unit, ulong units,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-    __global const float *rope_sin, ulong rope_s_off, int bnsd) {
+    __global const float *rope_sin, ulong rope_s_off, int bnsd, __global const given_store *gsc, ulong gsc_off,
+    __global const given_store *gof, ulong gof_off) {
     const ulong g = get_group_id(0), hgroups = (ulong)(nkv / HPG);
     const int kv = (int)get_group_id(1), lid = (int)get_local_id(0);
     /* entry t of the destination table is written row t; its source token ts = b x S1 + i */
@@ -119,7 +147,37 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #endif
         for (int d = d0; d < HEAD_DIM; d += 16) xs[d / 16] = IFA_NLOAD(SRC_T, 16, src, src0 + d);
 #endif
-#if QUANT
+#if STAT
+        /* the given scales: element-wise, nothing reduced or written beside the row */
+#if IFA_APPEND_VEC
+        for (int e = 0; e < HEAD_DIM / 16; ++e) {
+            const float16 y = xs[e] / IFA_GS16(n, 16 * e) - IFA_GO16(n, 16 * e);
+#if IFA_IS_FP8(DST_T)
+            IFA_NSTORE(DST_T, 16, y, out, dst0 + 16 * e);
+#else
+            const char16 q = convert_char16(clamp(rint(y), QMIN, QMAX));
+#if DST_T == IFA_I4
+            const uchar16 w = as_uchar16(q) & (uchar)0xf;
+            vstore8(w.even | (w.odd << (uchar)4), 0, (__global uchar *)out + (dst0 >> 1) + 8 * e);
+#else
+            vstore16(q, 0, out + dst0 + 16 * e);
+#endif
+#endif
+        }
+#elif DST_T == IFA_I4
+        __global uchar *bytes = (__global uchar *)out;
+        for (int e = lid; e < HEAD_DIM / 2; e += WG) {
+            const int q0 = (int)clamp(rint(SRC(2 * e) / IFA_GS(n, 2 * e) - IFA_GO(n, 2 * e)), QMIN, QMAX);
+            const int q1 = (int)clamp(rint(SRC(2 * e + 1) / IFA_GS(n, 2 * e + 1) - IFA_GO(n, 2 * e + 1)), QMIN, QMAX);
+            bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
+        }
+#elif IFA_IS_FP8(DST_T)
+        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d) / IFA_GS(n, d) - IFA_GO(n, d), out, dst0 + d);
+#else
+        for (int d = lid; d < HEAD_DIM; d += WG)
+            out[dst0 + d] = (char)clamp(rint(SRC(d) / IFA_GS(n, d) - IFA_GO(n, d)), QMIN, QMAX);
+#endif
+#elif QUANT
         float mn = INFINITY, mx = -INFINITY;
 #if IFA_APPEND_VEC
         {

@@ -284,6 +284,30 @@ class Binding(unittest.TestCase):
             self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-2)
             self.assertLess(rel_l2(r["attention_out"], orig), 2.0 / 127)
 
+    def test_append_kivi_then_attend(self):
+        """KVCacheAppend in the separate form: keys quantised with given per-channel scales and zero points
+        (read, not written), values online per token and head into value_antiquant_scale; attention over the
+        cache in the same modes is within int8 precision of float64 attention over the original rows."""
+        b, s, nkv, d, n = 2, 96, 2, 64, 8
+        kn = self.rng.uniform(-1, 1, (b, s, nkv * d)).astype(np.float16)
+        vn = self.rng.uniform(-1, 1, (b, s, nkv * d)).astype(np.float16)
+        ks = np.full(nkv * d, 2.2 / 255, dtype=np.float32)  # each channel spans [-1.1, 1.1]
+        kz = (-1.1 / ks + 128).astype(np.float32)
+        cache = np.zeros((b, s, nkv * d), dtype=np.int8)
+        vs = np.zeros((b, nkv, s), dtype=np.float32)
+        w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=cache, value_cache=cache.copy(), key_antiquant_scale=ks,
+                    key_antiquant_offset=kz, value_antiquant_scale=vs, value_antiquant_offset=vs.copy(),
+                    key_antiquant_mode=0, value_antiquant_mode=2, cache_seq_lengths=[0, 0], num_key_value_heads=nkv)
+        np.testing.assert_array_equal(w["key_antiquant_scale"], ks)  # given: read, not written
+        self.assertTrue(np.all(w["value_antiquant_scale"] > 0))
+        q = self.rng.uniform(-1, 1, (b, 1, n * d)).astype(np.float16)
+        r = ifa.run("IncreFlashAttention", query=q, key=w["key_cache"], value=w["value_cache"], num_heads=n,
+                    num_key_value_heads=nkv, scale_value=0.125, key_antiquant_scale=ks, key_antiquant_offset=kz,
+                    key_antiquant_mode=0, value_antiquant_scale=w["value_antiquant_scale"],
+                    value_antiquant_offset=w["value_antiquant_offset"], value_antiquant_mode=2)
+        out, _ = attention_ref(q, kn, vn, n, nkv, 0.125)
+        self.assertLess(rel_l2(r["attention_out"], out), 2.0 / 255)
+
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
         kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)

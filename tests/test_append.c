@@ -26,6 +26,9 @@ typedef struct aspec {
     int64_t rope_pos0;  /* > 0: batch b's row p sits at rotary position rope_pos0 + 7b + p (explicit
                          * rope_positions), else at p (the default) */
     int key_only;       /* appends without value rows and value_cache (one latent cache) */
+    int kivi;           /* the separate form: keys quantised with given per-channel scales (float16 (N_kv, D),
+                         * offsets with asym in an integer cache), values per token and head into
+                         * value_antiquant_scale (mode 2, or 3 paged) */
     uint64_t seed;
 } aspec;
 
@@ -38,8 +41,9 @@ typedef struct cache {
     int64_t units, rows; /* units x rows: (B, S_max) or (num_blocks, block_size) */
     int32_t *table;      /* paged: B x cols, shuffled ids, wild ids past what the test uses */
     int64_t cols;
-    ifa_host_tensor kc, vc, sc, of;     /* the initial contents */
-    cl_mem bufs[4];                     /* kc, vc, sc, of (sc/of NULL for a float cache) */
+    ifa_host_tensor kc, vc, sc, of;     /* the initial contents (kivi: sc, of the value's (units, N_kv, rows)) */
+    ifa_host_tensor gs, go;             /* kivi: the key's given scales and offsets */
+    cl_mem bufs[6];                     /* kc, vc, sc, of, gs, go (NULL where absent) */
     double *orig;                       /* (2, B, cap, N_kv, D) float64 rows as appended, NaN before */
     int64_t *len;                       /* rows appended per batch */
 } cache;
@@ -77,7 +81,7 @@ static void cache_init(cache *c, const aspec *p) {
     c->p = *p;
     c->bnsd = is_bnsd(p->layout);
     c->fp8 = ifa__is_float8(p->cache);
-    c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && p->asym);
+    c->quant = p->cache == IFA_DTYPE_INT8 || p->cache == IFA_DTYPE_INT4 || (c->fp8 && (p->asym || p->kivi));
     c->offsets = c->quant && p->asym && !c->fp8;
     c->bits = p->cache == IFA_DTYPE_INT4 ? 4 : 8;
     if (p->block_size) {
@@ -113,9 +117,32 @@ static void cache_init(cache *c, const aspec *p) {
         ifa_host_set(&c->kc, i, NAN), ifa_host_set(&c->vc, i, NAN);
     if (integer) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
     c->bufs[0] = upload(&c->kc), c->bufs[1] = upload(&c->vc);
+    if (p->kivi) {
+        /* the key's given scales cover [-8, 8] and a little more per channel (rotated rows reach 5·√2), so no
+         * key saturates: (q + o)·s spans [lo, hi] */
+        const int64_t gsh[2] = {p->nkv, p->d};
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c->gs, IFA_DTYPE_FLOAT16, 2, gsh), 0);
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c->go, IFA_DTYPE_FLOAT16, 2, gsh), 0);
+        ifa_rng rng;
+        ifa_rng_seed(&rng, p->seed * 5 + 3);
+        const double qmin = c->fp8 ? -ifa_dtype_max(p->cache) : p->cache == IFA_DTYPE_INT4 ? -8 : -128;
+        const double qmax = c->fp8 ? ifa_dtype_max(p->cache) : p->cache == IFA_DTYPE_INT4 ? 7 : 127;
+        for (int64_t i = 0; i < p->nkv * p->d; ++i) {
+            const double lo = -8 - ifa_rng_uniform(&rng, 0, 1), hi = 8 + ifa_rng_uniform(&rng, 0, 1);
+            if (c->offsets) {
+                ifa_host_set(&c->gs, i, (hi - lo) / (qmax - qmin));
+                ifa_host_set(&c->go, i, lo / ifa_host_get(&c->gs, i) - qmin);
+            } else {
+                ifa_host_set(&c->gs, i, fmax(-lo, hi) / qmax);
+            }
+        }
+        c->bufs[4] = upload(&c->gs);
+        if (c->offsets) c->bufs[5] = upload(&c->go);
+    }
     if (c->quant) {
         const int64_t ssh[4] = {2, c->units, p->nkv, c->rows};
-        ck_assert_int_eq(ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 4, ssh), 0);
+        ck_assert_int_eq(p->kivi ? ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 3, ssh + 1)
+                                 : ifa_host_tensor_alloc(&c->sc, IFA_DTYPE_FLOAT32, 4, ssh), 0);
         for (int64_t i = 0; i < ifa_host_tensor_numel(&c->sc); ++i) ifa_host_set(&c->sc, i, NAN);
         c->bufs[2] = upload(&c->sc);
         if (c->offsets) copy_tensor(&c->sc, &c->of), c->bufs[3] = upload(&c->of);
@@ -128,10 +155,10 @@ static void cache_init(cache *c, const aspec *p) {
 }
 
 static void cache_free(cache *c) {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 6; ++i)
         if (c->bufs[i]) clReleaseMemObject(c->bufs[i]);
     ifa_host_tensor_free(&c->kc), ifa_host_tensor_free(&c->vc), ifa_host_tensor_free(&c->sc);
-    ifa_host_tensor_free(&c->of);
+    ifa_host_tensor_free(&c->of), ifa_host_tensor_free(&c->gs), ifa_host_tensor_free(&c->go);
     free(c->table), free(c->orig), free(c->len);
 }
 
@@ -171,7 +198,7 @@ static void locate(const cache *c, int64_t b, int64_t pos, int64_t *u, int64_t *
  * values, NULL: all) the rows each batch writes (new_seq_lengths). */
 static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, const ifa_host_tensor *vn,
                               const int64_t *news) {
-    ifa_tensor t[6];
+    ifa_tensor t[8];
     cl_mem kb = upload(kn), vb = vn ? upload(vn) : NULL;
     t[0] = desc(kn, kb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
     if (vn) t[1] = desc(vn, vb);
@@ -181,6 +208,14 @@ static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, c
     ifa_kv_cache_append_args_init(&a);
     a.key = &t[0], a.value = vn ? &t[1] : NULL, a.key_cache = &t[2], a.value_cache = vn ? &t[3] : NULL;
     a.antiquant_scale = c->quant ? &t[4] : NULL, a.antiquant_offset = c->offsets ? &t[5] : NULL;
+    if (c->p.kivi) {
+        t[6] = desc(&c->gs, c->bufs[4]);
+        if (c->offsets) t[7] = desc(&c->go, c->bufs[5]);
+        a.key_antiquant_scale = &t[6], a.key_antiquant_offset = c->offsets ? &t[7] : NULL;
+        a.value_antiquant_scale = a.antiquant_scale, a.value_antiquant_offset = a.antiquant_offset;
+        a.antiquant_scale = a.antiquant_offset = NULL;
+        a.key_antiquant_mode = 0, a.value_antiquant_mode = c->p.block_size ? 3 : 2;
+    }
     a.input_layout = c->p.layout, a.num_key_value_heads = c->p.nkv;
     const int64_t nb = kn->shape[0];
     int64_t rope_pos[64];
@@ -266,9 +301,9 @@ static void append_ok(cache *c, int64_t b0, int64_t nb, int64_t s1, uint64_t see
  * the cache, the scales and the offsets is as it was before the first append. */
 static void check_cache(const cache *c) {
     const aspec *p = &c->p;
-    ifa_host_tensor got[4], want[4];
-    const ifa_host_tensor *init[4] = {&c->kc, &c->vc, &c->sc, &c->of};
-    for (int i = 0; i < 4; ++i) {
+    ifa_host_tensor got[6], want[6];
+    const ifa_host_tensor *init[6] = {&c->kc, &c->vc, &c->sc, &c->of, &c->gs, &c->go};
+    for (int i = 0; i < 6; ++i) {
         memset(&got[i], 0, sizeof got[i]), memset(&want[i], 0, sizeof want[i]);
         if (!c->bufs[i]) continue;
         copy_tensor(init[i], &got[i]), copy_tensor(init[i], &want[i]);
@@ -285,9 +320,11 @@ static void check_cache(const cache *c) {
                     int64_t u, r;
                     locate(c, b, pos, &u, &r);
                     expected_row(c, half, b, pos, n, x);
-                    const int64_t si = ((half * c->units + u) * p->nkv + n) * c->rows + r;
+                    /* kivi: the value's scales have no half; the key's are given, per channel (below) */
+                    const int64_t si = (((p->kivi ? 0 : half) * c->units + u) * p->nkv + n) * c->rows + r;
+                    const int given = p->kivi && half == 0;
                     double scale = 1, offset = 0, amax = 0;
-                    if (c->quant) {
+                    if (c->quant && !given) {
                         double rs, ro = 0;
                         if (c->fp8)
                             ifa_kv_fp8_scale(p->cache, x, p->d, &rs);
@@ -313,7 +350,16 @@ static void check_cache(const cache *c) {
                     for (int64_t d = 0; d < p->d; ++d) {
                         const int64_t e = ifa_kv_cache_at(c->bnsd, c->rows, p->nkv, p->d, u, r, n, d);
                         const double g = ifa_host_get(&got[half], e);
-                        if (c->fp8 && c->quant) { /* x / scale rounded to float8 */
+                        if (given) { /* x / s_d - o_d rounded with the channel's given scale and offset */
+                            const double s = ifa_host_get(&c->gs, n * p->d + d);
+                            const double o = c->offsets ? ifa_host_get(&c->go, n * p->d + d) : 0;
+                            const double lim = c->fp8 ? ifa_kv_fp8_bound(p->cache, s, x[d]) + rot
+                                                      : ifa_kv_quant_bound(s, o, fabs(x[d])) + rot;
+                            ck_assert_msg(fabs((g + o) * s - x[d]) <= lim,
+                                          "b %lld pos %lld n %lld d %lld: given scale %.9g offset %.9g: q %g, x %.9g "
+                                          "(bound %.3g)", (long long)b, (long long)pos, (long long)n, (long long)d, s, o,
+                                          g, x[d], lim);
+                        } else if (c->fp8 && c->quant) { /* x / scale rounded to float8 */
                             const double fb = ifa_kv_fp8_bound(p->cache, scale, x[d]) + rot;
                             ck_assert_msg(fabs(g * scale - x[d]) <= fb,
                                           "b %lld pos %lld n %lld d %lld: float8 %g x scale %.9g, x %.9g (bound %.3g)",
@@ -335,7 +381,7 @@ static void check_cache(const cache *c) {
                         ifa_host_set(&want[half], e, g);
                     }
                 }
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 6; ++i) {
         if (!c->bufs[i]) continue;
         ck_assert_msg(memcmp(got[i].data, want[i].data, got[i].bytes) == 0, "tensor %d changed outside the new rows", i);
         ifa_host_tensor_free(&got[i]), ifa_host_tensor_free(&want[i]);
@@ -353,7 +399,13 @@ static void attend_case(const cache *c, int64_t n, int64_t sq, ifa_case *k) {
     copy_tensor(&c->kc, &k->key), download(c->bufs[0], &k->key);
     if (p->key_only) copy_tensor(&k->key, &k->value), k->value_is_key = 1;
     else copy_tensor(&c->vc, &k->value), download(c->bufs[1], &k->value);
-    if (c->quant) {
+    if (p->kivi) { /* the separate form: the key's given scales, the value's as written */
+        copy_tensor(&c->gs, &k->key_antiquant_scale);
+        if (c->offsets) copy_tensor(&c->go, &k->key_antiquant_offset);
+        copy_tensor(&c->sc, &k->value_antiquant_scale), download(c->bufs[2], &k->value_antiquant_scale);
+        if (c->offsets) copy_tensor(&c->of, &k->value_antiquant_offset), download(c->bufs[3], &k->value_antiquant_offset);
+        k->key_antiquant_mode = 0, k->value_antiquant_mode = p->block_size ? 3 : 2;
+    } else if (c->quant) {
         copy_tensor(&c->sc, &k->antiquant_scale), download(c->bufs[2], &k->antiquant_scale);
         if (c->offsets) copy_tensor(&c->of, &k->antiquant_offset), download(c->bufs[3], &k->antiquant_offset);
         k->antiquant_mode = p->block_size ? 3 : 2;
@@ -643,6 +695,31 @@ START_TEST(key_only_append_then_attend) {
 }
 END_TEST
 
+/* The separate form (KIVI's pairing): keys quantised with given per-channel scales (and zero points in an
+ * integer cache), values online per token and head into value_antiquant_scale, in int8, int4 and float8
+ * caches, contiguous and paged, with RoPE on the keys in some: every key within half a step of its channel's
+ * scale, every value row as in the (2, ...) form, nothing else written (the given scales included); then
+ * IncreFlashAttention with key_antiquant_mode 0 and value_antiquant_mode 2 or 3 reads the cache equal to the
+ * float64 reference on what it holds. */
+START_TEST(kivi_append_then_attend) {
+    static const ifa_dtype kinds[] = {IFA_DTYPE_INT8, IFA_DTYPE_INT4, IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT8_E5M2};
+    const int paged = _i % 2;
+    aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .cache = kinds[_i / 2 % 4], .asym = _i % 3 != 2, .b = 3, .nkv = 2, .d = _i % 5 == 4 ? 40 : 64,
+               .cap = 160, .block_size = paged ? 16 : 0, .rope = _i >= 8 ? 1 + _i % 2 : 0, .kivi = 1,
+               .seed = 7700 + (uint64_t)_i};
+    cache c;
+    cache_init(&c, &p);
+    append_ok(&c, 0, p.b, 90, p.seed * 3);
+    append_ok(&c, 0, p.b, 1, p.seed * 3 + 1);
+    check_cache(&c);
+    ifa_case k;
+    attend_case(&c, 8, 1, &k);
+    attend_check(&p, &k);
+    cache_free(&c);
+}
+END_TEST
+
 /* Speculative decoding's ragged steps: S1 = 3 new rows per batch of which each batch writes its own count
  * (new_seq_lengths; 0 for an idle slot), over two steps, into a float16, int8 (asymmetric, per-token scales
  * with the pages) or float8 cache, contiguous or paged: the written rows land, nothing else changes
@@ -686,7 +763,7 @@ END_TEST
 /* A valid planning-only BSH append: B = 2, S1 = 2, N_kv = 2, D = 16 into an int8 cache of S_max 8 (or a
  * paged pool of 6 blocks of 4 rows, 2 columns per batch). */
 typedef struct afix {
-    ifa_tensor k, v, kc, vc, sc, of, rc, rs;
+    ifa_tensor k, v, kc, vc, sc, of, rc, rs, gs, go, vs, vo;
     int64_t lens[2];
     int32_t table[4];
     ifa_kv_cache_append_args a;
@@ -716,6 +793,17 @@ static void afix_paged(afix *f) {
     const int32_t table[4] = {5, 1, 2, 0};
     memcpy(f->table, table, sizeof table);
     f->a.block_table = f->table, f->a.block_table_cols = 2, f->a.block_size = 4;
+}
+
+/* The separate form on the contiguous int8 fixture: the key's scales given per channel (N_kv, D) in float16 with
+ * offsets, the value's written per token and head (B, N_kv, S_max) with offsets. */
+static void afix_separate(afix *f) {
+    afix_setup(f);
+    tdesc(&f->gs, IFA_DTYPE_FLOAT16, 2, 2, 16, 0, 0), f->go = f->gs;
+    tdesc(&f->vs, IFA_DTYPE_FLOAT32, 3, 2, 2, 8, 0), f->vo = f->vs;
+    f->a.antiquant_scale = f->a.antiquant_offset = NULL;
+    f->a.key_antiquant_scale = &f->gs, f->a.key_antiquant_offset = &f->go;
+    f->a.value_antiquant_scale = &f->vs, f->a.value_antiquant_offset = &f->vo, f->a.value_antiquant_mode = 2;
 }
 
 static void aexpect(const afix *f, ifa_status want, const char *needle) {
@@ -804,9 +892,65 @@ START_TEST(append_rules) {
     afix_setup(&f), f.of.shape[1] = 1;
     aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "antiquant_offset has shape (2, 1, 2, 8); it must be the scale's shape");
     afix_setup(&f), f.of.dtype = IFA_DTYPE_BFLOAT16;
-    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype bfloat16; it must be float32");
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "antiquant_offset has dtype bfloat16; it must be the scale's float32");
     afix_setup(&f), f.a.antiquant_offset = NULL; /* symmetric */
     aexpect(&f, IFA_STATUS_OK, NULL);
+    /* the separate form: each side given (mode 0) or written (2 contiguous, 3 paged), never beside antiquant_scale */
+    afix_separate(&f);
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.a.key_antiquant_mode = 2, f.gs = f.vs, f.go = f.vo; /* both written */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_separate(&f), f.a.value_antiquant_mode = 0, f.vs = f.gs, f.vo = f.go; /* both given */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_separate(&f), tdesc(&f.gs, IFA_DTYPE_BFLOAT16, 1, 1, 0, 0, 0), f.a.key_antiquant_offset = NULL; /* per tensor */
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_separate(&f), f.a.antiquant_scale = &f.sc;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "antiquant_scale/offset and key_/value_antiquant tensors are two forms of "
+                                              "the same scales; give one");
+    afix_separate(&f), f.a.value = NULL, f.a.value_cache = NULL;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "a key-only append (value NULL) writes antiquant_scale's (2, ...) form");
+    afix_separate(&f), f.a.key_antiquant_scale = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "key_antiquant_scale is NULL; the separate form needs the key's and the "
+                                          "value's scales (an offset alone is not enough)");
+    afix_separate(&f), f.a.value_antiquant_scale = f.a.value_antiquant_offset = NULL;
+    aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value_antiquant_scale is NULL");
+    afix_separate(&f), f.a.value_antiquant_mode = 1;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode = 1 is not 0 (scales given per tensor or channel), "
+                                              "2 (written per head and token, contiguous) or 3 (written with the pages)");
+    afix_separate(&f), f.a.value_antiquant_mode = 3;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode = 3 but the cache is contiguous; written scales take "
+                                              "mode 2 there");
+    afix_separate(&f), f.vs.shape[2] = 7, f.vo = f.vs;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "value_antiquant_scale has shape (2, 2, 7); value_antiquant_mode 2 takes (B, "
+                                           "N_kv, S_max) = (2, 2, 8)");
+    afix_separate(&f), f.vs.dtype = f.vo.dtype = IFA_DTYPE_FLOAT16;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "value_antiquant_scale has dtype float16; written scales are float32");
+    afix_separate(&f), f.gs.shape[1] = 15, f.go = f.gs;
+    aexpect(&f, IFA_STATUS_SHAPE_MISMATCH, "key_antiquant_scale has shape (2, 15); key_antiquant_mode 0 (given scales) "
+                                           "takes (1) per tensor or (N_kv, 1, D), (N_kv, D), (N_kv·D) per channel with "
+                                           "N_kv = 2, D = 16");
+    afix_separate(&f), f.gs.dtype = f.go.dtype = IFA_DTYPE_INT8;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_scale has dtype int8; given scales are float32, float16 or "
+                                              "bfloat16");
+    afix_separate(&f), f.go.dtype = IFA_DTYPE_FLOAT32;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_offset has dtype float32; it must be the scale's float16");
+    afix_separate(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_FLOAT8_E4M3;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_antiquant_offset is given but key_cache has dtype float8_e4m3fn; a "
+                                              "float8 cache is scaled without offsets");
+    f.a.key_antiquant_offset = f.a.value_antiquant_offset = NULL;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    afix_separate(&f), f.kc.dtype = f.vc.dtype = IFA_DTYPE_BFLOAT16;
+    aexpect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "key_/value_antiquant tensors are given but key_cache has dtype bfloat16");
+    afix_setup(&f), f.a.key_antiquant_mode = 2;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "key_antiquant_mode = 2 is given without key_/value_antiquant_scale");
+    /* paged: written scales in mode 3, (num_blocks, N_kv, block_size) */
+    afix_paged(&f), f.a.antiquant_scale = f.a.antiquant_offset = NULL;
+    tdesc(&f.gs, IFA_DTYPE_FLOAT32, 1, 32, 0, 0, 0), tdesc(&f.vs, IFA_DTYPE_FLOAT32, 3, 6, 2, 4, 0);
+    f.a.key_antiquant_scale = &f.gs, f.a.value_antiquant_scale = &f.vs, f.a.value_antiquant_mode = 3;
+    aexpect(&f, IFA_STATUS_OK, NULL);
+    f.a.value_antiquant_mode = 2;
+    aexpect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "value_antiquant_mode = 2 but the cache is paged; written scales take mode "
+                                              "3 there");
     /* lengths */
     afix_setup(&f), f.a.cache_seq_lengths = NULL;
     aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "cache_seq_lengths is NULL");
@@ -921,6 +1065,7 @@ Suite *append_suite(void) {
     tcase_add_loop_test(t, append_then_attend, 0, 42);
     tcase_add_loop_test(t, key_only_append_then_attend, 0, 6);
     tcase_add_loop_test(t, ragged_append_then_attend, 0, 6);
+    tcase_add_loop_test(t, kivi_append_then_attend, 0, 12);
     tcase_add_loop_test(t, append_rows_rope, 0, 28);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);

@@ -142,11 +142,13 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         for (int i = 0; i < c.def->num_inputs; ++i) nt += c.inputs[i].data != NULL;
         printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", c.def->name, nt, (int)c.num_attrs,
                r.device_ms);
-        const ifa_host_tensor *outs[4];
+        const ifa_host_tensor *outs[IFA_GENERIC_WRITTEN];
         ifa_append_after(&r, outs);
-        static const char *const names[4] = {"key_cache.npy", "value_cache.npy", "antiquant_scale.npy",
-                                             "antiquant_offset.npy"};
-        if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, 4);
+        static const char *const names[IFA_GENERIC_WRITTEN] = {
+            "key_cache.npy",           "value_cache.npy",          "antiquant_scale.npy",
+            "antiquant_offset.npy",    "key_antiquant_scale.npy",  "key_antiquant_offset.npy",
+            "value_antiquant_scale.npy", "value_antiquant_offset.npy"};
+        if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, IFA_GENERIC_WRITTEN);
         ifa_append_check k;
         if (rc == 0 && o->check && ifa_append_case_check(&c, outs, &k) != 0) {
             fprintf(stderr, "ifa-run: the reference could not be computed\n");

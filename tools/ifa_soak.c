@@ -77,7 +77,7 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
     if (st != IFA_STATUS_OK) {
         refused(dir, s, rc, st);
     } else {
-        const ifa_host_tensor *outs[4];
+        const ifa_host_tensor *outs[IFA_GENERIC_WRITTEN];
         ifa_append_after(&r, outs);
         ifa_append_check k = {0};
         ok = ifa_append_case_check(&c, outs, &k) == 0 && k.pass;

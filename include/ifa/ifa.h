@@ -340,6 +340,19 @@ typedef struct ifa_kv_cache_append_args {
      * positions, blocks and scales they would have used are neither checked nor written. */
     const int64_t *new_seq_lengths;
     int64_t new_seq_lengths_count;
+    /* the separate form (IncreFlashAttention's key_/value_antiquant_scale), instead of antiquant_scale; not
+     * with a key-only append. Each side (int8/int4 cache: both required; float8: both or neither) in its mode:
+     * 0, scales given (read, never written): (1) per tensor or (N_kv, 1, D), (N_kv, D), (N_kv·D) per channel,
+     * a float dtype, an optional offset alike; each value becomes clamp(rint(x / s_d - o_d)) (float8: x / s_d
+     * rounded), e.g. KIVI's keys with calibrated per-channel scales. 2 (contiguous) or 3 (paged), written
+     * online per token and head as above, float32 (B, N_kv, S_max) or (num_blocks, N_kv, block_size), an
+     * offset (int8/int4) making it asymmetric. The attention op reads either side in the same mode. */
+    const ifa_tensor *key_antiquant_scale;
+    const ifa_tensor *key_antiquant_offset;
+    const ifa_tensor *value_antiquant_scale;
+    const ifa_tensor *value_antiquant_offset;
+    int64_t key_antiquant_mode;   /* 0 given, 2 written (contiguous), 3 written (paged) */
+    int64_t value_antiquant_mode;
 } ifa_kv_cache_append_args;
 
 /* Sets every field to its default: NULL tensors and lengths, layout "BSH", N_kv 0 (must be set), contiguous. */

@@ -14,15 +14,17 @@ typedef struct ifa_append_check {
     int pass;
 } ifa_append_check;
 
-/* c: the case as given (the caches before the run); after[4]: key_cache, value_cache, antiquant_scale,
- * antiquant_offset as read back after the run (NULL for absent ones). 0, or -1 when the case's shapes do not
- * allow a reference (the op should have rejected it). */
-int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *const after[4], ifa_append_check *k);
+/* c: the case as given (the caches before the run); after[IFA_GENERIC_WRITTEN]: key_cache, value_cache,
+ * antiquant_scale, antiquant_offset, key_antiquant_scale, key_antiquant_offset, value_antiquant_scale,
+ * value_antiquant_offset as read back after the run (NULL for absent ones). 0, or -1 when the case's shapes
+ * do not allow a reference (the op should have rejected it). */
+int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *const after[IFA_GENERIC_WRITTEN],
+                          ifa_append_check *k);
 
 /* The inputs KVCacheAppend writes, in the order of ifa_append_case_check's after[] (ifa_generic_case_run's
  * names for an append case). */
-extern const char *const ifa_append_written[4];
+extern const char *const ifa_append_written[IFA_GENERIC_WRITTEN];
 /* The tensors a run read back (ifa_generic_case_run with ifa_append_written) as after[] (NULL for absent ones). */
-void ifa_append_after(const ifa_generic_run *r, const ifa_host_tensor *after[4]);
+void ifa_append_after(const ifa_generic_run *r, const ifa_host_tensor *after[IFA_GENERIC_WRITTEN]);
 
 #endif

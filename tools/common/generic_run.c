@@ -4,7 +4,7 @@
 #include <string.h>
 
 ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_generic_case *c,
-                                const char *const names[4], int plan_only, size_t *workspace_bytes,
+                                const char *const names[IFA_GENERIC_WRITTEN], int plan_only, size_t *workspace_bytes,
                                 ifa_generic_run *r) {
     memset(r, 0, sizeof *r);
     const ifa_op_def *d = c->def;
@@ -46,7 +46,7 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
             r->device_ms = (double)(t1 - t0) * 1e-6;
         clReleaseEvent(ev);
     }
-    for (int w = 0; w < 4 && st == IFA_STATUS_OK && !plan_only; ++w)
+    for (int w = 0; w < IFA_GENERIC_WRITTEN && st == IFA_STATUS_OK && !plan_only; ++w)
         for (int i = 0; names[w] && i < d->num_inputs; ++i)
             if (strcmp(d->inputs[i].name, names[w]) == 0 && c->inputs[i].data) {
                 if (ifa_host_tensor_alloc(&r->written[w], c->inputs[i].dtype, c->inputs[i].ndim, c->inputs[i].shape) != 0)
@@ -63,5 +63,5 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
 }
 
 void ifa_generic_run_free(ifa_generic_run *r) {
-    for (int w = 0; w < 4; ++w) ifa_host_tensor_free(&r->written[w]);
+    for (int w = 0; w < IFA_GENERIC_WRITTEN; ++w) ifa_host_tensor_free(&r->written[w]);
 }

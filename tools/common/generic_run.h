@@ -6,18 +6,21 @@
 
 #include "common/generic_case.h"
 
+/* The most written inputs a run reads back. */
+#define IFA_GENERIC_WRITTEN 8
+
 /* What a run read back: the written inputs named in `names` (their order), data NULL for absent ones. */
 typedef struct ifa_generic_run {
-    ifa_host_tensor written[4];
+    ifa_host_tensor written[IFA_GENERIC_WRITTEN];
     double device_ms; /* the op's kernel time from its event (0 without profiling) */
 } ifa_generic_run;
 
-/* Uploads c's inputs, plans and runs its op on q, and reads back the inputs named in names (up to 4, NULL
- * entries ignored). Returns the library's status (OPENCL_ERROR or OUT_OF_MEMORY for the tool's own calls);
+/* Uploads c's inputs, plans and runs its op on q, and reads back the inputs named in names
+ * (IFA_GENERIC_WRITTEN entries, NULL ones ignored). Returns the library's status (OPENCL_ERROR or OUT_OF_MEMORY for the tool's own calls);
  * on failure r holds nothing. With plan_only, nothing is uploaded or run: the status says whether the device
  * takes the case, and *workspace_bytes (if not NULL) the workspace it needs. */
 ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_generic_case *c,
-                                const char *const names[4], int plan_only, size_t *workspace_bytes,
+                                const char *const names[IFA_GENERIC_WRITTEN], int plan_only, size_t *workspace_bytes,
                                 ifa_generic_run *r);
 void ifa_generic_run_free(ifa_generic_run *r);
 

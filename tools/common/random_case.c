@@ -417,7 +417,31 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
     cJSON_AddItemToObject(in, "key_cache", tensor(&g, sh, nd, cdt, -c_hi, c_hi));
     if (!key_only) cJSON_AddItemToObject(in, "value_cache", tensor(&g, sh, nd, cdt, -c_hi, c_hi));
     else add_summary(sum, sum_n, "key_only");
-    if (int_cache || (fp8 && chance(&g, 0.5))) {
+    if (!key_only && (int_cache || fp8) && chance(&g, 0.3)) {
+        /* the separate form: each side's scales given (mode 0: per tensor or channel, read) or written per
+         * token and head (mode 2, 3 paged); given ones span the new rows' range or less (saturating) */
+        static const char *const names[2][3] = {{"key_antiquant_scale", "key_antiquant_offset", "key_antiquant_mode"},
+                                                {"value_antiquant_scale", "value_antiquant_offset", "value_antiquant_mode"}};
+        const double qmax = !strcmp(cdt, "int8") ? 127 : !strcmp(cdt, "int4") ? 7 : !strcmp(cdt, "float8_e5m2") ? 57344 : 448;
+        char what[32];
+        snprintf(what, sizeof what, "separate=");
+        for (int side = 0; side < 2; ++side) {
+            const int given = chance(&g, 0.5), asym = int_cache && chance(&g, 0.5);
+            int64_t ss[3] = {units, nkv, rows};
+            int snd = 3;
+            if (given) {
+                const int form = (int)ifa_rng_int(&g.r, 0, 2);
+                snd = form == 0 ? (ss[0] = 1, 1) : form == 1 ? (ss[0] = nkv, ss[1] = d, 2) : (ss[0] = nkv * d, 1);
+            }
+            const char *sdt = given ? floats[ifa_rng_int(&g.r, 0, 2)] : "float32";
+            const double lo = given ? 2.5 / qmax : 0.01;
+            cJSON_AddItemToObject(in, names[side][0], tensor(&g, ss, snd, sdt, lo, lo * 2));
+            if (asym) cJSON_AddItemToObject(in, names[side][1], tensor(&g, ss, snd, sdt, given ? -1 : -3, given ? 1 : 3));
+            cJSON_AddNumberToObject(attrs, names[side][2], given ? 0 : paged ? 3 : 2);
+            snprintf(what + strlen(what), sizeof what - strlen(what), side ? "/%s" : "%s", given ? "given" : "written");
+        }
+        add_summary(sum, sum_n, what);
+    } else if (int_cache || (fp8 && chance(&g, 0.5))) {
         const int64_t ss[4] = {2, units, nkv, rows};
         cJSON_AddItemToObject(in, "antiquant_scale", tensor(&g, ss, 4, "float32", 0.01, 0.02));
         const int asym = int_cache && chance(&g, 0.5);
