@@ -41,7 +41,7 @@ static int usage(void) {
             "                  [--prompt MIN,MAX] [--output MIN,MAX] [--prefixes K] [--prefix-len L]\n"
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|float8_e5m2|int8|int4]\n"
-            "                  [--symmetric] [--scaled]\n"
+            "                  [--symmetric] [--scaled] [--kivi]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
             "                  [--draft K]\n"
@@ -52,6 +52,8 @@ static int usage(void) {
             "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n"
             "--symmetric: int8/int4 scales without offsets; --scaled: a float8 cache scales each row (max|x| / the\n"
             "  format's largest) and the attention applies the scales (per head and token, in the pages).\n"
+            "--kivi: an int8/int4 cache in the separate form (KIVI's pairing): keys quantised with per-channel\n"
+            "  scales calibrated on the model's rows (given, never written), values per head and token.\n"
             "--template: IncreFlashAttention's template_mode (default: the planner's choice).\n"
             "--window W --sinks: each query sees its last W positions; a seeded sink logit per query head joins the\n"
             "  softmax (the attention of gpt-oss's sliding-window layers).\n"
@@ -64,7 +66,7 @@ static int usage(void) {
 
 typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
-    int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks;
+    int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks, kivi;
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
     int64_t latent; /* > 0: value_head_dim over one latent cache */
@@ -173,6 +175,8 @@ typedef struct driver {
     ifa_host_tensor pool_shape;       /* dtype and shape of the K and V pools (no data) */
     int64_t scale_shape[4];
     cl_mem kpool, vpool, scale, offset, sinks_buf;
+    ifa_host_tensor kscale, koffset;  /* --kivi: the key's given per-channel scales and offsets (N_kv, D) */
+    cl_mem kscale_buf, koffset_buf;
     ifa_host_tensor bank;             /* the model's stand-in rows */
     ifa_host_tensor sinks;            /* --sinks: float32 (N), also on the device in sinks_buf */
     cl_mem staging_k, staging_v, query, out, ws;
@@ -240,6 +244,30 @@ static void cache_tensors(const driver *dr, ifa_tensor *kc, ifa_tensor *vc, ifa_
     of->buffer = dr->offset;
 }
 
+/* --kivi: the separate form's tensors. The key's given scales (ks, ko), and the value's written ones (vs, vo),
+ * which are the value half of the scale and offset buffers, (num_blocks, N_kv, block_size) from there. */
+static void kivi_tensors(const driver *dr, ifa_tensor *ks, ifa_tensor *ko, ifa_tensor *vs, ifa_tensor *vo) {
+    *ks = plain_tensor(dr->kscale_buf, IFA_DTYPE_FLOAT32, 2, dr->kscale.shape);
+    *ko = plain_tensor(dr->koffset_buf, IFA_DTYPE_FLOAT32, 2, dr->kscale.shape);
+    *vs = plain_tensor(dr->scale, IFA_DTYPE_FLOAT32, 3, dr->scale_shape + 1);
+    vs->offset = (size_t)(dr->scale_shape[1] * dr->scale_shape[2] * dr->scale_shape[3]) * 4;
+    *vo = *vs;
+    vo->buffer = dr->offset;
+}
+
+/* Points args a (append or attention: the same six fields) at the cache's scales: antiquant_scale's (2, ...)
+ * form in mode 3, or with --kivi the separate form (keys given per channel, values per head and token). */
+#define IFA_DECODE_SCALES(dr, a, sc, of, ks, ko, vs, vo)                                                          \
+    do {                                                                                                          \
+        if ((dr)->o.kivi) {                                                                                       \
+            (a).key_antiquant_scale = &(ks), (a).key_antiquant_offset = (dr)->o.symmetric ? NULL : &(ko);         \
+            (a).value_antiquant_scale = &(vs), (a).value_antiquant_offset = (dr)->o.symmetric ? NULL : &(vo);     \
+            (a).key_antiquant_mode = 0, (a).value_antiquant_mode = 3;                                             \
+        } else if ((dr)->quant) {                                                                                 \
+            (a).antiquant_scale = &(sc), (a).antiquant_offset = (dr)->o.symmetric ? NULL : &(of);                 \
+        }                                                                                                         \
+    } while (0)
+
 /* Appends the next `rows` K/V rows of each request in list (nb of them) at its cached length, regenerated from
  * its prefix hashes; with news (NULL: all rows) request i writes only its first news[i] (new_seq_lengths).
  * *event (if not NULL) receives the append's event; else this waits for it and adds its device time to the
@@ -280,12 +308,13 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, const 
     if (err == CL_SUCCESS && !o->latent)
         err = clEnqueueWriteBuffer(dr->q, dr->staging_v, CL_TRUE, 0, hv.bytes, hv.data, 0, NULL, NULL);
     ifa_tensor tv = layout_tensor(dr, dr->staging_v, o->dtype, nb, rows, h);
-    ifa_tensor kc, vc, sc, of;
+    ifa_tensor kc, vc, sc, of, ks, ko, vs, vo;
     cache_tensors(dr, &kc, &vc, &sc, &of);
+    kivi_tensors(dr, &ks, &ko, &vs, &vo);
     ifa_kv_cache_append_args a;
     ifa_kv_cache_append_args_init(&a);
     a.key = &tk, a.value = o->latent ? NULL : &tv, a.key_cache = &kc, a.value_cache = o->latent ? NULL : &vc;
-    a.antiquant_scale = dr->quant ? &sc : NULL, a.antiquant_offset = dr->quant && !o->symmetric ? &of : NULL;
+    IFA_DECODE_SCALES(dr, a, sc, of, ks, ko, vs, vo);
     a.cache_seq_lengths = lens, a.cache_seq_lengths_count = nb;
     if (news) a.new_seq_lengths = news, a.new_seq_lengths_count = nb;
     a.input_layout = o->layout, a.num_key_value_heads = h;
@@ -412,6 +441,24 @@ static int read_tensor(driver *dr, cl_mem m, ifa_dtype dt, int nd, const int64_t
     return clEnqueueReadBuffer(dr->q, m, CL_TRUE, 0, t->bytes, t->data, 0, NULL, NULL) == CL_SUCCESS ? 0 : -1;
 }
 
+/* --kivi: turns the reference case's (2, ...) scales, as read back, into the separate form: the key's given
+ * channel scales, the value's half of what was read. */
+static int kivi_case(const driver *dr, ifa_case *c) {
+    const int64_t half = ifa_host_tensor_numel(&c->antiquant_scale) / 2;
+    ifa_host_tensor *from[2] = {&c->antiquant_scale, &c->antiquant_offset};
+    ifa_host_tensor *to[2] = {&c->value_antiquant_scale, &c->value_antiquant_offset};
+    for (int t = 0; t < (dr->o.symmetric ? 1 : 2); ++t) {
+        if (ifa_host_tensor_alloc(to[t], IFA_DTYPE_FLOAT32, 3, dr->scale_shape + 1) != 0) return -1;
+        memcpy(to[t]->data, (const float *)from[t]->data + half, to[t]->bytes);
+    }
+    if (ifa_host_tensor_copy(&c->key_antiquant_scale, &dr->kscale) != 0 ||
+        (!dr->o.symmetric && ifa_host_tensor_copy(&c->key_antiquant_offset, &dr->koffset) != 0))
+        return -1;
+    ifa_host_tensor_free(&c->antiquant_scale), ifa_host_tensor_free(&c->antiquant_offset);
+    c->antiquant_mode = 0, c->key_antiquant_mode = 0, c->value_antiquant_mode = 3;
+    return 0;
+}
+
 /* Checks the cache rows of every request in list and the attention output (out, host) of query (host)
  * against the float64 reference over what the cache holds. Returns the number of failures. */
 static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *lens, const int32_t *table,
@@ -451,13 +498,18 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                     const int64_t blk = r->blocks[p / bs], row = p % bs, si = ((kv * nblk + blk) * h + n) * bs + row;
                     const double sc = dr->quant ? ifa_host_get(&c.antiquant_scale, si) : 1;
                     const double of = dr->quant && !o->symmetric ? ifa_host_get(&c.antiquant_offset, si) : 0;
+                    const int given = o->kivi && kv == 0; /* the key's channel scales (given, calibrated) */
                     double amax = 0;
                     for (int64_t e = 0; e < d; ++e) amax = fmax(amax, fabs(x[e]));
                     int64_t row_bad = 0;
                     for (int64_t e = 0; e < d; ++e) {
                         const double g = ifa_host_get(kv ? &c.value : &c.key,
                                                       ifa_kv_cache_at(dr->bnsd, bs, h, d, blk, row, n, e));
-                        if (o->scaled) { /* x / scale rounded to float8 */
+                        if (given) {
+                            const double gs = ifa_host_get(&dr->kscale, n * d + e);
+                            const double go = o->symmetric ? 0 : ifa_host_get(&dr->koffset, n * d + e);
+                            row_bad += !(fabs((g + go) * gs - x[e]) <= ifa_kv_quant_bound(gs, go, fabs(x[e])) + rot);
+                        } else if (o->scaled) { /* x / scale rounded to float8 */
                             row_bad += !(fabs(g * sc - x[e]) <= ifa_kv_fp8_bound(o->kv_dtype, sc, x[e]) + rot);
                         } else if (dr->quant) {
                             row_bad += !(fabs((g + of) * sc - x[e]) <= ifa_kv_quant_bound(sc, of, amax) + rot);
@@ -494,6 +546,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     c.num_heads = o->heads, c.num_key_value_heads = h, c.scale_value = 1.0 / sqrt((double)d);
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     c.antiquant_mode = dr->quant ? 3 : 0;
+    if (o->kivi && kivi_case(dr, &c) != 0) bad++;
     if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope);
     c.window = o->window;
     c.value_head_dim = o->latent, c.value_is_key = o->latent > 0;
@@ -575,13 +628,14 @@ static int decode_step(driver *dr, int64_t step) {
     }
     double kv_bytes = 0;
     const double elem = (double)ifa_dtype_bits(o->kv_dtype) / 8, per_scale = dr->quant ? (o->symmetric ? 4 : 8) : 0;
+    const double scaled_sides = o->kivi ? 1 : 2; /* --kivi: the key's scales are per channel, not per row */
     for (int k = 0; k < nb; ++k) {
         request *r = &dr->reqs[list[k]];
         lens[k] = r->cached + qlens[k]; /* the step's tokens are in the cache; acceptance moves cached below */
         for (int64_t c = 0; c < dr->cols; ++c) table[k * dr->cols + c] = c < r->nblocks ? r->blocks[c] : -1;
         /* rows the step reads: the first token's window to the end */
         const int64_t span = o->window > 0 ? o->window + qlens[k] - 1 : lens[k], read = span < lens[k] ? span : lens[k];
-        kv_bytes += (double)read * (double)h * ((o->latent ? 1 : 2) * (double)d * elem + 2 * per_scale);
+        kv_bytes += (double)read * (double)h * ((o->latent ? 1 : 2) * (double)d * elem + scaled_sides * per_scale);
     }
     /* attention */
     if (ensure(dr, &dr->query, &dr->query_bytes, hq.bytes) != 0 || ensure(dr, &dr->out, &dr->out_bytes, hq.bytes) != 0) {
@@ -593,8 +647,9 @@ static int decode_step(driver *dr, int64_t step) {
     to.buffer = dr->out;
     if (o->latent) to.shape[to.ndim - 1] = strcmp(o->layout, "BSH") == 0 ? o->heads * o->latent : o->latent;
     cl_int err = clEnqueueWriteBuffer(dr->q, dr->query, CL_FALSE, 0, hq.bytes, hq.data, 0, NULL, NULL);
-    ifa_tensor kc, vc, sc, of;
+    ifa_tensor kc, vc, sc, of, ks, ko, vs, vo;
     cache_tensors(dr, &kc, &vc, &sc, &of);
+    kivi_tensors(dr, &ks, &ko, &vs, &vo);
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &kc, a.value = &vc, a.attention_out = &to;
@@ -603,7 +658,8 @@ static int decode_step(driver *dr, int64_t step) {
     if (o->draft > 0) a.actual_seq_lengths_q = qlens, a.actual_seq_lengths_q_count = nb;
     a.num_heads = o->heads, a.num_key_value_heads = h, a.scale_value = 1.0 / sqrt((double)d), a.input_layout = o->layout;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
-    if (dr->quant) a.antiquant_scale = &sc, a.antiquant_offset = o->symmetric ? NULL : &of, a.antiquant_mode = 3;
+    IFA_DECODE_SCALES(dr, a, sc, of, ks, ko, vs, vo);
+    if (dr->quant && !o->kivi) a.antiquant_mode = 3;
     a.rope_mode = o->rope; /* the query at its position, length - 1 */
     a.template_mode = o->template_mode;
     a.window = o->window;
@@ -691,6 +747,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--symmetric") == 0) o->symmetric = 1, used = 0;
         else if (strcmp(a, "--scaled") == 0) o->scaled = 1, used = 0;
         else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
+        else if (strcmp(a, "--kivi") == 0) o->kivi = 1, used = 0;
         else if (!v) return -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
@@ -730,6 +787,10 @@ static int parse_args(int argc, char **argv, opts *o) {
         return -1;
     }
     if (o->scaled) o->symmetric = 1; /* float8 rows are scaled symmetrically, without offsets */
+    if (o->kivi && ((o->kv_dtype != IFA_DTYPE_INT8 && o->kv_dtype != IFA_DTYPE_INT4) || o->latent)) {
+        fprintf(stderr, "ifa-decode: --kivi takes an int8 or int4 cache with value rows of its own (no --latent)\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -786,6 +847,40 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* --kivi: per-channel key scales (and zero points) calibrated on the bank, the model's rows: each channel's
+ * [min, max] over them, or with RoPE +-(the largest |x| x sqrt 2) for every channel (a rotation mixes pairs of
+ * channels), so that no key saturates; then uploaded. */
+static int kivi_calibrate(driver *dr) {
+    const opts *o = &dr->o;
+    const int64_t h = o->kv_heads, d = o->dim, sh[2] = {h, d};
+    const double qmax = o->kv_dtype == IFA_DTYPE_INT4 ? 7 : 127, qmin = -qmax - 1;
+    if (ifa_host_tensor_alloc(&dr->kscale, IFA_DTYPE_FLOAT32, 2, sh) != 0 ||
+        ifa_host_tensor_alloc(&dr->koffset, IFA_DTYPE_FLOAT32, 2, sh) != 0)
+        return -1;
+    double amax = 0;
+    for (int64_t i = 0; i < BANK_ROWS * d; ++i) amax = fmax(amax, fabs(ifa_host_get(&dr->bank, i)));
+    for (int64_t n = 0; n < h; ++n)
+        for (int64_t e = 0; e < d; ++e) {
+            double lo = INFINITY, hi = -INFINITY;
+            for (int64_t r = 0; r < BANK_ROWS; ++r) {
+                const double x = ifa_host_get(&dr->bank, r * d + e);
+                lo = fmin(lo, x), hi = fmax(hi, x);
+            }
+            if (o->rope) lo = -amax * sqrt(2.0) * 1.001, hi = -lo;
+            const double s = o->symmetric ? fmax(-lo, hi) / qmax : (hi - lo) / (qmax - qmin);
+            ifa_host_set(&dr->kscale, n * d + e, s);
+            ifa_host_set(&dr->koffset, n * d + e, o->symmetric ? 0 : lo / ifa_host_get(&dr->kscale, n * d + e) - qmin);
+        }
+    dr->kscale_buf = make_buffer(dr, dr->kscale.bytes), dr->koffset_buf = make_buffer(dr, dr->koffset.bytes);
+    return dr->kscale_buf && dr->koffset_buf &&
+                   clEnqueueWriteBuffer(dr->q, dr->kscale_buf, CL_TRUE, 0, dr->kscale.bytes, dr->kscale.data, 0, NULL,
+                                        NULL) == CL_SUCCESS &&
+                   clEnqueueWriteBuffer(dr->q, dr->koffset_buf, CL_TRUE, 0, dr->koffset.bytes, dr->koffset.data, 0,
+                                        NULL, NULL) == CL_SUCCESS
+               ? 0
+               : -1;
+}
+
 static int setup(driver *dr) {
     const opts *o = &dr->o;
     ifa_status s = ifa_context_create_default(o->device, &dr->ctx);
@@ -818,6 +913,7 @@ static int setup(driver *dr) {
     memcpy(dr->scale_shape, ss, sizeof ss);
     const size_t sbytes = (size_t)(2 * nblocks * o->kv_heads * o->block_size) * 4;
     dr->scale = make_buffer(dr, dr->quant ? sbytes : 8), dr->offset = make_buffer(dr, dr->quant ? sbytes : 8);
+    if (o->kivi && kivi_calibrate(dr) != 0) return fail("calibrating the key scales", IFA_STATUS_OK);
     if (o->sinks) { /* drawn from the run's seed; the same for every step */
         const int64_t n = o->heads;
         if (ifa_host_tensor_alloc(&dr->sinks, IFA_DTYPE_FLOAT32, 1, &n) != 0 ||
@@ -936,8 +1032,8 @@ static void report(driver *dr) {
 }
 
 static void teardown(driver *dr) {
-    cl_mem bufs[] = {dr->kpool,     dr->vpool, dr->scale, dr->offset, dr->staging_k,
-                     dr->staging_v, dr->query, dr->out,   dr->ws,     dr->sinks_buf};
+    cl_mem bufs[] = {dr->kpool, dr->vpool, dr->scale, dr->offset,    dr->staging_k,    dr->staging_v,
+                     dr->query, dr->out,   dr->ws,    dr->sinks_buf, dr->kscale_buf,   dr->koffset_buf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);
     if (dr->q) clReleaseCommandQueue(dr->q);
@@ -947,6 +1043,7 @@ static void teardown(driver *dr) {
     ifa_block_pool_free(&dr->pool);
     ifa_host_tensor_free(&dr->bank);
     ifa_host_tensor_free(&dr->sinks);
+    ifa_host_tensor_free(&dr->kscale), ifa_host_tensor_free(&dr->koffset);
 }
 
 int main(int argc, char **argv) {
