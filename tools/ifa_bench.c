@@ -26,7 +26,7 @@ static int usage(void) {
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
-            "                 [--value-dim DV [--value-is-key]]\n"
+            "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -36,6 +36,9 @@ static int usage(void) {
             "--value-dim DV: value_head_dim D_v (the first DV of D value columns; KV bytes count those); --value-is-key:\n"
             "the key tensor is also the value (DeepSeek's MLA: --shape B,N,1,576,S --value-dim 512 --value-is-key; KV\n"
             "bytes are the one latent cache's).\n"
+            "--scales: int8/int4 KV's scale forms, all with offsets: channel (default; float16 (2, N_kv, D)), token\n"
+            "(antiquant_mode 2, float32 (2, B, N_kv, S)) or kivi (the key's per channel, the value's per head and token,\n"
+            "separate tensors); per-token scales count in the KV bytes and rotate with the K/V copies.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -182,7 +185,13 @@ typedef struct options {
     int alibi;                 /* ALiBi slopes (N) */
     int64_t value_dim;         /* value_head_dim, 0: D */
     int value_is_key;          /* the key buffer is also the value (MLA) */
+    int scales;                /* int8/int4 KV: SCALES_CHANNEL, SCALES_TOKEN or SCALES_KIVI */
 } options;
+
+/* --scales: the quantised KV's scale forms. channel: antiquant_mode 0, float16 (2, N_kv, D) with offsets;
+ * token: antiquant_mode 2, float32 (2, B, N_kv, S) with offsets; kivi: the separate form, the key's per
+ * channel (N_kv, D) float16 and the value's per head and token (B, N_kv, S) float32, both with offsets. */
+enum { SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI };
 
 typedef struct row_result {
     double us, best_us, host_us, host_busy_us, plan_us, gbps;
@@ -203,12 +212,26 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     int64_t qs[4] = {sh->b, bnsd ? sh->n : 1, bnsd ? 1 : sh->n, sh->d};
     int64_t ks[4] = {sh->b, bnsd ? sh->nkv : sh->s, bnsd ? sh->s : sh->nkv, sh->d};
     int64_t qs3[3] = {sh->b, 1, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
-    int64_t aqs[3] = {2, sh->nkv, sh->d}; /* quantised KV: per-channel float16 scale and offset */
+    /* quantised KV: the scale tensors of --scales, each a scale and an offset */
+    const int64_t aqs[3] = {2, sh->nkv, sh->d}, ats[4] = {2, sh->b, sh->nkv, sh->s};
+    ifa_host_tensor *qt[4] = {&c.antiquant_scale, &c.antiquant_offset, NULL, NULL};
+    if (quantised && o->scales == SCALES_KIVI) {
+        qt[0] = &c.key_antiquant_scale, qt[1] = &c.key_antiquant_offset;
+        qt[2] = &c.value_antiquant_scale, qt[3] = &c.value_antiquant_offset;
+        c.value_antiquant_mode = 2;
+    }
+    if (quantised && o->scales == SCALES_TOKEN) c.antiquant_mode = 2;
+    int qbad = 0;
+    for (int i = 0; quantised && i < 4; ++i) {
+        if (!qt[i]) continue;
+        const int kivi = o->scales == SCALES_KIVI, token = o->scales == SCALES_TOKEN || (kivi && i >= 2);
+        /* the separate form's tensors drop the leading 2 */
+        qbad |= ifa_host_tensor_alloc(qt[i], token ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_FLOAT16, (token ? 4 : 3) - kivi,
+                                      (token ? ats : aqs) + kivi) != 0;
+    }
     if (ifa_host_tensor_alloc(&c.query, o->q, bsh ? 3 : 4, bsh ? qs3 : qs) ||
         ifa_host_tensor_alloc(&c.key, kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
-        ifa_host_tensor_alloc(&c.value, kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
-        (quantised && (ifa_host_tensor_alloc(&c.antiquant_scale, IFA_DTYPE_FLOAT16, 3, aqs) ||
-                       ifa_host_tensor_alloc(&c.antiquant_offset, IFA_DTYPE_FLOAT16, 3, aqs)))) {
+        ifa_host_tensor_alloc(&c.value, kv, bsh ? 3 : 4, bsh ? ks3 : ks) || qbad) {
         fprintf(stderr, "ifa-bench: out of host memory\n");
         ifa_case_free(&c);
         return -1;
@@ -219,10 +242,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_host_fill_random(&c.value, 3, -range, range);
     c.value_head_dim = o->value_dim, c.value_is_key = o->value_is_key;
     if (o->value_is_key) memcpy(c.value.data, c.key.data, c.key.bytes); /* the reference reads c.value */
-    if (quantised) {
-        ifa_host_fill_random(&c.antiquant_scale, 4, 0.5 / range, 1.5 / range);
-        ifa_host_fill_random(&c.antiquant_offset, 5, -1, 1);
-    }
+    for (int i = 0; quantised && i < 4; ++i)
+        if (qt[i]) ifa_host_fill_random(qt[i], 4 + (uint64_t)i, i % 2 ? -1 : 0.5 / range, i % 2 ? 1 : 1.5 / range);
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
     c.window = o->window;
     if (o->sinks) {
@@ -258,7 +279,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     const double seen = o->window > 0 && o->window < sh->s ? (double)o->window / (double)sh->s : 1.0;
     /* a value's first D_v columns; none beside the key when the key is the value */
     const double value_part = o->value_is_key ? 0.0 : o->value_dim > 0 ? (double)o->value_dim / (double)sh->d : 1.0;
-    res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part) * seen) +
+    /* per-token scales and offsets are read like the rows they scale */
+    int64_t token_scale_bytes = 0;
+    for (int i = 0; quantised && i < 4; ++i)
+        if (qt[i] && qt[i]->dtype == IFA_DTYPE_FLOAT32) token_scale_bytes += (int64_t)qt[i]->bytes;
+    res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part + (double)token_scale_bytes) *
+                              seen) +
                     (int64_t)(c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
 
     int rc = -1;
@@ -282,7 +308,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     if (o->rotate <= 0 && res->kv_bytes < 2 * llc) copies = (int)((2 * llc + res->kv_bytes - 1) / res->kv_bytes) + 1;
     /* stay within 1 GiB of buffers (whole copies, though a window reads only its rows of each) */
     const int64_t copy_bytes = (int64_t)(c.key.bytes + (o->value_is_key ? 0 : c.value.bytes) + c.key_shared_prefix.bytes +
-                                         c.value_shared_prefix.bytes);
+                                         c.value_shared_prefix.bytes) + token_scale_bytes;
     while (copies > 1 && (int64_t)copies * copy_bytes > ((int64_t)1 << 30)) --copies;
     res->copies = copies;
 
@@ -294,25 +320,23 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     cl_mem bv = o->value_is_key ? bk : clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
     if (o->value_is_key && bv) clRetainMemObject(bv); /* released once for each name below */
-    cl_mem ws = NULL, bs = NULL, bof = NULL, bkp = NULL, bvp = NULL, bsk = NULL, bal = NULL;
+    cl_mem ws = NULL, bkp = NULL, bvp = NULL, bsk = NULL, bal = NULL;
+    cl_mem bq4[4] = {NULL, NULL, NULL, NULL}; /* the scale tensors, `copies` copies each (rotated with K/V) */
     const size_t pb = c.key_shared_prefix.bytes;
     if (prefix > 0) {
         bkp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
         bvp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
     }
-    if (quantised) {
-        bs = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_scale.bytes, c.antiquant_scale.data,
-                            &err);
-        bof = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.antiquant_offset.bytes,
-                             c.antiquant_offset.data, &err);
-    }
+    int qmissing = 0;
+    for (int i = 0; quantised && i < 4; ++i)
+        if (qt[i]) qmissing |= !(bq4[i] = clCreateBuffer(cl, CL_MEM_READ_ONLY, qt[i]->bytes * (size_t)copies, NULL, &err));
     if (o->sinks)
         bsk = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.sinks.bytes, c.sinks.data, &err);
     if (o->alibi)
         bal = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.alibi_slopes.bytes, c.alibi_slopes.data, &err);
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
-    if (!bq || !bo || !bk || !bv || !t || !h || (quantised && (!bs || !bof)) || (prefix > 0 && (!bkp || !bvp)) ||
+    if (!bq || !bo || !bk || !bv || !t || !h || qmissing || (prefix > 0 && (!bkp || !bvp)) ||
         (o->sinks && !bsk) || (o->alibi && !bal)) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
@@ -320,6 +344,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     for (int i = 0; i < copies; ++i) {
         clEnqueueWriteBuffer(queue, bk, CL_FALSE, kb * (size_t)i, kb, c.key.data, 0, NULL, NULL);
         if (!o->value_is_key) clEnqueueWriteBuffer(queue, bv, CL_FALSE, kb * (size_t)i, kb, c.value.data, 0, NULL, NULL);
+        for (int j = 0; j < 4; ++j)
+            if (bq4[j]) clEnqueueWriteBuffer(queue, bq4[j], CL_FALSE, qt[j]->bytes * (size_t)i, qt[j]->bytes, qt[j]->data, 0, NULL, NULL);
         if (prefix > 0) {
             clEnqueueWriteBuffer(queue, bkp, CL_FALSE, pb * (size_t)i, pb, c.key_shared_prefix.data, 0, NULL, NULL);
             clEnqueueWriteBuffer(queue, bvp, CL_FALSE, pb * (size_t)i, pb, c.value_shared_prefix.data, 0, NULL, NULL);
@@ -328,8 +354,13 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     clFinish(queue);
     ifa_tensor tq = {bq, 0, o->q, c.query.ndim, {0}}, to = {bo, 0, o->q, c.query.ndim, {0}};
     ifa_tensor tk = {bk, 0, kv, c.key.ndim, {0}}, tv = {bv, 0, kv, c.key.ndim, {0}};
-    ifa_tensor ts = {bs, 0, IFA_DTYPE_FLOAT16, 3, {2, sh->nkv, sh->d}}, tof = ts;
-    tof.buffer = bof;
+    ifa_tensor tqs[4];
+    for (int i = 0; i < 4; ++i) {
+        memset(&tqs[i], 0, sizeof tqs[i]);
+        if (!qt[i] || !qt[i]->data) continue;
+        tqs[i].buffer = bq4[i], tqs[i].dtype = qt[i]->dtype, tqs[i].ndim = qt[i]->ndim;
+        memcpy(tqs[i].shape, qt[i]->shape, sizeof tqs[i].shape);
+    }
     memcpy(tq.shape, c.query.shape, sizeof tq.shape);
     ifa_case_out_shape(&c, to.shape);
     memcpy(tk.shape, c.key.shape, sizeof tk.shape), memcpy(tv.shape, c.key.shape, sizeof tv.shape);
@@ -337,7 +368,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
-    if (quantised) a.antiquant_scale = &ts, a.antiquant_offset = &tof;
+    if (quantised && o->scales == SCALES_KIVI) {
+        a.key_antiquant_scale = &tqs[0], a.key_antiquant_offset = &tqs[1];
+        a.value_antiquant_scale = &tqs[2], a.value_antiquant_offset = &tqs[3], a.value_antiquant_mode = 2;
+    } else if (quantised) {
+        a.antiquant_scale = &tqs[0], a.antiquant_offset = &tqs[1], a.antiquant_mode = c.antiquant_mode;
+    }
     a.template_mode = o->template_mode;
     a.window = o->window;
     a.value_head_dim = o->value_dim;
@@ -365,6 +401,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     for (int i = -o->warmup; i < o->runs; ++i) {
         const int copy = (i + o->warmup) % copies;
         tk.offset = tv.offset = kb * (size_t)copy;
+        for (int j = 0; j < 4; ++j)
+            if (bq4[j]) tqs[j].offset = qt[j]->bytes * (size_t)copy;
         tkp.offset = tvp.offset = pb * (size_t)copy;
         cl_event first = NULL, last = NULL;
         const double t0 = now_us();
@@ -387,6 +425,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     for (int i = 0; i < o->runs; ++i) {
         const int copy = i % copies;
         tk.offset = tv.offset = kb * (size_t)copy;
+        for (int j = 0; j < 4; ++j)
+            if (bq4[j]) tqs[j].offset = qt[j]->bytes * (size_t)copy;
         tkp.offset = tvp.offset = pb * (size_t)copy;
         const double t0 = now_us();
         ifa_status st = ifa_incre_flash_attention_run(ctx, &res->plan, &a, ws, 0, queue, 0, NULL, NULL);
@@ -404,7 +444,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
-    cl_mem all[] = {bq, bo, bk, bv, ws, bs, bof, bkp, bvp, bsk, bal};
+    cl_mem all[] = {bq, bo, bk, bv, ws, bq4[0], bq4[1], bq4[2], bq4[3], bkp, bvp, bsk, bal};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     ifa_case_free(&c);
@@ -449,7 +489,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -478,6 +518,12 @@ int main(int argc, char **argv) {
         if (!val) return usage();
         ++i;
         if (strcmp(arg, "--shapes") == 0) shapes_file = val;
+        else if (strcmp(arg, "--scales") == 0) {
+            if (strcmp(val, "channel") == 0) o.scales = SCALES_CHANNEL;
+            else if (strcmp(val, "token") == 0) o.scales = SCALES_TOKEN;
+            else if (strcmp(val, "kivi") == 0) o.scales = SCALES_KIVI;
+            else return usage();
+        }
         else if (strcmp(arg, "--peers") == 0) peers_file = val;
         else if (strcmp(arg, "--csv") == 0) csv_out = val;
         else if (strcmp(arg, "--device") == 0) device = val;
@@ -551,6 +597,9 @@ int main(int argc, char **argv) {
     int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
     if (o.alibi) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", alibi");
+    if (o.scales != SCALES_CHANNEL)
+        nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", int scales %s", o.scales == SCALES_TOKEN ? "per token"
+                                                                                  : "kivi (keys per channel)");
     if (o.value_dim > 0)
         snprintf(extras + nx, sizeof extras - (size_t)nx, ", D_v %lld%s", (long long)o.value_dim,
                  o.value_is_key ? " (value = key)" : "");
