@@ -742,11 +742,12 @@ START_TEST(antiquant_separate_modes) {
         p.v_aq = _i % 2 ? IFA_ANTIQUANT_PER_CHANNEL : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN;
     }
     ifa_case_result r;
+    memset(&r, 0, sizeof r);
     check(&p, &r);
+    if (!r.out.data) return; /* a native-width case the tuned reruns leave to the plain run */
     /* the key's form in the antiquant digit, the value's beside it */
-    const int32_t vdigit = (int32_t)(r.plan.tiling_key / 1000000000000ull % 10);
     ck_assert_int_eq((int32_t)(r.plan.tiling_key / 1000000000ull % 10), p.aq);
-    ck_assert_int_eq(vdigit, p.v_aq);
+    ck_assert_int_eq((int32_t)(r.plan.tiling_key / 1000000000000ull % 10), p.v_aq);
     ifa_case_result_free(&r);
 }
 END_TEST
