@@ -147,37 +147,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #endif
         for (int d = d0; d < HEAD_DIM; d += 16) xs[d / 16] = IFA_NLOAD(SRC_T, 16, src, src0 + d);
 #endif
+#if STAT || QUANT
 #if STAT
         /* the given scales: element-wise, nothing reduced or written beside the row */
-#if IFA_APPEND_VEC
-        for (int e = 0; e < HEAD_DIM / 16; ++e) {
-            const float16 y = xs[e] / IFA_GS16(n, 16 * e) - IFA_GO16(n, 16 * e);
-#if IFA_IS_FP8(DST_T)
-            IFA_NSTORE(DST_T, 16, y, out, dst0 + 16 * e);
+#define IFA_Y16(e) (xs[e] / IFA_GS16(n, 16 * (e)) - IFA_GO16(n, 16 * (e)))
+#define IFA_Y(d) (SRC(d) / IFA_GS(n, d) - IFA_GO(n, d))
 #else
-            const char16 q = convert_char16(clamp(rint(y), QMIN, QMAX));
-#if DST_T == IFA_I4
-            const uchar16 w = as_uchar16(q) & (uchar)0xf;
-            vstore8(w.even | (w.odd << (uchar)4), 0, (__global uchar *)out + (dst0 >> 1) + 8 * e);
-#else
-            vstore16(q, 0, out + dst0 + 16 * e);
-#endif
-#endif
-        }
-#elif DST_T == IFA_I4
-        __global uchar *bytes = (__global uchar *)out;
-        for (int e = lid; e < HEAD_DIM / 2; e += WG) {
-            const int q0 = (int)clamp(rint(SRC(2 * e) / IFA_GS(n, 2 * e) - IFA_GO(n, 2 * e)), QMIN, QMAX);
-            const int q1 = (int)clamp(rint(SRC(2 * e + 1) / IFA_GS(n, 2 * e + 1) - IFA_GO(n, 2 * e + 1)), QMIN, QMAX);
-            bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
-        }
-#elif IFA_IS_FP8(DST_T)
-        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d) / IFA_GS(n, d) - IFA_GO(n, d), out, dst0 + d);
-#else
-        for (int d = lid; d < HEAD_DIM; d += WG)
-            out[dst0 + d] = (char)clamp(rint(SRC(d) / IFA_GS(n, d) - IFA_GO(n, d)), QMIN, QMAX);
-#endif
-#elif QUANT
         float mn = INFINITY, mx = -INFINITY;
 #if IFA_APPEND_VEC
         {
@@ -226,13 +201,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #endif
 #endif
         }
+#define IFA_Y16(e) (xs[e] / scale - offset)
+#define IFA_Y(d) (SRC(d) / scale - offset)
+#endif
 #if IFA_APPEND_VEC
-        /* the same rint(x / scale - offset), clamped: whole numbers in range, so the conversion is exact */
+        /* rint(x / scale - offset) clamped: whole numbers in range, so the conversion is exact (float8: the value
+         * rounded to the format) */
         for (int e = 0; e < HEAD_DIM / 16; ++e) {
 #if IFA_IS_FP8(DST_T)
-            IFA_NSTORE(DST_T, 16, xs[e] / scale, out, dst0 + 16 * e);
+            IFA_NSTORE(DST_T, 16, IFA_Y16(e), out, dst0 + 16 * e);
 #else
-            const char16 q = convert_char16(clamp(rint(xs[e] / scale - offset), QMIN, QMAX));
+            const char16 q = convert_char16(clamp(rint(IFA_Y16(e)), QMIN, QMAX));
 #if DST_T == IFA_I4
             const uchar16 w = as_uchar16(q) & (uchar)0xf;
             vstore8(w.even | (w.odd << (uchar)4), 0, (__global uchar *)out + (dst0 >> 1) + 8 * e);
@@ -245,16 +224,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
         /* two values per byte, low nibble first; HEAD_DIM and the row's start are even */
         __global uchar *bytes = (__global uchar *)out;
         for (int e = lid; e < HEAD_DIM / 2; e += WG) {
-            const float x0 = SRC(2 * e), x1 = SRC(2 * e + 1);
-            const int q0 = (int)clamp(rint(x0 / scale - offset), QMIN, QMAX);
-            const int q1 = (int)clamp(rint(x1 / scale - offset), QMIN, QMAX);
+            const int q0 = (int)clamp(rint(IFA_Y(2 * e)), QMIN, QMAX);
+            const int q1 = (int)clamp(rint(IFA_Y(2 * e + 1)), QMIN, QMAX);
             bytes[(dst0 >> 1) + e] = (uchar)((q0 & 0xf) | ((q1 & 0xf) << 4));
         }
 #elif IFA_IS_FP8(DST_T)
-        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, SRC(d) / scale, out, dst0 + d);
+        for (int d = lid; d < HEAD_DIM; d += WG) IFA_STORE(DST_T, IFA_Y(d), out, dst0 + d);
 #else
         for (int d = lid; d < HEAD_DIM; d += WG)
-            out[dst0 + d] = (char)clamp(rint(SRC(d) / scale - offset), QMIN, QMAX);
+            out[dst0 + d] = (char)clamp(rint(IFA_Y(d)), QMIN, QMAX);
 #endif
 #elif IFA_APPEND_VEC
         for (int e = 0; e < HEAD_DIM / 16; ++e) IFA_NSTORE(DST_T, 16, xs[e], out, dst0 + 16 * e);
