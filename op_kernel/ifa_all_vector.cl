@@ -316,6 +316,12 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
 #define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
 #define IFA_VEC_OUT (VW > 1 && QUANT_OUT == 0)
+/* Token-mode value scales in the vector shape fold into the probabilities: sum_j p_j (s_j v_j + s_j o_j) =
+ * sum_j (p_j s_j) v_j + sum_j p_j s_j o_j, so the softmax stores p_j s_j, keeps the offsets' share per row
+ * (aq_c, rescaled with l) and P.V, the loop that touches every value element, converts without a scale or
+ * offset (a scale and offset per row and element cost int4 values a third of their time); aq_c joins every
+ * column after the last chunk */
+#define IFA_VFOLD (VAQ >= 3 && VW > 1 && !MAX_PASS)
 /* channel antiquant (modes 1-2) in the vector shape: the scale and offset of VW dims from d, the key's
  * (IFA_AQ_VS/VO) and the value's (IFA_VAQ_VS/VO) */
 #if VW > 1 && ANTIQUANT == 1
@@ -435,7 +441,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
-    __local float aq_q[R], aq_v[2 * VDIM], aq_t[2 * CHUNK];
+    __local float aq_q[R], aq_c[R], aq_v[2 * VDIM], aq_t[2 * CHUNK];
 #if IFA_TPR > 1
     /* the softmax's partial maxima and sums, and each row's max to subtract */
     __local float red_s[WG], m_use_s[R];
@@ -590,6 +596,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
         m_s[r] = m0;
         l_s[r] = 0.0f;
+        aq_c[r] = 0.0f;
 #if IFA_PACKED
         rg_s[r] = r / rq, rt_s[r] = r % rq;
 #endif
@@ -671,6 +678,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     aq_t[CHUNK + j] = VAQ_OFFSET(vai) * vs;
 #endif
                 }
+#if IFA_VFOLD
+                else if (j < rows_pad) {
+                    /* the softmax reads whole vectors: rows past the chunk's end weigh 0 (never stale NaN) */
+                    aq_t[j] = 0.0f;
+                    aq_t[CHUNK + j] = 0.0f;
+                }
+#endif
             }
             /* the dot products in register tiles of RB query rows (x IFA_KJ key rows), so the accumulators
              * stay in registers (the key rows are reloaded from cache per tile) */
@@ -852,12 +866,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             (void)m_use;
 #else
             fv sum = 0.0f;
+#if IFA_VFOLD
+            fv cs = 0.0f;
+#endif
             for (int j = 0; j < rows_pad; j += VW) {
                 const fv pr = exp(IFA_LV(sr + j) - m_use);
+#if IFA_VFOLD
+                IFA_SV(pr * IFA_LV(aq_t + j), sr + j);
+                cs = fma(pr, IFA_LV(aq_t + CHUNK + j), cs);
+#else
                 IFA_SV(pr, sr + j);
+#endif
                 sum += pr;
             }
             l_s[r] = l_s[r] * a_s[r] + ifa_hsum(sum);
+#if IFA_VFOLD
+            aq_c[r] = aq_c[r] * a_s[r] + ifa_hsum(cs);
+#endif
 #endif
         }
 #endif
@@ -916,7 +941,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
 #if VAQ == 1 || VAQ == 2
                         vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + VDIM + (x0 + xb) * VW));
-#elif VAQ
+#elif VAQ && !IFA_VFOLD
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
                         _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr)
@@ -932,6 +957,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }
+#if IFA_VFOLD
+    for (int i = lid; i < rn * VDIM; i += WG) acc[i] += aq_c[i / VDIM];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #if V8 && !MAX_PASS
     /* the groups' slices into acc */
     for (int i = lid; i < rn * VDIM; i += WG) {
