@@ -15,6 +15,7 @@ foreach(needle
     "geometric mean 1.075 -> proposed split_rowmax = 1"
     "NVIDIA row work_group_size 128, chunk_rows 256, vector_loads 1"
     "not measured: no h100_mla.csv"
+    "8,32,8,128,32768, 1 query tokens, mean length 5120.0: planner \\(balanced\\) 100.0 us, equal splits \\(partial\\) 250.0 us: 2.50x, 87 % of read bw"
     "decode_float16 \\(exit 0\\):"
     "tokens generated 67 "
     "decode_float16_draft4 \\(exit 0\\):"

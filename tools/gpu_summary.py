@@ -3,7 +3,7 @@
 what each open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
-grid, and the latent-attention rows. A GPU
+grid, the latent-attention rows and the uneven-length rows. A GPU
 session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
 need without hand arithmetic. Standard library only.
 
@@ -239,6 +239,23 @@ def mla(d, out):
                    num(r, "all_vector_us"), num(r, "cv_us"), r["winner"], num(r, "by"), r["planner"]))
 
 
+def ragged(d, out):
+    out.append("## Uneven lengths: balanced units against equal splits (no issue asks)")
+    found = False
+    for case in ("q1", "q4", "random"):
+        a, b = (read_rows(d, "h100_ragged_%s_%s.csv" % (m, case)) for m in ("default", "1000000"))
+        if not a or not b:
+            continue
+        found = True
+        for ra, rb in zip(a, b):
+            out.append("- %s, %s query tokens, mean length %s: planner (%s) %.1f us, equal splits (%s) %.1f us: %.2fx, "
+                       "%.0f %% of read bw" % (shape(ra), ra.get("S_q", "?"), ra.get("mean_len", "?"), ra["split_kv"],
+                                               num(ra, "us"), rb["split_kv"], num(rb, "us"), num(rb, "us") / num(ra, "us"),
+                                               num(ra, "pct_bw")))
+    if not found:
+        out.append("not measured: no h100_ragged_default_*.csv with its h100_ragged_1000000_*.csv")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="the folder scripts/gpu-measure wrote")
@@ -249,7 +266,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, issue6, issue3, issue9, grid, mla):
+    for part in (issue8, issue6, issue3, issue9, grid, mla, ragged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))

@@ -16,6 +16,7 @@
 
 #include "common/bench_shapes.h"
 #include "common/reference.h"
+#include "common/rng.h"
 #include "common/runner.h"
 #include "op_host/context.h"
 #include "tiling/planner.h"
@@ -26,7 +27,8 @@ static int usage(void) {
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
-            "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi]\n"
+            "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
+            "                 [--lengths L1,L2,..|random[:SEED]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -39,6 +41,10 @@ static int usage(void) {
             "--scales: int8/int4 KV's scale forms, all with offsets: channel (default; float16 (2, N_kv, D)), token\n"
             "(antiquant_mode 2, float32 (2, B, N_kv, S)) or kivi (the key's per channel, the value's per head and token,\n"
             "separate tensors); per-token scales count in the KV bytes and rotate with the K/V copies.\n"
+            "--query-len T: T query tokens per sequence, causal among themselves (speculative decoding's verification).\n"
+            "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
+            "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
+            "the op reads. Rows with either option name no peer (the peers' figures are for T = 1 and full lengths).\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -186,7 +192,40 @@ typedef struct options {
     int64_t value_dim;         /* value_head_dim, 0: D */
     int value_is_key;          /* the key buffer is also the value (MLA) */
     int scales;                /* int8/int4 KV: SCALES_CHANNEL, SCALES_TOKEN or SCALES_KIVI */
+    int64_t query_len;         /* query tokens per sequence (S1), causal */
+    const char *lengths;       /* --lengths, NULL: every sequence S rows */
 } options;
+
+/* --lengths for a shape of b sequences of at most s rows into out (b values): "random[:SEED]" draws each in
+ * [1, s]; a comma list gives b values, or one for all, each in [0, s]. Returns 0, or -1 with a message. */
+static int bench_lengths(const char *spec, int64_t b, int64_t s, int64_t *out) {
+    if (strncmp(spec, "random", 6) == 0 && (spec[6] == 0 || spec[6] == ':')) {
+        char *end = NULL;
+        const unsigned long long seed = spec[6] ? strtoull(spec + 7, &end, 10) : 1;
+        if (spec[6] && (end == spec + 7 || *end)) goto bad;
+        ifa_rng r;
+        ifa_rng_seed(&r, seed);
+        for (int64_t i = 0; i < b; ++i) out[i] = ifa_rng_int(&r, 1, s);
+        return 0;
+    }
+    int64_t n = 0;
+    for (const char *p = spec; *p; ++n) {
+        char *end = NULL;
+        const long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || v > s || n >= b || (*end && *end != ',')) goto bad;
+        out[n] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 1)
+        for (int64_t i = 1; i < b; ++i) out[i] = out[0];
+    else if (n != b)
+        goto bad;
+    return 0;
+bad:
+    fprintf(stderr, "ifa-bench: --lengths %s: want %lld values (or one) in [0, %lld], or random[:SEED]\n", spec,
+            (long long)b, (long long)s);
+    return -1;
+}
 
 /* --scales: the quantised KV's scale forms. channel: antiquant_mode 0, float16 (2, N_kv, D) with offsets;
  * token: antiquant_mode 2, float32 (2, B, N_kv, S) with offsets; kivi: the separate form, the key's per
@@ -195,6 +234,7 @@ enum { SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI };
 
 typedef struct row_result {
     double us, best_us, host_us, host_busy_us, plan_us, gbps;
+    double mean_len; /* the sequences' mean actual length */
     int64_t kv_bytes;
     int copies;
     int pass; /* 1 pass, 0 fail, -1 not checked */
@@ -209,9 +249,18 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_case c;
     ifa_case_init(&c);
     int bnsd = strcmp(o->layout, "BNSD") == 0, bsh = strcmp(o->layout, "BSH") == 0;
-    int64_t qs[4] = {sh->b, bnsd ? sh->n : 1, bnsd ? 1 : sh->n, sh->d};
+    const int64_t T = o->query_len > 0 ? o->query_len : 1;
+    int64_t qs[4] = {sh->b, bnsd ? sh->n : T, bnsd ? T : sh->n, sh->d};
     int64_t ks[4] = {sh->b, bnsd ? sh->nkv : sh->s, bnsd ? sh->s : sh->nkv, sh->d};
-    int64_t qs3[3] = {sh->b, 1, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
+    int64_t qs3[3] = {sh->b, T, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
+    if (o->lengths) {
+        c.lengths = malloc(sizeof *c.lengths * (size_t)sh->b);
+        c.lengths_count = sh->b;
+        if (!c.lengths || bench_lengths(o->lengths, sh->b, sh->s, c.lengths) != 0) {
+            ifa_case_free(&c);
+            return -1;
+        }
+    }
     /* quantised KV: the scale tensors of --scales, each a scale and an offset */
     const int64_t aqs[3] = {2, sh->nkv, sh->d}, ats[4] = {2, sh->b, sh->nkv, sh->s};
     ifa_host_tensor *qt[4] = {&c.antiquant_scale, &c.antiquant_offset, NULL, NULL};
@@ -274,9 +323,16 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         ifa_host_fill_random(&c.key_shared_prefix, 6, -1, 1);
         ifa_host_fill_random(&c.value_shared_prefix, 7, -1, 1);
     }
-    /* bytes the op must read: K and V (with a window, only its rows: the rest is never read), the shared prefix
-     * once */
-    const double seen = o->window > 0 && o->window < sh->s ? (double)o->window / (double)sh->s : 1.0;
+    /* bytes the op must read: K and V rows [lo_b, L_b) of each sequence (a window starts lo_b at the first query
+     * token's end minus the window; the rest is never read), the shared prefix once */
+    double rows = 0, total_len = 0;
+    for (int64_t i = 0; i < sh->b; ++i) {
+        const int64_t L = c.lengths ? c.lengths[i] : sh->s, end0 = L - (T - 1);
+        const int64_t lo = o->window > 0 && end0 - o->window > 0 ? end0 - o->window : 0;
+        rows += (double)(L - lo), total_len += (double)L;
+    }
+    res->mean_len = total_len / (double)sh->b;
+    const double seen = rows / ((double)sh->b * (double)sh->s);
     /* a value's first D_v columns; none beside the key when the key is the value */
     const double value_part = o->value_is_key ? 0.0 : o->value_dim > 0 ? (double)o->value_dim / (double)sh->d : 1.0;
     /* per-token scales and offsets are read like the rows they scale */
@@ -377,6 +433,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.template_mode = o->template_mode;
     a.window = o->window;
     a.value_head_dim = o->value_dim;
+    a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = c.lengths_count;
     if (o->value_is_key) a.value = &tk;
     ifa_tensor tsk = {bsk, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
     if (o->sinks) a.sinks = &tsk;
@@ -489,7 +546,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL, 1, NULL};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -533,6 +590,8 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
         else if (strcmp(arg, "--window") == 0) o.window = atoll(val);
         else if (strcmp(arg, "--value-dim") == 0) o.value_dim = atoll(val);
+        else if (strcmp(arg, "--query-len") == 0) o.query_len = atoll(val);
+        else if (strcmp(arg, "--lengths") == 0) o.lengths = val;
         else if (strcmp(arg, "--template") == 0) o.template_mode = val;
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
@@ -555,7 +614,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!kv_set) o.kv = o.q;
-    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4) return usage();
+    /* a shared prefix's copied variant lengthens every sequence, which a list of lengths cannot follow */
+    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4 || o.query_len < 1 ||
+        (o.lengths && o.prefix > 0))
+        return usage();
     char err[256];
     if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-bench: %s\n", err);
@@ -593,13 +655,15 @@ int main(int argc, char **argv) {
     printf("# ifa-bench %s, device: %s, %d compute units, global-memory cache %lld MiB; cold runs rotate over copies "
            "of at least 2 x %lld MiB\n",
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
-    char extras[128] = "";
+    char extras[256] = "";
     int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
     if (o.alibi) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", alibi");
     if (o.scales != SCALES_CHANNEL)
         nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", int scales %s", o.scales == SCALES_TOKEN ? "per token"
                                                                                   : "kivi (keys per channel)");
+    if (o.query_len > 1) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", %lld causal query tokens", (long long)o.query_len);
+    if (o.lengths) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", lengths %.24s", o.lengths);
     if (o.value_dim > 0)
         snprintf(extras + nx, sizeof extras - (size_t)nx, ", D_v %lld%s", (long long)o.value_dim,
                  o.value_is_key ? " (value = key)" : "");
@@ -615,7 +679,7 @@ int main(int argc, char **argv) {
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
     const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
-                                     "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup";
+                                     "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len";
     printf("%s\n", header);
     if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s%s\n", ctx->device_name, bw, date, header,
                      o.compare ? "" : ",bw_GBps");
@@ -632,7 +696,7 @@ int main(int argc, char **argv) {
         if (strcmp(sh->kv_type, "q8_0") == 0) kv = IFA_DTYPE_INT8;
         else if (strcmp(sh->kv_type, "q4_0") == 0) kv = IFA_DTYPE_INT4;
         else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
-            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,\n", (long long)sh->b,
+            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
             continue;
         }
@@ -654,7 +718,8 @@ int main(int argc, char **argv) {
                 ++failures;
                 continue;
             }
-            const ifa_bench_shape *peer = o.prefix > 0 ? NULL : ifa_bench_shapes_find(peers, npeers, sh);
+            const ifa_bench_shape *peer =
+                o.prefix > 0 || o.query_len > 1 || o.lengths ? NULL : ifa_bench_shapes_find(peers, npeers, sh);
             char peer_us[32] = "", ratio[32] = "";
             if (peer) {
                 snprintf(peer_us, sizeof peer_us, "%.2f", peer->us);
@@ -664,13 +729,13 @@ int main(int argc, char **argv) {
             }
             char line[512];
             snprintf(line, sizeof line,
-                     "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s",
+                     "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s,%lld,%.1f",
                      (long long)run.b, (long long)run.n, (long long)run.nkv, (long long)run.d, (long long)run.s, tag,
                      ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies,
                      r.host_us, r.host_busy_us, r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
                      (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv),
                      (int)r.plan.max_splits, (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us,
-                     ratio);
+                     ratio, (long long)o.query_len, r.mean_len);
             printf("%s\n", line);
             fflush(stdout);
             if (csv) fprintf(csv, "%s,%.1f\n", line, bw);
