@@ -144,6 +144,7 @@ static void fuzz_ifa(reader *r) {
     a.key_antiquant_scale = sep & 1 ? &ks : NULL, a.key_antiquant_offset = sep & 2 ? &ko : NULL;
     a.value_antiquant_scale = sep & 4 ? &vs : NULL, a.value_antiquant_offset = sep & 8 ? &vo : NULL;
     a.key_antiquant_mode = sep & 16 ? (int8_t)u8(r) % 5 : 0, a.value_antiquant_mode = sep & 32 ? (int8_t)u8(r) % 5 : 0;
+    a.rope_offset = u8(r) < 200 ? 0 : dim(r) - 2; /* the rotated part's start: mostly 0, sometimes negative or past D */
     ifa_plan plan;
     size_t ws;
     ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);
@@ -168,6 +169,7 @@ static void fuzz_append(reader *r) {
     a.block_table = present & 32 ? tab : NULL, a.block_size = a.block_table || u8(r) > 240 ? dim(r) : 0;
     a.rope_mode = rope(r), a.rope_dim = u8(r) < 200 ? 0 : dim(r), a.rope_theta = u8(r) < 200 ? 0 : real(r);
     a.rope_positions = pos, a.rope_positions_count = u8(r) < 240 ? npos : -(int64_t)(u8(r) % 4);
+    a.rope_offset = u8(r) < 200 ? 0 : dim(r) - 2; /* last, as the IFA's: older corpus inputs keep their meaning */
     size_t ws;
     ifa_kv_cache_append_get_workspace_size(ctx, &a, &ws);
     free(lens), free(pos), free(tab);

@@ -42,7 +42,7 @@ static int64_t append_workspace(const append_shape *m) {
 
 static ifa__rope_view rope_view(const ifa_kv_cache_append_args *a) {
     return (ifa__rope_view){a->rope_mode, a->rope_theta, a->rope_dim, a->rope_positions, a->rope_positions_count,
-                            a->rope_cos, a->rope_sin};
+                            a->rope_cos, a->rope_sin, a->rope_offset};
 }
 
 void ifa_kv_cache_append_args_init(ifa_kv_cache_append_args *args) {
@@ -465,6 +465,7 @@ static ifa_status pass_kernel(ifa_context *ctx, const ifa_kv_cache_append_args *
         {"SRC_T", args->key->dtype}, {"DST_T", args->key_cache->dtype}, {"HEAD_DIM", m->dim},
         {"QUANT", s->quant},         {"WG", wg},                         {"HPG", hpg},
         {"ROPE", rope},              {"ROPE_DIM", rope ? m->rope.dim : 0}, {"ROPE_TAB", rope ? m->rope.table : 0},
+        {"ROPE_OFF", rope ? m->rope.offset : 0},
         {"KEY_ONLY", args->value == NULL}, {"STAT", s->stat},            {"S_T", s->stat ? s->s_dtype : 0},
         {"S_OFF", s->s_off},
     };

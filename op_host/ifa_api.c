@@ -46,6 +46,7 @@ static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *wan
     FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
     FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
     FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
+    FIELD(rope_offset)
     FIELD(rope_theta_bits) FIELD(rope_table_rows) FIELD(template_request) FIELD(has_sinks) FIELD(alibi)
     FIELD(value_dim) FIELD(q_lengths) FIELD(aq_separate) FIELD(v_antiquant) FIELD(v_aq_dtype) FIELD(v_aq_offset)
     FIELD(v_aq_len)
@@ -92,7 +93,7 @@ static ifa_status fill_rope(const ifa_plan *plan, const ifa_incre_flash_attentio
     const ifa_problem *p = &plan->problem;
     IFA__TRY(ifa__ifa_rope_positions(args, p, (int64_t *)at));
     if (!p->rope_table) {
-        ifa__rope_info info = {p->rope, 0, p->rope_dim, 0, 0};
+        ifa__rope_info info = {p->rope, 0, p->rope_dim, 0, 0, p->rope_offset};
         memcpy(&info.theta, &p->rope_theta_bits, sizeof info.theta);
         ifa__rope_freqs(&info, (float *)(at + 8 * p->batch));
     }

@@ -569,12 +569,12 @@ static ifa_status check_antiquant(const ifa_incre_flash_attention_args *a, ifa_p
 
 static ifa__rope_view rope_view(const ifa_incre_flash_attention_args *a) {
     return (ifa__rope_view){a->rope_mode, a->rope_theta, a->rope_dim, a->rope_positions, a->rope_positions_count,
-                            a->rope_cos, a->rope_sin};
+                            a->rope_cos, a->rope_sin, a->rope_offset};
 }
 
 ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *a, const ifa_problem *p, int64_t *first) {
     const ifa__rope_view v = rope_view(a);
-    const ifa__rope_info info = {p->rope, p->rope_table, p->rope_dim, p->rope_table_rows, 0};
+    const ifa__rope_info info = {p->rope, p->rope_table, p->rope_dim, p->rope_table_rows, 0, p->rope_offset};
     const ifa__rope_default dflt = {a->actual_seq_lengths,
                                     a->actual_seq_lengths_count,
                                     p->seq_kv,
@@ -605,6 +605,7 @@ static ifa_status check_rope(const ifa_incre_flash_attention_args *a, ifa_proble
     IFA__TRY(ifa__rope_check(&v, p->batch, p->head_dim, &info));
     if (info.mode == IFA_ROPE_NONE) return IFA_STATUS_OK;
     p->rope = info.mode, p->rope_table = info.table, p->rope_dim = info.dim, p->rope_table_rows = info.table_rows;
+    p->rope_offset = info.offset;
     if (!info.table) memcpy(&p->rope_theta_bits, &info.theta, sizeof info.theta);
     return ifa__ifa_rope_positions(a, p, NULL);
 }

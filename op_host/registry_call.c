@@ -158,6 +158,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         if ((a = attr(call, "actual_shared_prefix_len"))) b->prefix_len = a->i, x->actual_shared_prefix_len = &b->prefix_len;
         x->rope_mode = attr_string(call, "rope_mode", NULL);
         x->rope_theta = attr_float(call, "rope_theta", 0), x->rope_dim = attr_int(call, "rope_dim", 0);
+        x->rope_offset = attr_int(call, "rope_offset", 0);
         if ((a = attr(call, "rope_positions"))) x->rope_positions = a->list, x->rope_positions_count = a->list_len;
         x->template_mode = attr_string(call, "template_mode", NULL);
     } else if (b->op == 1) {
@@ -188,6 +189,7 @@ static ifa_status bind(const ifa_op_def *def, const ifa_op_call *call, bound *b)
         x->block_size = attr_int(call, "block_size", 0);
         x->rope_mode = attr_string(call, "rope_mode", NULL);
         x->rope_theta = attr_float(call, "rope_theta", 0), x->rope_dim = attr_int(call, "rope_dim", 0);
+        x->rope_offset = attr_int(call, "rope_offset", 0);
         if ((a = attr(call, "rope_positions"))) x->rope_positions = a->list, x->rope_positions_count = a->list_len;
     }
     return IFA_STATUS_OK;

@@ -22,21 +22,33 @@ ifa_status ifa__rope_check(const ifa__rope_view *v, int64_t batch, int64_t head_
     if (mode < 0)
         return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_mode \"%s\" is not \"none\", \"neox\" or \"gptj\"", v->mode);
     if (mode == IFA_ROPE_NONE) {
-        const char *extra = v->theta != 0 ? "rope_theta" : v->dim != 0 ? "rope_dim" : v->positions ? "rope_positions"
-                            : v->cos ? "rope_cos" : v->sin ? "rope_sin" : NULL;
+        const char *extra = v->theta != 0 ? "rope_theta" : v->dim != 0 ? "rope_dim" : v->offset != 0 ? "rope_offset"
+                            : v->positions ? "rope_positions" : v->cos ? "rope_cos" : v->sin ? "rope_sin" : NULL;
         if (extra)
             return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "%s is given but rope_mode is none; set rope_mode to \"neox\" "
                              "or \"gptj\"", extra);
         return IFA_STATUS_OK;
     }
     info->mode = mode;
-    info->dim = v->dim == 0 ? head_dim : v->dim;
-    if (info->dim < 0 || info->dim % 2 != 0)
+    if (v->offset < 0 || v->offset >= head_dim)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset = %" PRId64 " is outside [0, D = %" PRId64 "): it is "
+                         "the first rotated dim of the head", v->offset, head_dim);
+    info->offset = v->offset;
+    info->dim = v->dim == 0 ? head_dim - v->offset : v->dim;
+    if (info->dim <= 0 || info->dim % 2 != 0) {
+        if (v->dim == 0)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 0 rotates D - rope_offset = %" PRId64 " dims, which "
+                             "is odd: dims rotate in pairs; give rope_dim", info->dim);
         return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = %" PRId64 " must be even and positive: dims rotate in "
                          "pairs", info->dim);
-    if (info->dim > head_dim)
-        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = %" PRId64 " exceeds the head dimension D = %" PRId64,
-                         info->dim, head_dim);
+    }
+    if (info->offset + info->dim > head_dim) {
+        if (info->offset == 0)
+            return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = %" PRId64 " exceeds the head dimension D = %" PRId64,
+                             info->dim, head_dim);
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset + rope_dim = %" PRId64 " + %" PRId64 " exceeds the "
+                         "head dimension D = %" PRId64, info->offset, info->dim, head_dim);
+    }
     if (!!v->cos != !!v->sin)
         return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s is given without %s; the tables go together",
                          v->cos ? "rope_cos" : "rope_sin", v->cos ? "rope_sin" : "rope_cos");

@@ -16,14 +16,16 @@ typedef struct ifa__rope_view {
     const int64_t *positions;
     int64_t positions_count;
     const ifa_tensor *cos, *sin;
+    int64_t offset;
 } ifa__rope_view;
 
 /* What the checks found: mode (ifa_rope_mode), the rotated dims, theta (10000 when 0 was given), whether the
- * tables replace theta, and their rows. */
+ * tables replace theta, their rows, and the first rotated dim. */
 typedef struct ifa__rope_info {
     int32_t mode, table;
     int64_t dim, table_rows;
     double theta;
+    int64_t offset;
 } ifa__rope_info;
 
 /* Checks the attributes for a head dimension of head_dim and batch rows and fills *info (mode NONE when

@@ -75,7 +75,9 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->key_antiquant_mode || a->value_antiquant_mode)
         fprintf(stderr, ", \"key_antiquant_mode\": %lld, \"value_antiquant_mode\": %lld", (long long)a->key_antiquant_mode,
                 (long long)a->value_antiquant_mode);
-    if (a->rope_mode) fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", a->rope_mode, (long long)a->rope_dim);
+    if (a->rope_mode)
+        fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld, \"rope_offset\": %lld", a->rope_mode,
+                (long long)a->rope_dim, (long long)a->rope_offset);
     if (a->rope_mode && a->rope_theta != 0) fprintf(stderr, ", \"rope_theta\": %.17g", a->rope_theta);
     fputs("}, \"inputs\": {", stderr);
     tensor_json(stderr, "key", a->key, 1);
@@ -120,8 +122,8 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args
             (long long)a->block_size, (long long)a->antiquant_mode, (long long)a->key_antiquant_mode,
             (long long)a->value_antiquant_mode);
     if (p->rope) {
-        fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld", p->rope == IFA_ROPE_NEOX ? "neox" : "gptj",
-                (long long)p->rope_dim);
+        fprintf(stderr, ", \"rope_mode\": \"%s\", \"rope_dim\": %lld, \"rope_offset\": %lld",
+                p->rope == IFA_ROPE_NEOX ? "neox" : "gptj", (long long)p->rope_dim, (long long)p->rope_offset);
         double theta;
         memcpy(&theta, &p->rope_theta_bits, sizeof theta);
         if (!p->rope_table) fprintf(stderr, ", \"rope_theta\": %.17g", theta);

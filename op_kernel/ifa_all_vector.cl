@@ -58,7 +58,7 @@
  * query rows x XB vectors per P.V register block; CHUNK rows per chunk (a multiple of WG); GT heads per
  * group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
  * HAS_PAD 0/1; QLEN 0/1 (per-batch query tokens, ifa_common.cl's IFA_QLEN: rows past a batch's tokens are
- * padding, never read, seeing nothing); ROPE 0-2, ROPE_DIM, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
+ * padding, never read, seeing nothing); ROPE 0-2, ROPE_DIM, ROPE_OFF, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
@@ -550,15 +550,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         float qv = qok ? IFA_LOAD(Q_T, q, qaddr) : 0.0f;
 #if ROPE
         /* rotated in registers at the token's position; the query in memory is left as it is */
-        if (qok && d < ROPE_DIM) {
-            const float xp = IFA_LOAD(Q_T, q, qaddr - (ulong)d + (ulong)ifa_rope_partner(d));
+        if (qok && IFA_ROPE_IN(d)) {
+            const int re = d - ROPE_OFF;
+            const float xp = IFA_LOAD(Q_T, q, qaddr - (ulong)re + (ulong)ifa_rope_partner(re));
 #if PREFIX
             /* virtual heads of different batches: each its own positions */
-            const float2 cs = IFA_ROPE_CS((int)rope_pos[rope_pos_off + qb] + t, ifa_rope_index(d));
+            const float2 cs = IFA_ROPE_CS((int)rope_pos[rope_pos_off + qb] + t, ifa_rope_index(re));
 #else
-            const float2 cs = rope_cs[t * (ROPE_DIM / 2) + ifa_rope_index(d)];
+            const float2 cs = rope_cs[t * (ROPE_DIM / 2) + ifa_rope_index(re)];
 #endif
-            qv = ifa_rope_apply(qv, xp, d, cs);
+            qv = ifa_rope_apply(qv, xp, re, cs);
         }
 #else
         (void)qb;

@@ -25,7 +25,7 @@
  * The separate form launches one pass per side (the grid's second dimension 1), with that side's tensors in
  * the key slots, so kv is 0 and a scale index has no half.
  * Build options (-D): SRC_T, DST_T (dtype codes), HEAD_DIM, QUANT 0/1/2, WG (a power of 2), HPG
- * (divides N_kv), ROPE, ROPE_DIM, ROPE_TAB, KEY_ONLY 0/1, STAT 0/1/2, S_T (the given scales' dtype code),
+ * (divides N_kv), ROPE, ROPE_DIM, ROPE_OFF, ROPE_TAB, KEY_ONLY 0/1, STAT 0/1/2, S_T (the given scales' dtype code),
  * S_OFF 0/1. */
 #ifndef HPG
 #define HPG 1
@@ -97,18 +97,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
     for (int j = lid; kv == 0 && j < ROPE_DIM / 2; j += WG) rope_cs[j] = IFA_ROPE_CS(pos, j);
     barrier(CLK_LOCAL_MEM_FENCE);
 #define SRC(d)                                                                                                   \
-    (kv == 0 && (d) < ROPE_DIM                                                                                  \
-         ? ifa_rope_apply(IFA_LOAD(SRC_T, src, src0 + (d)), IFA_LOAD(SRC_T, src, src0 + ifa_rope_partner(d)), (d),   \
-                          rope_cs[ifa_rope_index(d)])                                                            \
+    (kv == 0 && IFA_ROPE_IN(d)                                                                                  \
+         ? ifa_rope_apply(IFA_LOAD(SRC_T, src, src0 + (d)),                                                      \
+                          IFA_LOAD(SRC_T, src, src0 + ROPE_OFF + ifa_rope_partner((d) - ROPE_OFF)), (d) - ROPE_OFF, \
+                          rope_cs[ifa_rope_index((d) - ROPE_OFF)])                                               \
          : IFA_LOAD(SRC_T, src, src0 + (d)))
 #else
 #define SRC(d) IFA_LOAD(SRC_T, src, src0 + (d))
 #endif
 /* The CPU shape (one work-item per group) reads a row 16 elements per load, rotary pairs as vectors too,
- * where whole vectors fit (neox's halves and gptj's span a multiple of 16), into 16-wide vectors: stored
- * 16 at a time, or quantised from them (min/max and the quantisation as vector operations) */
+ * where whole vectors fit (the rotated part starts on a vector, neox's halves and gptj's span a multiple of
+ * 16), into 16-wide vectors: stored 16 at a time, or quantised from them (min/max and the quantisation as
+ * vector operations) */
 #define IFA_APPEND_VEC                                                                                            \
-    (WG == 1 && HEAD_DIM % 16 == 0 && (!ROPE || (ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))
+    (WG == 1 && HEAD_DIM % 16 == 0 &&                                                                            \
+     (!ROPE || (ROPE_OFF % 16 == 0 && ((ROPE == 1 && ROPE_DIM % 32 == 0) || (ROPE == 2 && ROPE_DIM % 16 == 0)))))
 #if QUANT && !IFA_APPEND_VEC
     /* the work-items' partial min and max of a row (the vector shape reduces in registers) */
     __local float lo[WG], hi[WG];
@@ -123,22 +126,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_kv_append(
 #if IFA_APPEND_VEC
         float16 xs[HEAD_DIM / 16];
         int d0 = 0;
+#if ROPE
+        /* the key's dims before the rotated part pass through */
+        for (; kv == 0 && d0 < ROPE_OFF; d0 += 16) xs[d0 / 16] = IFA_NLOAD(SRC_T, 16, src, src0 + d0);
+#endif
 #if ROPE == 1
-        /* neox: element d of the first half pairs with d + ROPE_DIM / 2 */
-        for (; kv == 0 && d0 < ROPE_DIM / 2; d0 += 16) {
-            const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0), y = IFA_NLOAD(SRC_T, 16, src, src0 + d0 + ROPE_DIM / 2);
-            const float16 cs0 = vload16(0, (__local const float *)(rope_cs + d0));
-            const float16 cs1 = vload16(0, (__local const float *)(rope_cs + d0 + 8));
+        /* neox: element e of the first half pairs with e + ROPE_DIM / 2 */
+        for (int e = 0; kv == 0 && e < ROPE_DIM / 2; e += 16) {
+            const ulong a = src0 + ROPE_OFF + e;
+            const float16 x = IFA_NLOAD(SRC_T, 16, src, a), y = IFA_NLOAD(SRC_T, 16, src, a + ROPE_DIM / 2);
+            const float16 cs0 = vload16(0, (__local const float *)(rope_cs + e));
+            const float16 cs1 = vload16(0, (__local const float *)(rope_cs + e + 8));
             const float16 c = (float16)(cs0.even, cs1.even), sn = (float16)(cs0.odd, cs1.odd);
-            xs[d0 / 16] = x * c - y * sn;
-            xs[(d0 + ROPE_DIM / 2) / 16] = y * c + x * sn;
+            xs[(ROPE_OFF + e) / 16] = x * c - y * sn;
+            xs[(ROPE_OFF + e + ROPE_DIM / 2) / 16] = y * c + x * sn;
         }
-        if (kv == 0) d0 = ROPE_DIM;
+        if (kv == 0) d0 = ROPE_OFF + ROPE_DIM;
 #elif ROPE == 2
-        /* gptj: elements 2j and 2j + 1 pair, with angle j */
-        for (; kv == 0 && d0 < ROPE_DIM; d0 += 16) {
+        /* gptj: elements 2j and 2j + 1 of the part pair, with angle j */
+        for (; kv == 0 && d0 < ROPE_OFF + ROPE_DIM; d0 += 16) {
             const float16 x = IFA_NLOAD(SRC_T, 16, src, src0 + d0);
-            const float16 cs = vload16(0, (__local const float *)(rope_cs + d0 / 2));
+            const float16 cs = vload16(0, (__local const float *)(rope_cs + (d0 - ROPE_OFF) / 2));
             const float16 c = cs.s0022446688aaccee, sn = cs.s1133557799bbddff;
             const float16 sign = (float16)(-1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f, -1.0f, 1.0f,
                                            -1.0f, 1.0f, -1.0f, 1.0f);

@@ -257,8 +257,8 @@ inline float ifa_alibi(float slope, int p, int qpos) { return -slope * convert_f
 inline float4 ifa_alibi4(float slope, int4 p, int qpos) { return -slope * convert_float4(abs(p - (int4)qpos)); }
 
 /* Rotary position embedding (docs/rope.md): ROPE 1 rotates halves (neox: dims d and d + ROPE_DIM/2), 2
- * interleaved pairs (gptj: dims 2i and 2i + 1), over the first ROPE_DIM dims; ROPE_TAB 1 reads cos/sin from
- * tables instead of computing them. The kernel must declare rope_f, rope_f_off (inverse frequencies as
+ * interleaved pairs (gptj: dims 2i and 2i + 1), over the ROPE_DIM dims from ROPE_OFF (0: the leading ones;
+ * DeepSeek's MLA rotates the trailing 64); ROPE_TAB 1 reads cos/sin from tables instead of computing them. The kernel must declare rope_f, rope_f_off (inverse frequencies as
  * (hi, lo) float pairs) or, with ROPE_TAB, rope_cos, rope_c_off, rope_sin, rope_s_off. */
 #ifndef ROPE
 #define ROPE 0
@@ -266,6 +266,11 @@ inline float4 ifa_alibi4(float slope, int4 p, int qpos) { return -slope * conver
 #ifndef ROPE_TAB
 #define ROPE_TAB 0
 #endif
+#ifndef ROPE_OFF
+#define ROPE_OFF 0
+#endif
+/* whether element d of a row rotates; the helpers below take its place e = d - ROPE_OFF in the rotated part */
+#define IFA_ROPE_IN(d) ((uint)((d) - ROPE_OFF) < (uint)ROPE_DIM)
 #if ROPE
 /* cos and sin of r for |r| up to a few π (the angle after ifa_rope_cs's reduction): r = k·π/2 + y with
  * |y| <= π/4 (π/2 split into a float and its remainder), then Cephes' single-precision minimax polynomials
@@ -307,8 +312,9 @@ inline float2 ifa_rope_cs(int pos, float2 f) {
 #else
 #define IFA_ROPE_CS(pos, i) ifa_rope_cs((pos), rope_f[rope_f_off + (ulong)(i)])
 #endif
-/* Rotating element d (< ROPE_DIM) of a row: its pair partner, the frequency index of the pair, and the
- * rotated value from x = element d, xp = the partner and cs = IFA_ROPE_CS(pos, ifa_rope_index(d)). */
+/* Rotating element e (< ROPE_DIM) of the rotated part: its pair partner, the frequency index of the pair, and
+ * the rotated value from x = element e, xp = the partner and cs = IFA_ROPE_CS(pos, ifa_rope_index(e)); places
+ * within the part (the row's element is ROPE_OFF + e). */
 inline int ifa_rope_partner(int d) {
     return ROPE == 1 ? (d < ROPE_DIM / 2 ? d + ROPE_DIM / 2 : d - ROPE_DIM / 2) : d ^ 1;
 }

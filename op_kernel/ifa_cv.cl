@@ -20,7 +20,7 @@
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
  * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, QLEN, PAGED, ANTIQUANT, AQ_T, AQ_OFF, VAQ,
- * VAQ_T, VAQ_OFF, ROPE, ROPE_DIM, ROPE_TAB, as in ifa_all_vector.cl. */
+ * VAQ_T, VAQ_OFF, ROPE, ROPE_DIM, ROPE_OFF, ROPE_TAB, as in ifa_all_vector.cl. */
 
 #define M_ROWS (GT * SQ)
 
@@ -41,10 +41,10 @@ __kernel void ifa_cv_query(__global const q_store *q, ulong q_off, ulong q_bstri
     const int qok = t < IFA_QLEN(b); /* a padding token is never read: its row is zeros and sees nothing */
     float x = qok ? IFA_LOAD(Q_T, q, addr) : 0.0f;
 #if ROPE
-    if (qok && d < ROPE_DIM) {
-        const int pos = (int)rope_pos[rope_pos_off + b] + t;
-        const float xp = IFA_LOAD(Q_T, q, addr - (ulong)d + (ulong)ifa_rope_partner(d));
-        x = ifa_rope_apply(x, xp, d, IFA_ROPE_CS(pos, ifa_rope_index(d)));
+    if (qok && IFA_ROPE_IN(d)) {
+        const int pos = (int)rope_pos[rope_pos_off + b] + t, re = d - ROPE_OFF;
+        const float xp = IFA_LOAD(Q_T, q, addr - (ulong)re + (ulong)ifa_rope_partner(re));
+        x = ifa_rope_apply(x, xp, re, IFA_ROPE_CS(pos, ifa_rope_index(re)));
     }
 #endif
     ws[qt_off + (e * M_ROWS + (ulong)r) * HEAD_DIM + (ulong)d] = x;

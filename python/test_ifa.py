@@ -173,6 +173,43 @@ class Binding(unittest.TestCase):
                     value_head_dim=41)
         self.assertIn("value_head_dim = 41 is outside [0, D = 40]", str(e.exception))
 
+    def test_mla_rope_offset(self):
+        """DeepSeek's MLA with the rotary part at the end of the latent row (rope_offset): KVCacheAppend rotates
+        the trailing 8 of 40 key dims (gptj pairs) as it writes them, IncreFlashAttention the query's, each at its
+        own default position; the key cache is also the value (its first 32 dims). Against NumPy's rotation of
+        the original rows in float64."""
+        b, n, d, dv, off, rows = 2, 8, 40, 32, 32, 50
+
+        def rope(x, pos):
+            x = x.astype(np.float64).copy()
+            i = np.arange((d - off) // 2)
+            ang = np.asarray(pos, dtype=np.float64)[:, None] * 10000.0 ** (-2.0 * i / (d - off))
+            c, s = np.cos(ang), np.sin(ang)
+            a, bb = x[..., off + 2 * i].copy(), x[..., off + 2 * i + 1].copy()
+            x[..., off + 2 * i], x[..., off + 2 * i + 1] = a * c - bb * s, bb * c + a * s
+            return x
+
+        kn = self.rng.uniform(-1, 1, (b, rows, d)).astype(np.float32)
+        cache = np.zeros((b, 64, d), dtype=np.float32)
+        w = ifa.run("KVCacheAppend", key=kn, key_cache=cache, cache_seq_lengths=[0, 0], num_key_value_heads=1,
+                    rope_mode="gptj", rope_offset=off)
+        kr = np.stack([rope(kn[bi], np.arange(rows)) for bi in range(b)])
+        self.assertLess(np.abs(w["key_cache"][:, :rows] - kr).max(), 1e-5)
+        self.assertEqual(np.abs(w["key_cache"][:, rows:]).max(), 0)
+        q = self.rng.uniform(-1, 1, (b, 1, n * d)).astype(np.float32)
+        qr = np.stack([rope(q[bi].reshape(n, d), np.full(n, rows - 1)).reshape(1, n * d) for bi in range(b)])
+        out, lse = attention_ref(qr, kr, kr, n, 1, 0.15, [rows, rows], dv=dv)
+        for template in ("all_vector", "cv"):
+            r = ifa.run("IncreFlashAttention", query=q, key=w["key_cache"], value=w["key_cache"], num_heads=n,
+                        num_key_value_heads=1, scale_value=0.15, actual_seq_lengths=[rows, rows], softmax_lse_flag=True,
+                        value_head_dim=dv, rope_mode="gptj", rope_offset=off, template_mode=template)
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-5)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-5)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("IncreFlashAttention", query=q, key=kn, value=kn, num_heads=n, num_key_value_heads=1,
+                    rope_mode="neox", rope_offset=off, rope_dim=10)
+        self.assertIn("rope_offset + rope_dim = 32 + 10 exceeds the head dimension D = 40", str(e.exception))
+
     def test_query_tokens_per_batch(self):
         """actual_seq_lengths_q: speculative batches with 3, 1 and 0 of S1 = 3 query tokens (the padding tokens
         NaN, never read) against the reference, in both templates; their rows are zeros with lse -inf."""

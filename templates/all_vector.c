@@ -34,7 +34,7 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
         {"HAS_PAD", 0},               {"QLEN", p->q_lengths},     {"PAGED", 0},               {"ANTIQUANT", 0},
         {"SPLIT", 1},                 {"BALANCED", 0},            {"ROWMAX", 1},
         {"MAX_PASS", 0},              {"PREFIX", 1},              {"ROPE", p->rope},
-        {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"PREFETCH", plan->prefetch_rows},
+        {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"ROPE_OFF", p->rope_offset}, {"PREFETCH", plan->prefetch_rows},
         {"V8", 0},
     };
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};

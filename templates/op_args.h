@@ -38,7 +38,7 @@ typedef struct ifa__op_args {
         {"HAS_PAD", (p)->has_kv_padding}, {"QLEN", (p)->q_lengths}, {"PAGED", (p)->paged}, {"ANTIQUANT", (p)->antiquant},                    \
         {"AQ_T", (p)->antiquant ? (p)->aq_dtype : 0}, {"AQ_OFF", (p)->aq_offset}, {"VAQ", (p)->v_antiquant},       \
         {"VAQ_T", (p)->v_antiquant ? (p)->v_aq_dtype : 0}, {"VAQ_OFF", (p)->v_aq_offset}, {"ROPE", (p)->rope},    \
-        {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}
+        {"ROPE_DIM", (p)->rope_dim}, {"ROPE_TAB", (p)->rope_table}, {"ROPE_OFF", (p)->rope_offset}
 
 /* The build options the fused and the combine kernels share: int8 output (quant_scale2 / quant_offset2),
  * the cascade's prefix slot and the sinks, which the final normalisation reads; entries of an ifa__define array. */

@@ -22,7 +22,8 @@ typedef struct aspec {
     int64_t cap;        /* positions per sequence: S_max, or block_table_cols * block_size */
     int64_t block_size; /* 0: contiguous */
     int rope;           /* ifa_rope_mode of the new keys */
-    int64_t rope_dim;   /* 0: D */
+    int64_t rope_dim;   /* 0: D - rope_offset */
+    int64_t rope_offset; /* the first rotated dim */
     int64_t rope_pos0;  /* > 0: batch b's row p sits at rotary position rope_pos0 + 7b + p (explicit
                          * rope_positions), else at p (the default) */
     int key_only;       /* appends without value rows and value_cache (one latent cache) */
@@ -181,7 +182,7 @@ static int64_t rope_base(const cache *c, int64_t b) { return c->p.rope_pos0 > 0 
 static void expected_row(const cache *c, int half, int64_t b, int64_t pos, int64_t n, double *x) {
     memcpy(x, orig_at(c, half, b, pos, n), (size_t)c->p.d * sizeof *x);
     if (half == 0 && c->p.rope)
-        ck_assert_int_eq(ifa_reference_rope(c->p.rope == IFA_ROPE_NEOX ? "neox" : "gptj", 0, c->p.rope_dim, NULL, NULL,
+        ck_assert_int_eq(ifa_reference_rope(c->p.rope == IFA_ROPE_NEOX ? "neox" : "gptj", 0, c->p.rope_dim, c->p.rope_offset, NULL, NULL,
                                             rope_base(c, b) + pos, x, c->p.d), 0);
 }
 
@@ -221,6 +222,7 @@ static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, c
     int64_t rope_pos[64];
     if (c->p.rope) {
         a.rope_mode = c->p.rope == IFA_ROPE_NEOX ? "neox" : "gptj", a.rope_dim = c->p.rope_dim;
+        a.rope_offset = c->p.rope_offset;
         for (int64_t b = 0; c->p.rope_pos0 > 0 && b < nb; ++b) rope_pos[b] = rope_base(c, b0 + b) + c->len[b0 + b];
         if (c->p.rope_pos0 > 0) a.rope_positions = rope_pos, a.rope_positions_count = nb;
     }
@@ -231,7 +233,7 @@ static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, c
     ifa_status st = ifa_kv_cache_append_get_workspace_size(test_ctx(), &a, &ws_bytes);
     cl_mem ws = NULL;
     if (st == IFA_STATUS_OK) {
-        const int64_t rd = c->p.rope ? (c->p.rope_dim ? c->p.rope_dim : c->p.d) : 0;
+        const int64_t rd = c->p.rope ? (c->p.rope_dim ? c->p.rope_dim : c->p.d - c->p.rope_offset) : 0;
         ck_assert_uint_eq(ws_bytes, (size_t)(nb * (c->bnsd ? kn->shape[2] : kn->shape[1])) * 16 + 4 * (size_t)rd);
         cl_int err;
         ws = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
@@ -463,12 +465,16 @@ START_TEST(append_rows) {
 END_TEST
 
 /* RoPE on the appended keys (never the values): both modes, partial rope_dim, every layout and cache dtype,
- * contiguous and paged, default positions and positions near 2^20, rows rotated before quantisation. */
+ * contiguous and paged, default positions and positions near 2^20, rows rotated before quantisation; a
+ * rotated part away from the front (rope_offset): the trailing 16 or 32 (the CPU shape's vector path, but for
+ * neox's 16; DeepSeek's MLA key rotates its trailing 64) and 32 dims from 10 (element by element). */
 START_TEST(append_rows_rope) {
     const int paged = _i % 2;
     aspec p = {.layout = layouts[_i % 3], .src = srcs[_i % 3], .cache = cache_of(_i, 20, 4), .asym = (_i / 4) % 2,
                .b = 3, .nkv = 2, .d = 64, .cap = 96, .block_size = paged ? 16 : 0, .rope = 1 + (_i / 3) % 2,
                .rope_dim = _i % 5 == 0 ? 16 : 0, .rope_pos0 = _i >= 10 ? (1 << 20) - 40 : 0, .seed = 7400 + (uint64_t)_i};
+    if (_i >= 28) /* 16 dims from 48 and 32 from 32 (vectors, but for neox's 16), 32 from 10 */
+        p.cache = caches[_i % 5], p.rope_dim = _i % 4 == 0 ? 16 : 32, p.rope_offset = _i % 2 ? 10 : 64 - p.rope_dim;
     cache c;
     cache_init(&c, &p);
     append_ok(&c, 0, p.b, 12, p.seed * 3);
@@ -531,6 +537,9 @@ START_TEST(append_then_attend) {
                .cap = 320, .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
     if (_i >= 20 && (_i < 30 || _i % 3)) /* RoPE: both modes, partial dims, default and large explicit positions */
         p.rope = 1 + _i % 2, p.rope_dim = _i % 3 == 0 ? 32 : 0, p.rope_pos0 = _i % 4 >= 2 ? (1 << 20) - 500 : 0;
+    if (_i >= 42) /* the trailing dims rotate, as MLA's keys */
+        p.cache = _i % 2 ? IFA_DTYPE_INT8 : IFA_DTYPE_FLOAT16, p.rope = 1 + _i / 2 % 2, p.rope_dim = p.rope == 1 ? 32 : 16,
+        p.rope_offset = 64 - p.rope_dim;
     const int64_t n = 8, sq = _i >= 10 ? 2 : 1;
     cache c;
     cache_init(&c, &p);
@@ -545,6 +554,7 @@ START_TEST(append_then_attend) {
     attend_case(&c, n, sq, &k);
     if (p.rope) { /* the query at the positions of this step's keys */
         strcpy(k.rope_mode, p.rope == IFA_ROPE_NEOX ? "neox" : "gptj"), k.rope_dim = p.rope_dim;
+        k.rope_offset = p.rope_offset;
         if (p.rope_pos0 > 0) {
             k.rope_positions = malloc((size_t)p.b * sizeof *k.rope_positions);
             ck_assert_ptr_nonnull(k.rope_positions);
@@ -1062,11 +1072,11 @@ Suite *append_suite(void) {
     TCase *t = tcase_create("append");
     tcase_set_timeout(t, 600);
     tcase_add_loop_test(t, append_rows, 0, 42);
-    tcase_add_loop_test(t, append_then_attend, 0, 42);
+    tcase_add_loop_test(t, append_then_attend, 0, 46);
     tcase_add_loop_test(t, key_only_append_then_attend, 0, 6);
     tcase_add_loop_test(t, ragged_append_then_attend, 0, 6);
     tcase_add_loop_test(t, kivi_append_then_attend, 0, 12);
-    tcase_add_loop_test(t, append_rows_rope, 0, 28);
+    tcase_add_loop_test(t, append_rows_rope, 0, 34);
     tcase_add_loop_test(t, append_nonfinite_row, 0, 24);
     tcase_add_test(t, append_rules);
     tcase_add_test(t, append_rejected_writes_nothing);

@@ -49,7 +49,8 @@ typedef struct fspec {
     int64_t prefix;     /* > 0: a shared prefix of this many rows (S_p) */
     int64_t prefix_len; /* actual_shared_prefix_len, 0 = all S_p; rows past it hold NaN */
     int rope;           /* ifa_rope_mode */
-    int64_t rope_dim;   /* 0: D */
+    int64_t rope_dim;   /* 0: D - rope_offset */
+    int64_t rope_offset; /* the first rotated dim */
     double rope_theta;  /* 0: 10000 */
     int64_t rope_pos0;  /* > 0: rope_positions[b] = rope_pos0 + 7b, else the op's default */
     double rope_table;  /* > 0: cos/sin tables of angles (pos · rope_table) · theta^(-2i/dim) (rope_table 1: the
@@ -354,14 +355,14 @@ static int build(const fspec *p, ifa_case *c) {
     }
     if (p->rope) {
         strcpy(c->rope_mode, p->rope == IFA_ROPE_NEOX ? "neox" : "gptj");
-        c->rope_dim = p->rope_dim, c->rope_theta = p->rope_table > 0 ? 0 : p->rope_theta;
+        c->rope_dim = p->rope_dim, c->rope_theta = p->rope_table > 0 ? 0 : p->rope_theta, c->rope_offset = p->rope_offset;
         if (p->rope_pos0 > 0) {
             if (!(c->rope_positions = malloc((size_t)p->b * sizeof *c->rope_positions))) return -1;
             for (int64_t b = 0; b < p->b; ++b) c->rope_positions[b] = p->rope_pos0 + 7 * b;
             c->rope_positions_count = p->b;
         }
         if (p->rope_table > 0) {
-            const int64_t rd = p->rope_dim ? p->rope_dim : p->d, rows = (p->rope_pos0 > 0 ? p->rope_pos0 + 7 * p->b : p->s) + p->sq;
+            const int64_t rd = p->rope_dim ? p->rope_dim : p->d - p->rope_offset, rows = (p->rope_pos0 > 0 ? p->rope_pos0 + 7 * p->b : p->s) + p->sq;
             const int64_t ts[2] = {rows, rd / 2};
             if (ifa_host_tensor_alloc(&c->rope_cos, IFA_DTYPE_FLOAT32, 2, ts) != 0 ||
                 ifa_host_tensor_alloc(&c->rope_sin, IFA_DTYPE_FLOAT32, 2, ts) != 0)
@@ -457,13 +458,13 @@ static int replan(ifa_plan *plan, void *user) {
 static void describe_spec(const fspec *p, char *buf, size_t n) {
     snprintf(buf, n,
              "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld S1=%lld mask=%d/%d pse=%d softcap=%g window=%lld "
-             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s v_aq=%d/%d rope=%d/%lld/%g/%lld/%g q2=%d template=%d "
+             "pad=%d/%lld block_size=%lld share=%d split=%d aq=%d/%d/%s v_aq=%d/%d rope=%d/%lld@%lld/%g/%lld/%g q2=%d template=%d "
              "native=%d sinks=%d alibi=%d dv=%lld%s q_tokens=%lld(%lld values) seed=%llu",
              p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
              (long long)p->nkv, (long long)p->d, (long long)p->s, (long long)p->sq, p->mask, p->mask_fill, p->pse,
              p->softcap, (long long)p->window, p->pad, (long long)p->pad_size, (long long)p->block_size,
              p->share_blocks, p->split, p->aq, p->aq_offset, ifa_dtype_name(p->aq_dtype), p->v_aq, p->v_aq_offset,
-             p->rope, (long long)p->rope_dim,
+             p->rope, (long long)p->rope_dim, (long long)p->rope_offset,
              p->rope_theta, (long long)p->rope_pos0, p->rope_table, p->q2, p->tmpl, p->native, p->sinks,
              p->alibi, (long long)p->dv, p->value_is_key ? "(value=key)" : "",
              (long long)(p->nqlens ? p->qlens[0] : p->sq), (long long)p->nqlens, (unsigned long long)p->seed);
@@ -787,7 +788,9 @@ START_TEST(antiquant_separate_equals_combined) {
 END_TEST
 
 /* RoPE on the query: both modes, full and partial rope_dim, theta and tables (a scaled context), default and
- * explicit positions, S1 > 1, GQA, paged KV, every split mode, a shared prefix. */
+ * explicit positions, S1 > 1, GQA, paged KV, every split mode, a shared prefix; a rotated part away from the
+ * front (rope_offset): DeepSeek's MLA in small (D = 80 of which the trailing 16 rotate, D_v = 64, the key as
+ * the value) in both templates, and 24 dims from 6. */
 START_TEST(rope_query) {
     static const int64_t lens[] = {300, 5, 177, 64};
     fspec p = {.layout = layouts[_i % 3], .q = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
@@ -797,6 +800,12 @@ START_TEST(rope_query) {
                .rope_table = _i % 6 == 1 ? 0.25 : 0, .split = splits[_i % 4], .seed = 1700 + (uint64_t)_i};
     if (_i >= 12) p.block_size = 16, p.split = _i % 2 ? IFA_SPLIT_PARTIAL_ROWMAX : 0;
     if (_i >= 16) p.block_size = 0, p.prefix = 100, p.split = 0, p.sq = 1; /* rotated rows of every batch in one pass */
+    if (_i >= 20) {
+        p.prefix = 0, p.rope_offset = 6, p.rope_dim = 24, p.split = splits[_i % 4];
+        if (_i % 3 != 2) p.d = 80, p.dv = 64, p.value_is_key = 1, p.rope_offset = 64, p.rope_dim = _i % 2 ? 16 : 0;
+        p.tmpl = _i % 2 ? IFA_TEMPLATE_CV : 0, p.block_size = _i >= 24 ? 16 : 0;
+        if (p.tmpl) p.split = 0;
+    }
     check(&p, NULL);
 }
 END_TEST
@@ -1348,7 +1357,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, antiquant_paged_scales, 0, 12);
     tcase_add_loop_test(t, antiquant_separate_modes, 0, 28);
     tcase_add_loop_test(t, antiquant_separate_equals_combined, 0, 8);
-    tcase_add_loop_test(t, rope_query, 0, 20);
+    tcase_add_loop_test(t, rope_query, 0, 28);
     tcase_add_loop_test(t, rope_large_positions_and_tables, 0, 6);
     tcase_add_loop_test(t, antiquant_equals_dequantised_float, 0, 6);
     tcase_add_loop_test(t, quantised_output, 0, 12);

@@ -774,6 +774,21 @@ START_TEST(rope_rules) {
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 18 exceeds the head dimension D = 16");
     f.a.rope_dim = 0, f.a.rope_theta = -1;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_theta = -1 must be positive and finite");
+    /* the rotated part away from the front (D = 16): [rope_offset, rope_offset + rope_dim) inside D */
+    setup(&f), f.a.rope_mode = "neox", f.a.rope_offset = 8;
+    expect(&f, IFA_STATUS_OK, NULL); /* rope_dim 0: the trailing 8 */
+    f.a.rope_dim = 6;
+    expect(&f, IFA_STATUS_OK, NULL);
+    f.a.rope_dim = 10;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset + rope_dim = 8 + 10 exceeds the head dimension D = 16");
+    f.a.rope_dim = 0, f.a.rope_offset = 7;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_dim = 0 rotates D - rope_offset = 9 dims, which is odd");
+    f.a.rope_offset = 16;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset = 16 is outside [0, D = 16)");
+    f.a.rope_offset = -2;
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset = -2 is outside [0, D = 16)");
+    setup(&f), f.a.rope_offset = 4; /* with rope_mode none */
+    expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "rope_offset is given but rope_mode is none");
     /* positions */
     setup(&f), f.a.rope_mode = "neox", f.rope_pos[0] = 5, f.rope_pos[1] = -3;
     f.a.rope_positions = f.rope_pos, f.a.rope_positions_count = 2;

@@ -44,12 +44,13 @@ static int usage(void) {
             "                  [--symmetric] [--scaled] [--kivi]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
-            "                  [--draft K]\n"
+            "                  [--draft K] [--rope-offset R]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
             "--verify N: every N-th step, check the cache and the attention output against the float64 reference.\n"
-            "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4).\n"
+            "--rope: KVCacheAppend rotates each new key at its position and IncreFlashAttention the query (theta 1e4);\n"
+            "  --rope-offset R: the dims from R rotate (MLA's trailing 64: --dim 576 --latent 512 --rope-offset 512).\n"
             "--symmetric: int8/int4 scales without offsets; --scaled: a float8 cache scales each row (max|x| / the\n"
             "  format's largest) and the attention applies the scales (per head and token, in the pages).\n"
             "--kivi: an int8/int4 cache in the separate form (KIVI's pairing): keys quantised with per-channel\n"
@@ -71,6 +72,7 @@ typedef struct opts {
     int64_t max_steps, window;
     int64_t latent; /* > 0: value_head_dim over one latent cache */
     int64_t draft;  /* > 0: speculative steps of 1 to draft tokens per request */
+    int64_t rope_offset; /* --rope: the first rotated dim (the rest of the row rotates) */
     double follow_up;
     uint64_t seed;
     ifa_dtype dtype, kv_dtype;
@@ -319,7 +321,7 @@ static int append_rows(driver *dr, const int *list, int nb, int64_t rows, const 
     if (news) a.new_seq_lengths = news, a.new_seq_lengths_count = nb;
     a.input_layout = o->layout, a.num_key_value_heads = h;
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = o->block_size;
-    a.rope_mode = o->rope; /* each new key rotated at its position, the cache length */
+    a.rope_mode = o->rope, a.rope_offset = o->rope_offset; /* each new key rotated at its position, the cache length */
     size_t ws = 0;
     const double t0 = now_us();
     ifa_status s = ifa_kv_cache_append_get_workspace_size(dr->ctx, &a, &ws);
@@ -492,7 +494,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
                     for (int64_t e = 0; e < d; ++e) x[e] = ifa_host_get(&dr->bank, br * d + e);
                     double rot = 0; /* a rotated key: float32 rotation against this float64 one */
                     if (kv == 0 && o->rope) {
-                        ifa_reference_rope(o->rope, 0, 0, NULL, NULL, p, x, d);
+                        ifa_reference_rope(o->rope, 0, 0, o->rope_offset, NULL, NULL, p, x, d);
                         for (int64_t e = 0; e < d; ++e) rot = fmax(rot, 16 * 0x1p-24 * fabs(x[e]));
                     }
                     const int64_t blk = r->blocks[p / bs], row = p % bs, si = ((kv * nblk + blk) * h + n) * bs + row;
@@ -547,7 +549,7 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     c.antiquant_mode = dr->quant ? 3 : 0;
     if (o->kivi && kivi_case(dr, &c) != 0) bad++;
-    if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope);
+    if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope), c.rope_offset = o->rope_offset;
     c.window = o->window;
     c.value_head_dim = o->latent, c.value_is_key = o->latent > 0;
     if (o->sinks) c.sinks = dr->sinks; /* borrowed: cleared before ifa_case_free */
@@ -660,7 +662,7 @@ static int decode_step(driver *dr, int64_t step) {
     a.block_table = table, a.block_table_cols = dr->cols, a.block_size = bs;
     IFA_DECODE_SCALES(dr, a, sc, of, ks, ko, vs, vo);
     if (dr->quant && !o->kivi) a.antiquant_mode = 3;
-    a.rope_mode = o->rope; /* the query at its position, length - 1 */
+    a.rope_mode = o->rope, a.rope_offset = o->rope_offset; /* the query at its position, length - 1 */
     a.template_mode = o->template_mode;
     a.window = o->window;
     const ifa_tensor ts = {dr->sinks_buf, 0, IFA_DTYPE_FLOAT32, 1, {o->heads}};
@@ -768,6 +770,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--window") == 0) o->window = atoll(v);
         else if (strcmp(a, "--latent") == 0) o->latent = atoll(v);
         else if (strcmp(a, "--draft") == 0) o->draft = atoll(v);
+        else if (strcmp(a, "--rope-offset") == 0) o->rope_offset = atoll(v);
         else if (strcmp(a, "--follow-up") == 0) o->follow_up = atof(v);
         else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
         else if (strcmp(a, "--prompt") == 0) { if (parse_pair(v, &o->prompt_min, &o->prompt_max)) return -1; }
@@ -779,7 +782,8 @@ static int parse_args(int argc, char **argv, opts *o) {
     }
     if (o->slots < 1 || o->slots > 4096 || o->requests < 1 || o->block_size < 1 || o->heads < 1 || o->kv_heads < 1 ||
         o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
-        o->window < 0 || o->latent < 0 || o->latent > o->dim || o->draft < 0 || o->draft > 16)
+        o->window < 0 || o->latent < 0 || o->latent > o->dim || o->draft < 0 || o->draft > 16 || o->rope_offset < 0 ||
+        o->rope_offset >= o->dim || (o->rope_offset && !o->rope))
         return -1;
     const int fp8 = ifa__is_float8(o->kv_dtype);
     if (o->scaled && !fp8) {

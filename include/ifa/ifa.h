@@ -193,7 +193,9 @@ typedef struct ifa_incre_flash_attention_args {
     /* rotary position embedding (docs/rope.md): off unless rope_mode is "neox" or "gptj" */
     const char *rope_mode;          /* NULL or "none", "neox" (rotate halves), "gptj" (rotate interleaved pairs) */
     double rope_theta;              /* frequency base, 0 = 10000; not with tables */
-    int64_t rope_dim;               /* leading dims of D that rotate, 0 = D; even */
+    int64_t rope_dim;               /* dims of D that rotate (from rope_offset), 0 = D - rope_offset; even */
+    int64_t rope_offset;            /* the first rotated dim, 0 = the leading ones; DeepSeek's MLA rotates the
+                                     * trailing 64 of 576 (rope_offset 512) */
     const int64_t *rope_positions;  /* host, B values: position of each batch's first query
                                      * token (token i at + i); NULL = actual length - S1 */
     int64_t rope_positions_count;
@@ -328,7 +330,9 @@ typedef struct ifa_kv_cache_append_args {
     /* rotary position embedding of the new keys before they are written (and quantised) */
     const char *rope_mode;          /* NULL or "none", "neox" (rotate halves), "gptj" (rotate interleaved pairs) */
     double rope_theta;              /* frequency base, 0 = 10000; not with tables */
-    int64_t rope_dim;               /* leading dims of D that rotate, 0 = D; even */
+    int64_t rope_dim;               /* dims of D that rotate (from rope_offset), 0 = D - rope_offset; even */
+    int64_t rope_offset;            /* the first rotated dim, 0 = the leading ones; DeepSeek's MLA rotates the
+                                     * trailing 64 of 576 (rope_offset 512) */
     const int64_t *rope_positions;  /* host, B values: position of each batch's first new row (row
                                      * i at + i); NULL = cache_seq_lengths */
     int64_t rope_positions_count;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 15u
+#define IFA_PLAN_VERSION 16u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -118,9 +118,10 @@ typedef struct ifa_problem {
     int64_t aq_len;         /* per-token modes: the scale's last dimension (positions; block_size for pages) */
     int32_t rope;           /* ifa_rope_mode of the query */
     int32_t rope_table;     /* 1: cos/sin from rope_cos/rope_sin, 0: from rope_theta */
-    int64_t rope_dim;       /* leading dims of D that rotate */
+    int64_t rope_dim;       /* dims of D that rotate, from rope_offset */
     uint64_t rope_theta_bits; /* rope_theta as float64 bits (0 with tables) */
     int64_t rope_table_rows;  /* rope_cos/rope_sin rows (positions they cover) */
+    int64_t rope_offset;      /* the first rotated dim (0: the leading rope_dim; DeepSeek's MLA: D - 64) */
     int32_t alibi;            /* ifa_alibi_kind */
     int32_t value_dim;        /* D_v: value columns read per row and the output's head dimension (head_dim unless
                                * value_head_dim) */

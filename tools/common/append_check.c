@@ -96,7 +96,7 @@ int ifa_append_case_check(const ifa_generic_case *c, const ifa_host_tensor *cons
                         x[d] = ifa_host_get(half ? vn : kn, ifa_kv_cache_at(bnsd, S1, nkv, D, b, i, n, d));
                     double amax = 0, rot = 0;
                     if (half == 0 && rmode && strcmp(rmode->s, "none") != 0) {
-                        ifa_reference_rope(rmode->s, rtheta ? rtheta->f : 0, attr_int(c, "rope_dim", 0),
+                        ifa_reference_rope(rmode->s, rtheta ? rtheta->f : 0, attr_int(c, "rope_dim", 0), attr_int(c, "rope_offset", 0),
                                            ifa_generic_case_input(c, "rope_cos"), ifa_generic_case_input(c, "rope_sin"),
                                            pos ? pos->list[b] + i : p, x, D);
                         rot = 1;

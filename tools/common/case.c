@@ -197,7 +197,7 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                                               "softmax_lse_flag", "softcap",     "window",       "block_size",
                                               "antiquant_mode",   "rope_mode",   "rope_theta",   "rope_dim",
                                               "template_mode",    "value_head_dim", "key_antiquant_mode",
-                                              "value_antiquant_mode"};
+                                              "value_antiquant_mode", "rope_offset"};
     static const char *const known_inputs[] = {"query",          "key",       "value",           "actual_seq_lengths",
                                                "atten_mask",     "pse_shift", "kv_padding_size", "block_table",
                                                "antiquant_scale", "antiquant_offset", "quant_scale2", "quant_offset2",
@@ -319,7 +319,8 @@ int ifa_case_parse(const char *json, const char *base, ifa_case *c, char *err, s
                    sizeof c->template_mode, err, err_size))
         goto done;
     if (get_number(attrs, "rope_theta", &c->rope_theta, err, err_size) ||
-        get_int(attrs, "rope_dim", &c->rope_dim, err, err_size))
+        get_int(attrs, "rope_dim", &c->rope_dim, err, err_size) ||
+        get_int(attrs, "rope_offset", &c->rope_offset, err, err_size))
         goto done;
     const cJSON *rc_t = cJSON_GetObjectItemCaseSensitive(inputs, "rope_cos");
     const cJSON *rs_t = cJSON_GetObjectItemCaseSensitive(inputs, "rope_sin");

@@ -314,6 +314,9 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
         const int64_t rd = chance(&g, 0.5) ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
         if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
+        /* a partial rotation away from the front (MLA's trailing part), any start that fits */
+        const int64_t ro = rd && rd < d && chance(&g, 0.4) ? ifa_rng_int(&g.r, 1, d - rd) : 0;
+        if (ro) cJSON_AddNumberToObject(attrs, "rope_offset", (double)ro);
         /* the default positions (length - S1) must not be negative */
         const int explicit_pos = chance(&g, 0.6) || min_raw < sq;
         int64_t pos[8], last = max_raw - 1;
@@ -452,6 +455,8 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
         const int64_t rd = chance(&g, 0.5) || d < 4 ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
         if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
+        const int64_t ro = rd && rd < d && chance(&g, 0.4) ? ifa_rng_int(&g.r, 1, d - rd) : 0;
+        if (ro) cJSON_AddNumberToObject(attrs, "rope_offset", (double)ro);
         int64_t pos[5], last = cap;
         if (chance(&g, 0.5)) {
             last = 0;

@@ -36,12 +36,13 @@ static double dequant(const ifa_case *c, int half, double x, int64_t B, int64_t 
     return (x + (o->data ? ifa_host_get(o, i) : 0.0)) * ifa_host_get(s, i);
 }
 
-int ifa_reference_rope(const char *mode, double theta, int64_t dim, const ifa_host_tensor *cos_table,
+int ifa_reference_rope(const char *mode, double theta, int64_t dim, int64_t offset, const ifa_host_tensor *cos_table,
                        const ifa_host_tensor *sin_table, int64_t pos, double *x, int64_t D) {
     const int neox = strcmp(mode, "neox") == 0;
     if (!neox && strcmp(mode, "gptj") != 0) return 0;
-    const int64_t rd = dim ? dim : D, half_dim = rd / 2;
-    if (rd % 2 || rd > D) return -1;
+    const int64_t rd = dim ? dim : D - offset, half_dim = rd / 2;
+    if (offset < 0 || rd <= 0 || rd % 2 || offset + rd > D) return -1;
+    x += offset;
     for (int64_t i = 0; i < half_dim; ++i) {
         double cs, sn;
         if (cos_table && cos_table->data) {
@@ -104,7 +105,7 @@ int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score
                 /* the query row, rotated at its position when the case has RoPE */
                 for (int64_t d = 0; d < D; ++d) qrow[d] = pad ? 0 : ifa_host_get(q, ifa_case_at(bnsd, S1, N, D, b, t, h, d));
                 const int64_t first = c->rope_positions ? c->rope_positions[b] : raw - qn;
-                if (!pad && ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, &c->rope_cos, &c->rope_sin, first + t,
+                if (!pad && ifa_reference_rope(c->rope_mode, c->rope_theta, c->rope_dim, c->rope_offset, &c->rope_cos, &c->rope_sin, first + t,
                                        qrow, D) != 0) {
                     free(s), free(vis), free(qrow);
                     return -1;

@@ -16,9 +16,10 @@
 int ifa_reference_ifa(const ifa_case *c, double *out, double *lse, double *score_bound);
 
 /* Rotates row x (D values) in place at position pos, as the ops define RoPE (docs/rope.md), in float64:
- * mode "neox" or "gptj" (anything else leaves x as it is), the first dim dims (0: D), angles pos·theta^(-2i/dim)
- * (theta 0: 10000) or, when cos_table has data, cos/sin from row pos of the tables. -1 on a bad dim. */
-int ifa_reference_rope(const char *mode, double theta, int64_t dim, const ifa_host_tensor *cos_table,
+ * mode "neox" or "gptj" (anything else leaves x as it is), the dim dims from offset (dim 0: D - offset), angles
+ * pos·theta^(-2i/dim) (theta 0: 10000) or, when cos_table has data, cos/sin from row pos of the tables. -1 on
+ * a bad dim or offset. */
+int ifa_reference_rope(const char *mode, double theta, int64_t dim, int64_t offset, const ifa_host_tensor *cos_table,
                        const ifa_host_tensor *sin_table, int64_t pos, double *x, int64_t D);
 
 #endif

@@ -151,7 +151,7 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
     a->value_shared_prefix = c->value_shared_prefix.data ? &t->value_shared_prefix : NULL;
     a->actual_shared_prefix_len = c->has_prefix_len ? &c->prefix_len : NULL;
     a->rope_mode = c->rope_mode[0] ? c->rope_mode : NULL;
-    a->rope_theta = c->rope_theta, a->rope_dim = c->rope_dim;
+    a->rope_theta = c->rope_theta, a->rope_dim = c->rope_dim, a->rope_offset = c->rope_offset;
     a->rope_positions = c->rope_positions, a->rope_positions_count = c->rope_positions_count;
     a->rope_cos = c->rope_cos.data ? &t->rope_cos : NULL;
     a->rope_sin = c->rope_sin.data ? &t->rope_sin : NULL;

@@ -41,7 +41,8 @@ typedef struct ifa_case {
     int64_t prefix_len;               /* actual_shared_prefix_len when has_prefix_len */
     char rope_mode[8];                /* "" or "none": off; "neox" or "gptj" */
     double rope_theta;                /* 0: 10000 */
-    int64_t rope_dim;                 /* 0: D */
+    int64_t rope_dim;                 /* 0: D - rope_offset */
+    int64_t rope_offset;              /* the first rotated dim */
     int64_t *rope_positions;          /* malloc'd, B values; NULL: the op's default */
     int64_t rope_positions_count;
     ifa_host_tensor rope_cos, rope_sin; /* data NULL: absent */
