@@ -56,7 +56,7 @@
  * read per row and the output's head dimension, <= HEAD_DIM; multi-head latent attention reads the first 512
  * of 576); WG work-items per group; VW vector width along D (divides HEAD_DIM and VDIM; 1 = scalar); PV_RB
  * query rows x XB vectors per P.V register block; CHUNK rows per chunk (a multiple of WG); GT heads per
- * group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
+ * group; SQ query tokens; CAUSAL 0/1; HAS_LSE 0/1; SPLIT 0/1; ROWMAX 1/2; MAX_PASS 0/1; BALANCED 0/1; BATCH_FAST 0/1 (the grid's order); HAS_MASK 0/1; HAS_PSE 0/1; HAS_ALIBI 0/1; SOFTCAP 0/1;
  * HAS_PAD 0/1; QLEN 0/1 (per-batch query tokens, ifa_common.cl's IFA_QLEN: rows past a batch's tokens are
  * padding, never read, seeing nothing); ROPE 0-2, ROPE_DIM, ROPE_OFF, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
@@ -78,6 +78,11 @@
 #endif
 #ifndef BALANCED
 #define BALANCED 0
+#endif
+/* BATCH_FAST 1: the grid's dimension 0 is the batch and 1 the block (PoCL deals contiguous runs of work-groups
+ * to its threads, so a run then holds a share of every batch, not whole batches of uneven lengths) */
+#ifndef BATCH_FAST
+#define BATCH_FAST 0
 #endif
 #ifndef PREFIX
 #define PREFIX 0
@@ -482,8 +487,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         x = pe;
 #else
     {
+#if BATCH_FAST
+        const int blk = (int)get_group_id(1);
+        const ulong b = get_group_id(0);
+#else
         const int blk = (int)get_group_id(0);
         const ulong b = get_group_id(1);
+#endif
         const int len_b = IFA_LEN(b), qn = IFA_QLEN(b);
         const int kv_lo = ifa_kv_lo(len_b, window, IFA_SHIFT(CAUSAL, qn)), span = len_b - kv_lo;
 #if SPLIT

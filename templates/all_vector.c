@@ -75,6 +75,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"RB_MH", ifa__tile_rows(plan)},
         {"GSQ", p->num_heads / p->num_kv_heads * p->seq_q},
         {"PREFETCH", plan->prefetch_rows},
+        {"BATCH_FAST", plan->batch_fast},
         {"V8", plan->vector_loads != 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
@@ -142,8 +143,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof a.alibi_bstride, &a.alibi_bstride},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
-    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)ifa__plan_blocks(plan),
-                              (size_t)p->batch, (size_t)plan->max_splits};
+    const size_t blocks = (size_t)ifa__plan_blocks(plan), batch = (size_t)p->batch;
+    const size_t global[3] = {(size_t)plan->work_group_size * (plan->batch_fast ? batch : blocks),
+                              plan->batch_fast ? blocks : batch, (size_t)plan->max_splits};
     if (plan->split_kv == IFA_SPLIT_NONE) {
         IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
                          wait, event));

@@ -493,6 +493,26 @@ START_TEST(prefetch_rows_rule) {
 }
 END_TEST
 
+/* The grid's order: batch first on the CPU row (PoCL deals contiguous runs of work-groups), block first on
+ * GPUs; IFA_TUNING turns it either way; the plan check refuses anything but 0 or 1. */
+START_TEST(batch_fast_rule) {
+    ifa_problem p = problem(8, 32, 8, 128, 4096);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.batch_fast, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.batch_fast = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.batch_fast, 0);
+    test_tuning_push("batch_fast=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.batch_fast, 0);
+}
+END_TEST
+
 /* The vector shape follows the CPU: its width is at most the device's native float width, and its register
  * tiles fit 32 registers (AVX-512, unknown width) or 16 (AVX2: native width 8). */
 START_TEST(vector_shape_follows_native_width) {
@@ -737,6 +757,7 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
+    tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);
     tcase_add_test(t, split_kv_decisions);

@@ -338,6 +338,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->vector_registers = regs;
     plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
     plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
+    plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
@@ -472,6 +473,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->chunk_rows % plan->vector_width != 0 ||
         plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
+        (plan->batch_fast != 0 && plan->batch_fast != 1) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||

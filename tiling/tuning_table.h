@@ -32,6 +32,9 @@ typedef struct ifa_tuning {
                                 * P.V work-items owning (query row, 8 columns) slices; 0: one element per load */
     int32_t prefetch_rows;     /* all_vector, vector shape: key rows the kernel prefetches ahead, and each value row
                                 * during the scores (0: none, the hardware prefetchers alone) */
+    int32_t batch_fast;        /* all_vector: 1 numbers the work-groups batch first, so that a runtime dealing out
+                                * contiguous runs of work-groups (PoCL) gives each thread every batch's share of the
+                                * heads instead of whole batches (uneven lengths); 0 block first */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

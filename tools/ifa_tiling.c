@@ -142,6 +142,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "vector_registers", p->vector_registers);
     cJSON_AddNumberToObject(o, "score_rows", p->score_rows);
     cJSON_AddNumberToObject(o, "prefetch_rows", p->prefetch_rows);
+    cJSON_AddBoolToObject(o, "batch_fast", p->batch_fast);
     cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
     if (p->problem.has_prefix) {
         cJSON *pf = cJSON_AddObjectToObject(o, "shared_prefix");

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 16u
+#define IFA_PLAN_VERSION 17u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -199,6 +199,8 @@ typedef struct ifa_plan {
                                  * AVX-512 CPUs and 4-lane SIMD, 16 on AVX2; 0 in the work-group shape) */
     int32_t score_rows;         /* all_vector, vector shape: query rows per register tile of the four-key-row score
                                  * step (4 x score_rows accumulators; 1 to 4, 0 in the work-group shape) */
+    int32_t batch_fast;         /* all_vector without balanced units: 1 lays the grid out batch first (dimension 0
+                                 * the batch, 1 the block), 0 block first */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
