@@ -323,13 +323,12 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         ifa_host_fill_random(&c.key_shared_prefix, 6, -1, 1);
         ifa_host_fill_random(&c.value_shared_prefix, 7, -1, 1);
     }
-    /* bytes the op must read: K and V rows [lo_b, L_b) of each sequence (a window starts lo_b at the first query
-     * token's end minus the window; the rest is never read), the shared prefix once */
+    /* bytes the op must read: the K and V rows each sequence's blocks read (the planner's span: a window's rows
+     * before the first causal query token's; the rest is never read), the shared prefix once */
     double rows = 0, total_len = 0;
     for (int64_t i = 0; i < sh->b; ++i) {
-        const int64_t L = c.lengths ? c.lengths[i] : sh->s, end0 = L - (T - 1);
-        const int64_t lo = o->window > 0 && end0 - o->window > 0 ? end0 - o->window : 0;
-        rows += (double)(L - lo), total_len += (double)L;
+        const int64_t L = c.lengths ? c.lengths[i] : sh->s;
+        rows += (double)ifa__kv_span(L, o->window, T - 1), total_len += (double)L;
     }
     res->mean_len = total_len / (double)sh->b;
     const double seen = rows / ((double)sh->b * (double)sh->s);
