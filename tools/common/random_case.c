@@ -84,6 +84,18 @@ static void add_summary(char *s, size_t n, const char *what) {
 
 /* The planner's knobs: the device's row, or the GPU work-group shapes on the CPU, with split knobs that push
  * small cases into each flash-decoding mode. */
+/* The rotary attributes both ops share: rope_mode, then (half the time) a rope_dim of any even size and,
+ * for a partial rotation, sometimes a rope_offset away from the front (MLA's trailing part), any start that
+ * fits. Heads narrower than min_d rotate whole. Returns rope_dim (0: the default, all of D from the offset). */
+static int64_t draw_rope_dims(draw *g, cJSON *attrs, int64_t d, int64_t min_d) {
+    cJSON_AddStringToObject(attrs, "rope_mode", chance(g, 0.5) ? "neox" : "gptj");
+    const int64_t rd = chance(g, 0.5) || d < min_d ? 0 : 2 * ifa_rng_int(&g->r, 1, d / 2);
+    if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
+    const int64_t ro = rd && rd < d && chance(g, 0.4) ? ifa_rng_int(&g->r, 1, d - rd) : 0;
+    if (ro) cJSON_AddNumberToObject(attrs, "rope_offset", (double)ro);
+    return rd;
+}
+
 static void draw_tuning(draw *g, char *t, size_t n) {
     static const int64_t chunks[] = {16, 32, 64, 128}, mins[] = {16, 16, 64, 512}, waves[] = {4, 64, 64};
     static const int64_t milli[] = {1, 1100, 1000000}, mh[] = {0, 8, 32};
@@ -311,12 +323,7 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         add_summary(sum, sum_n, "int8_out");
     }
     if (chance(&g, 0.15)) {
-        cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
-        const int64_t rd = chance(&g, 0.5) ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
-        if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
-        /* a partial rotation away from the front (MLA's trailing part), any start that fits */
-        const int64_t ro = rd && rd < d && chance(&g, 0.4) ? ifa_rng_int(&g.r, 1, d - rd) : 0;
-        if (ro) cJSON_AddNumberToObject(attrs, "rope_offset", (double)ro);
+        const int64_t rd = draw_rope_dims(&g, attrs, d, 0);
         /* the default positions (length - S1) must not be negative */
         const int explicit_pos = chance(&g, 0.6) || min_raw < sq;
         int64_t pos[8], last = max_raw - 1;
@@ -452,11 +459,7 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         add_summary(sum, sum_n, asym ? "scales+offsets" : "scales");
     }
     if (chance(&g, 0.25)) {
-        cJSON_AddStringToObject(attrs, "rope_mode", chance(&g, 0.5) ? "neox" : "gptj");
-        const int64_t rd = chance(&g, 0.5) || d < 4 ? 0 : 2 * ifa_rng_int(&g.r, 1, d / 2);
-        if (rd) cJSON_AddNumberToObject(attrs, "rope_dim", (double)rd);
-        const int64_t ro = rd && rd < d && chance(&g, 0.4) ? ifa_rng_int(&g.r, 1, d - rd) : 0;
-        if (ro) cJSON_AddNumberToObject(attrs, "rope_offset", (double)ro);
+        const int64_t rd = draw_rope_dims(&g, attrs, d, 4);
         int64_t pos[5], last = cap;
         if (chance(&g, 0.5)) {
             last = 0;
