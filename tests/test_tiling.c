@@ -127,22 +127,33 @@ START_TEST(cv_plan) {
 END_TEST
 
 /* Several adjacent KV heads per work-group: only BSH/BSND in the vector shape without antiquant or cascade,
- * as many as keep the rows within multi_head_rows, register tiles within one head; the plan check refuses
- * anything else. */
+ * all of a position's KV heads or one (never a part of the row), all when their rows stay within
+ * multi_head_rows, register tiles within one head; the plan check refuses anything else. */
 START_TEST(multi_head_blocks) {
     ifa_problem p = problem(2, 24, 6, 64, 1000); /* G = 4 */
-    p.layout = IFA_LAYOUT_BSND, p.seq_q = 3;
+    p.layout = IFA_LAYOUT_BSND, p.seq_q = 2;
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 2); /* 2 x 4 x 3 = 24 <= 32; 3 heads would be 36 */
-    ck_assert_int_eq(plan.heads_per_group, 8);
-    ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
-    ck_assert_int_eq(ifa__plan_blocks(&plan), 3);
-    ck_assert_int_eq(plan.num_work_groups % (2 * 3), 0);
+    ck_assert_int_eq(plan.kv_heads_per_group, 6); /* 6 x 4 x 2 = 48 <= 64 */
+    ck_assert_int_eq(plan.heads_per_group, 24);
+    ck_assert_int_eq(ifa__tile_rows(&plan), 8); /* divides a head's 8 rows */
+    ck_assert_int_eq(ifa__plan_blocks(&plan), 1);
+    ck_assert_int_eq(plan.num_work_groups % 2, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
     bad.kv_heads_per_group = 4; /* does not divide 6 */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.kv_heads_per_group = 3, bad.heads_per_group = 12; /* half a row */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.seq_q = 3; /* 6 x 4 x 3 = 72 rows: one head, not the 2 or 3 that would fit 64 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    setenv("IFA_TUNING", "multi_head_rows=72", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.kv_heads_per_group, 6);
+    ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
     p.layout = IFA_LAYOUT_BNSD; /* a head's rows are adjacent already */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);

@@ -97,20 +97,18 @@ static ifa_status fit_heads(const ifa_problem *p, int64_t group, int32_t chunk, 
 }
 
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
- * adjacent, so a work-group holding several reads runs of them where one holding a single head reads a
- * D-element slice every N_kv x D elements. The vector (CPU) shape only, no antiquant (its constants are per
- * KV head), no cascade and no per-batch query tokens; the most heads whose query rows stay within
- * multi_head_rows and fit local memory in one group. */
+ * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
+ * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
+ * the slowest choice in every case measured, slower than one head (docs/performance.md, fourth and eighteenth
+ * sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head), no cascade and no
+ * per-batch query tokens; all heads when their query rows stay within multi_head_rows and fit local memory
+ * in one group. */
 static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t chunk, int64_t budget) {
-    const int64_t rows = p->num_heads / p->num_kv_heads * p->seq_q;
+    const int64_t group = p->num_heads / p->num_kv_heads, m = p->num_kv_heads;
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
         p->has_prefix || p->q_lengths) /* per-batch query tokens pack one KV head's rows (ifa_all_vector.cl) */
         return 1;
-    for (int64_t m = p->num_kv_heads; m > 1; --m)
-        if (p->num_kv_heads % m == 0 && m * rows <= t->multi_head_rows &&
-            block_bytes(p, m * (p->num_heads / p->num_kv_heads), chunk) <= budget)
-            return m;
-    return 1;
+    return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
 /* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
@@ -395,12 +393,12 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     return make_key(plan, &plan->tiling_key);
 }
 
-/* Several KV heads per work-group only where the planner puts them (multi_heads), whole, in one head group. */
+/* Several KV heads per work-group only where the planner puts them (multi_heads): all of them, in one head group. */
 static int multi_heads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int32_t mh = plan->kv_heads_per_group;
     if (mh < 1 || p->num_kv_heads % mh != 0) return 0;
-    return mh == 1 || (plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
+    return mh == 1 || (mh == p->num_kv_heads && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
                        p->layout != IFA_LAYOUT_BNSD && p->antiquant == IFA_ANTIQUANT_NONE && !p->has_prefix &&
                        !p->q_lengths && plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }

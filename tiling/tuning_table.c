@@ -20,11 +20,12 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
-     * each number.
+     * each number. BSH/BSND work-groups hold all KV heads up to 64 query rows (G = 8, or G = 4 with S1 = 2, at
+     * D = 128 on AVX2: 3.0 ms against 3.4-5.0 for half the heads and 3.6-5.0 for one; eighteenth session).
      * The append runs a row per work-item: 2.6x faster than 16 work-items with barriers (int8 prefill of
      * 41K tokens, D = 128: 463 vs 1222 ms). Software prefetch 16 key rows ahead (and each value row during
      * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 32, 64, 0, 16, 1},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1},
 };
 
 static void apply_env(ifa_tuning *t) {

@@ -24,8 +24,8 @@ typedef struct ifa_tuning {
     int32_t cv_chunk_rows;     /* cv template: most KV rows per chunk (per GEMM) */
     int32_t cv_workspace_mib;  /* cv template: the chunk shrinks until its K, V and score tiles fit this many MiB */
     int32_t cv_work_group_size; /* cv template: work-items per query row of the softmax kernel */
-    int32_t multi_head_rows;   /* BSH/BSND, vector shape: a work-group holds as many adjacent KV heads as keep its
-                                * query rows (KV heads x G x S1) within this (0: one KV head per work-group) */
+    int32_t multi_head_rows;   /* BSH/BSND, vector shape: a work-group holds all of a position's KV heads when their
+                                * query rows (N_kv x G x S1) stay within this, else one (0: always one) */
     int32_t append_heads;      /* KVCacheAppend: KV heads of one token per work-group (the largest divisor of N_kv up
                                 * to this), which share the token's rotary cos/sin (0 or 1: one head each) */
     int32_t vector_loads;      /* all_vector, work-group (scalar) shape: 1 reads K/V rows 8 elements per load with
