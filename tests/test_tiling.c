@@ -128,7 +128,8 @@ END_TEST
 
 /* Several adjacent KV heads per work-group: only BSH/BSND in the vector shape without antiquant or cascade,
  * all of a position's KV heads or one (never a part of the row), all when their rows stay within
- * multi_head_rows, register tiles within one head; the plan check refuses anything else. */
+ * multi_head_rows, register tiles within one head, chunks within multi_head_chunk_bytes per tensor; the plan
+ * check refuses anything else. */
 START_TEST(multi_head_blocks) {
     ifa_problem p = problem(2, 24, 6, 64, 1000); /* G = 4 */
     p.layout = IFA_LAYOUT_BSND, p.seq_q = 2;
@@ -154,6 +155,29 @@ START_TEST(multi_head_blocks) {
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.kv_heads_per_group, 6);
     ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
+    /* a wide row (MHA, 32 KV heads x 128 fp16 = 8 KiB): the chunk shrinks to 16 rows, 128 KiB per tensor */
+    p = problem(1, 32, 32, 128, 4096);
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 32);
+    ck_assert_int_eq(plan.chunk_rows, 16);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 4 KiB rows: 32 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.chunk_rows, 32);
+    p.kv_dtype = IFA_DTYPE_FLOAT32; /* 16 KiB rows: 8, but never below the vector's 16 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.chunk_rows, 16);
+    p.kv_dtype = IFA_DTYPE_FLOAT16;
+    setenv("IFA_TUNING", "multi_head_chunk_bytes=0", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.chunk_rows, 64);
+    p.layout = IFA_LAYOUT_BNSD; /* one head per work-group: the row's chunk */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.chunk_rows, 64);
+    p = problem(2, 24, 6, 64, 1000), p.seq_q = 2;
     p.layout = IFA_LAYOUT_BNSD; /* a head's rows are adjacent already */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);

@@ -9,9 +9,11 @@
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
-/* ifa_dtype's codes for float16 and int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer
+/* ifa_dtype's codes for the float types and int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer
  * codes) */
+#define IFA__KV_FLOAT32 0
 #define IFA__KV_FLOAT16 1
+#define IFA__KV_BFLOAT16 2
 #define IFA__KV_INT4 8
 
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
@@ -94,6 +96,16 @@ static ifa_status fit_heads(const ifa_problem *p, int64_t group, int32_t chunk, 
     *groups = (group + fit - 1) / fit;
     *per_group = (group + *groups - 1) / *groups;
     return IFA_STATUS_OK;
+}
+
+/* Bytes of one position's key row over all KV heads (BSH/BSND): N_kv x D elements of the KV dtype. */
+static int64_t kv_row_bytes(const ifa_problem *p) {
+    const int64_t bits = p->kv_dtype == IFA__KV_FLOAT32                                     ? 32
+                         : p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 ? 16
+                         : p->kv_dtype == IFA__KV_INT4                                       ? 4
+                                                                                             : 8; /* int8, float8 */
+    const int64_t bytes = p->num_kv_heads * p->head_dim * bits / 8;
+    return bytes > 0 ? bytes : 1;
 }
 
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
@@ -313,6 +325,15 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
     const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
+    /* All KV heads per work-group: a chunk is N_kv x D elements per position, so the chunk shrinks until one
+     * tensor's rows of it fit multi_head_chunk_bytes, which keeps a chunk's K and V in the L2 between the score
+     * and P.V passes of every head (MHA, N_kv = 32, D = 128 fp16: 64 rows 7.7-9.0 ms, 16 rows 4.6-6.2;
+     * docs/performance.md, eighteenth session). */
+    if (mh > 1 && t.multi_head_chunk_bytes > 0) {
+        int64_t cap = t.multi_head_chunk_bytes / kv_row_bytes(p) / step * step;
+        if (cap < step) cap = step;
+        if (cap < chunk) chunk = (int32_t)cap;
+    }
     /* Shrink the chunk before splitting the heads: splitting makes K/V be read once per head group. Where even
      * the smallest chunk leaves the heads split, the full chunk is kept and the heads split at it: each chunk
      * costs a rescale of every accumulator, which at a few rows per chunk costs more than the split saves

@@ -35,6 +35,8 @@ typedef struct ifa_tuning {
     int32_t batch_fast;        /* all_vector: 1 numbers the work-groups batch first, so that a runtime dealing out
                                 * contiguous runs of work-groups (PoCL) gives each thread every batch's share of the
                                 * heads instead of whole batches (uneven lengths); 0 block first */
+    int32_t multi_head_chunk_bytes; /* all KV heads per work-group (multi_head_rows): the chunk shrinks until its
+                                     * rows of one tensor (N_kv x D elements each) fit this many bytes (0: no cap) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
