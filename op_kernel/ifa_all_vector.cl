@@ -234,19 +234,17 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #endif
 /* The block's query rows. Row r is (head g, token t) = (r / rq, r % rq) with rq = SQ, except with QLEN in the
- * main pass (IFA_PACKED: one KV head per work-group), where rq is the batch's own qn tokens: the rn = gn x qn
+ * main pass with one KV head per work-group (IFA_PACKED), where rq is the batch's own qn tokens: the rn = gn x qn
  * rows that hold query tokens come first, the vector shape's register tiles stop after them (IFA_RSTOP: a
  * break out of loops whose trip count stays the constant R, so that LLVM still unrolls them for full
  * batches; a loop bound of rn cost those 20 %), so a batch with fewer tokens computes fewer rows (S1 = 4 with
  * one token per batch: 2.1x faster on AVX2), and the padding tokens' rows are written apart (zeros here
  * for a whole block, the combine's for split rows). In the prefix pass (rows of every batch) a row is a query
  * token when its virtual head g0 + g exists and t is below its batch's tokens (IFA_QVALID); it sees nothing
- * otherwise (IFA_END 0). */
-#if QLEN && !PREFIX
+ * otherwise (IFA_END 0). With several KV heads per work-group (MH > 1, whose register tiles must not straddle
+ * two heads' rows) every head keeps its SQ rows and a row t >= qn is padding the same way. */
+#if QLEN && !PREFIX && MH == 1
 #define IFA_PACKED 1
-#if MH > 1
-#error "per-batch query tokens pack one KV head's rows per work-group (the planner's multi_heads gives 1)"
-#endif
 #else
 #define IFA_PACKED 0
 #endif
@@ -257,6 +255,8 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 #if QLEN && PREFIX
 #define IFA_QVALID(g, t) ((g) < gn && (t) < IFA_QLEN((g0 + (g)) / real_group))
+#elif QLEN
+#define IFA_QVALID(g, t) ((t) < qn) /* several KV heads (MH > 1): every head keeps its SQ rows, unpacked */
 #else
 #define IFA_QVALID(g, t) 1
 #endif

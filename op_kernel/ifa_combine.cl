@@ -12,7 +12,8 @@
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
  * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
  * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift,
- * and a padding token's row written as one that saw nothing: the fused kernel leaves no partial for it). The shape (head_dim: the output's, D_v; gt: rows'
+ * and a padding token's row written as one that saw nothing: the fused kernel leaves no partial for it), QPACK
+ * (the fused kernel packed each head's rows by the batch's tokens: QLEN with one KV head per work-group). The shape (head_dim: the output's, D_v; gt: rows'
  * heads per partial entry, sq: query tokens, causal) comes as arguments: the combine does a few integer
  * divisions per work-group and one pass over D_v, so specialising on them bought nothing and cost a program
  * build per shape (as in ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
@@ -27,6 +28,9 @@
 #endif
 #ifndef PREFIX_SLOTS
 #define PREFIX_SLOTS 0 /* 1: slot 0 of each row holds the shared prefix's partial */
+#endif
+#ifndef QPACK
+#define QPACK 0
 #endif
 
 
@@ -76,8 +80,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if BALANCED
     const int hh = (int)h % group;
     const int blk = (int)h / group * head_groups + hh / gt;
-    /* the slot's row: head by head, each with the fused kernel's tokens per head (QLEN: the batch's own) */
-    const ulong r = (ulong)(hh % gt) * (ulong)(QLEN ? max(qn, 1) : sq) + t;
+    /* the slot's row: head by head, each with the fused kernel's tokens per head (QPACK: the batch's own) */
+    const ulong r = (ulong)(hh % gt) * (ulong)(QPACK ? max(qn, 1) : sq) + t;
     const long bcost = (long)span + c0;
     const long pk = prefix[prefix_off + b] + (long)blk * bcost;
     const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);

@@ -108,7 +108,7 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
     const ifa__define defines[] = {
         {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"HAS_LSE", p->has_lse},
         {"ROWMAX", c->rowmax},   {"BALANCED", c->balanced},             {"CV", c->cv},
-        {"QLEN", p->q_lengths},
+        {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
         IFA__OUT_DEFINES(p, plan),
     };
     const cl_int head_dim = (cl_int)ifa__value_dim(p), gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,

@@ -1163,7 +1163,9 @@ END_TEST
  * 16, 32 or 64, where S1 - 1 for its shift would have made one more); 10 per-token mask (not causal) and pse;
  * 11 ALiBi and sinks; 12 RoPE at the default positions (length - tokens); 13 a shared prefix (padding rows
  * see none of it); 14 int8 KV with token scales and int8 output; 15 one value for every batch, bfloat16;
- * 16-17 both register files' tiles; 18 the MLA form (value = key, D_v < D). */
+ * 16-17 both register files' tiles; 18 the MLA form (value = key, D_v < D); 19-22 BSND with both KV heads in
+ * one work-group (every head's S1 rows unpacked): balanced units, paged with partial rowmax, global rowmax
+ * with AVX2's tiles, sinks under the planner's own plan. */
 START_TEST(query_lengths) {
     static const int64_t lens[] = {230, 40, 150, 97}, qlens[] = {4, 0, 2, 1}, one[] = {2};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
@@ -1187,12 +1189,18 @@ START_TEST(query_lengths) {
     case 15: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.sq = 3, p.qlens = one, p.nqlens = 1, p.window = 70; break;
     case 16: case 17: p.native = _i == 16 ? 8 : 16, p.n = 16, p.nkv = 2; break;
     case 18: p.nkv = 1, p.d = 72, p.dv = 64, p.value_is_key = 1, p.block_size = 32; break;
+    case 19: p.layout = "BSND", p.split = IFA_SPLIT_BALANCED; break;
+    case 20: p.layout = "BSND", p.block_size = 16, p.share_blocks = 1, p.split = IFA_SPLIT_PARTIAL_ROWMAX; break;
+    case 21: p.layout = "BSND", p.native = 8, p.split = IFA_SPLIT_GLOBAL_ROWMAX; break;
+    case 22: p.layout = "BSND", p.sinks = 2; break;
     default: break;
     }
     ifa_case_result r;
     memset(&r, 0, sizeof r);
     check(&p, &r);
     if (r.out.data) ck_assert_int_eq(r.plan.problem.q_lengths, 1);
+    /* (the work-group shape, which ctest's reruns force, always holds one KV head) */
+    if (r.out.data && _i >= 19 && r.plan.vector_width > 1) ck_assert_int_eq(r.plan.kv_heads_per_group, 2);
     ifa_case_result_free(&r);
 }
 END_TEST
@@ -1369,7 +1377,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, float8_kv, 0, 36);
     tcase_add_loop_test(t, float8_codes_exact, 0, 6);
     tcase_add_loop_test(t, value_head_dim, 0, 21);
-    tcase_add_loop_test(t, query_lengths, 0, 19);
+    tcase_add_loop_test(t, query_lengths, 0, 23);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");

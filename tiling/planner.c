@@ -112,13 +112,15 @@ static int64_t kv_row_bytes(const ifa_problem *p) {
  * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
  * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
  * the slowest choice in every case measured, slower than one head (docs/performance.md, fourth and eighteenth
- * sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head), no cascade and no
- * per-batch query tokens; all heads when their query rows stay within multi_head_rows and fit local memory
- * in one group. */
+ * sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
+ * heads when their query rows stay within multi_head_rows and fit local memory in one group. With per-batch
+ * query tokens such a block computes every head's S1 rows (ifa_all_vector.cl packs a batch's tokens only with
+ * one KV head): faster than one head's packed rows where batches use most of their S1 tokens (G = 4, S1 = 1
+ * with idle slots' 0: 7.3-8.0 -> 4.2-5.1 ms), level where all use half. */
 static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t chunk, int64_t budget) {
     const int64_t group = p->num_heads / p->num_kv_heads, m = p->num_kv_heads;
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
-        p->has_prefix || p->q_lengths) /* per-batch query tokens pack one KV head's rows (ifa_all_vector.cl) */
+        p->has_prefix)
         return 1;
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
@@ -421,7 +423,7 @@ static int multi_heads_consistent(const ifa_plan *plan) {
     if (mh < 1 || p->num_kv_heads % mh != 0) return 0;
     return mh == 1 || (mh == p->num_kv_heads && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width > 1 &&
                        p->layout != IFA_LAYOUT_BNSD && p->antiquant == IFA_ANTIQUANT_NONE && !p->has_prefix &&
-                       !p->q_lengths && plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
+                       plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
