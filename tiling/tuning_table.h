@@ -41,7 +41,7 @@ typedef struct ifa_tuning {
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
  * variable applied on top for experiments: "work_group_size=64,chunk_rows=128" (unknown keys and bad values
- * are ignored, so a typo cannot break a run; ifa-tiling prints the row in use). */
+ * are ignored, so a typo cannot break a run; ifa-tiling shows the plan the row gives). */
 ifa_tuning ifa__tuning_for(int32_t vendor);
 
 #endif
