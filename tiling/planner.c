@@ -111,8 +111,8 @@ static int64_t kv_row_bytes(const ifa_problem *p) {
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
  * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
  * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
- * the slowest choice in every case measured, slower than one head (docs/performance.md, fourth and eighteenth
- * sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
+ * the slowest choice, or level with it, in 8 of the 10 cases measured and never clearly the fastest
+ * (docs/performance.md, fourth and eighteenth sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
  * heads when their query rows stay within multi_head_rows and fit local memory in one group. With per-batch
  * query tokens such a block computes every head's S1 rows (ifa_all_vector.cl packs a batch's tokens only with
  * one KV head): faster than one head's packed rows where batches use most of their S1 tokens (G = 4, S1 = 1

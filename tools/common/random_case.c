@@ -82,8 +82,6 @@ static void add_summary(char *s, size_t n, const char *what) {
     if (used + 1 < n) snprintf(s + used, n - used, " %s", what);
 }
 
-/* The planner's knobs: the device's row, or the GPU work-group shapes on the CPU, with split knobs that push
- * small cases into each flash-decoding mode. */
 /* The rotary attributes both ops share: rope_mode, then (half the time) a rope_dim of any even size and,
  * for a partial rotation, sometimes a rope_offset away from the front (MLA's trailing part), any start that
  * fits. Heads narrower than min_d rotate whole. Returns rope_dim (0: the default, all of D from the offset). */
@@ -96,6 +94,8 @@ static int64_t draw_rope_dims(draw *g, cJSON *attrs, int64_t d, int64_t min_d) {
     return rd;
 }
 
+/* The planner's knobs: the device's row, or the GPU work-group shapes on the CPU, with split knobs that push
+ * small cases into each flash-decoding mode. */
 static void draw_tuning(draw *g, char *t, size_t n) {
     static const int64_t chunks[] = {16, 32, 64, 128}, mins[] = {16, 16, 64, 512}, waves[] = {4, 64, 64};
     static const int64_t milli[] = {1, 1100, 1000000}, mh[] = {0, 8, 32};
