@@ -131,10 +131,12 @@ END_TEST
  * multi_head_rows, register tiles within one head, chunks within multi_head_chunk_bytes per tensor; the plan
  * check refuses anything else. */
 START_TEST(multi_head_blocks) {
+    ifa_device_facts avx2 = pocl; /* 16 registers: the rows rule alone */
+    avx2.native_float_width = 8;
     ifa_problem p = problem(2, 24, 6, 64, 1000); /* G = 4 */
     p.layout = IFA_LAYOUT_BSND, p.seq_q = 2;
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 6); /* 6 x 4 x 2 = 48 <= 64 */
     ck_assert_int_eq(plan.heads_per_group, 24);
     ck_assert_int_eq(ifa__tile_rows(&plan), 8); /* divides a head's 8 rows */
@@ -147,14 +149,61 @@ START_TEST(multi_head_blocks) {
     bad = plan, bad.kv_heads_per_group = 3, bad.heads_per_group = 12; /* half a row */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p.seq_q = 3; /* 6 x 4 x 3 = 72 rows: one head, not the 2 or 3 that would fit 64 */
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
     ck_assert_int_eq(plan.heads_per_group, 4);
     setenv("IFA_TUNING", "multi_head_rows=72", 1);
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.kv_heads_per_group, 6);
     ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
+    /* 32 registers: all heads also need a head's slice >= 256 bytes and a position's row >= 4 KiB per tensor */
+    p = problem(1, 16, 16, 64, 4096); /* 128-byte slices */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: the CPU row's 16 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 32); /* 4 KiB of 128-byte slices ahead */
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    setenv("IFA_TUNING", "multi_head_min_slice_bytes=128,multi_head_min_row_bytes=2048", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16); /* 128-byte slices and 2 KiB rows: exactly at both */
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    setenv("IFA_TUNING", "multi_head_min_slice_bytes=129,multi_head_min_row_bytes=2048", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    setenv("IFA_TUNING", "multi_head_min_slice_bytes=128,multi_head_min_row_bytes=2049", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    setenv("IFA_TUNING", "strided_prefetch_bytes=0", 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    setenv("IFA_TUNING", "prefetch_rows=0", 1); /* off stays off */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 0);
+    unsetenv("IFA_TUNING");
+    p.head_dim = 128, p.value_dim = 128; /* 256-byte slices, 4 KiB rows: all heads */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    p = problem(1, 64, 8, 128, 4096); /* 2 KiB rows: one head, 16 rows of 256-byte slices ahead */
+    p.layout = IFA_LAYOUT_BSH;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    p.kv_dtype = IFA_DTYPE_INT4, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL; /* 64-byte slices: 64 rows */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 64);
+    p.head_dim = p.value_dim = 16; /* 8-byte slices: the reach stops at 128 rows */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 128);
+    p.layout = IFA_LAYOUT_BNSD; /* a head's rows are adjacent */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
     /* a wide row (MHA, 32 KV heads x 128 fp16 = 8 KiB): the chunk shrinks to 16 rows, 128 KiB per tensor */
     p = problem(1, 32, 32, 128, 4096);
     p.layout = IFA_LAYOUT_BSND;
@@ -162,8 +211,9 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(plan.kv_heads_per_group, 32);
     ck_assert_int_eq(plan.chunk_rows, 16);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 4 KiB rows: 32 */
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 4 KiB rows: 32 (16 registers: 128-byte slices keep all heads) */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 32);
     ck_assert_int_eq(plan.chunk_rows, 32);
     p.kv_dtype = IFA_DTYPE_FLOAT32; /* 16 KiB rows: 8, but never below the vector's 16 */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
@@ -346,9 +396,15 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    /* BSH: all 8 KV heads (32 query rows) in one work-group, so the KV is split to fill both cores */
+    /* BSH on 32 registers: one KV head per work-group (2 KiB rows), the 8 blocks fill both cores */
     p.layout = IFA_LAYOUT_BSH;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.split_kv, 0);
+    /* on 16 (AVX2): all 8 KV heads (32 query rows) in one work-group, so the KV is split to fill both cores */
+    ifa_device_facts avx2 = pocl;
+    avx2.native_float_width = 8;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.heads_per_group, 32);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
@@ -450,6 +506,7 @@ END_TEST
 
 START_TEST(tuning_env_override) {
     ifa_problem p = problem(1, 4, 4, 64, 100);
+    p.layout = IFA_LAYOUT_BNSD; /* the row's prefetch_rows as it is */
     ifa_plan plan;
     setenv("IFA_TUNING", "work_group_size=32,chunk_rows=96,bogus=7", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);

@@ -27,27 +27,28 @@ cl_command_queue test_queue(void) {
     return queue;
 }
 
-static char base_tuning[512];
-static int base_saved;
-
-static void save_base(void) {
-    if (base_saved) return;
-    const char *env = getenv("IFA_TUNING");
-    snprintf(base_tuning, sizeof base_tuning, "%s", env ? env : "");
-    base_saved = 1;
-}
+/* IFA_TUNING before each push, so that pushes nest (a case's override under check()'s own replans) */
+#define TUNING_DEPTH 8
+static char saved_tuning[TUNING_DEPTH][1024];
+static int saved_set[TUNING_DEPTH];
+static int tuning_depth;
 
 void test_tuning_push(const char *extra) {
-    save_base();
-    char v[1024];
-    snprintf(v, sizeof v, "%s%s%s", base_tuning, base_tuning[0] ? "," : "", extra);
+    ck_assert_msg(tuning_depth < TUNING_DEPTH, "test_tuning_push nested more than %d deep", TUNING_DEPTH);
+    const char *env = getenv("IFA_TUNING");
+    snprintf(saved_tuning[tuning_depth], sizeof saved_tuning[0], "%s", env ? env : "");
+    saved_set[tuning_depth] = env != NULL;
+    char v[2048];
+    snprintf(v, sizeof v, "%s%s%s", env && env[0] ? env : "", env && env[0] ? "," : "", extra);
     setenv("IFA_TUNING", v, 1);
+    ++tuning_depth;
 }
 
 void test_tuning_pop(void) {
-    save_base();
-    if (base_tuning[0])
-        setenv("IFA_TUNING", base_tuning, 1);
+    ck_assert_msg(tuning_depth > 0, "test_tuning_pop without a push");
+    --tuning_depth;
+    if (saved_set[tuning_depth])
+        setenv("IFA_TUNING", saved_tuning[tuning_depth], 1);
     else
         unsetenv("IFA_TUNING");
 }

@@ -11,8 +11,9 @@
  * the test fails if there is none. */
 ifa_context *test_ctx(void);
 cl_command_queue test_queue(void);
-/* Sets IFA_TUNING to the value the process started with (the kernel shape a ctest entry chose) followed
- * by extra, so a test's own overrides apply on top; test_tuning_pop restores the starting value. */
+/* Appends extra to IFA_TUNING (which starts as the kernel shape a ctest entry chose), so a test's own
+ * overrides apply on top; test_tuning_pop restores the value before the matching push. Pushes nest (up to 8):
+ * a case's override stays under check()'s own replans. */
 void test_tuning_push(const char *extra);
 void test_tuning_pop(void);
 /* Runs suite s without forking (OpenCL state does not survive fork) and returns the process exit code. */

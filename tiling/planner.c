@@ -16,6 +16,9 @@
 #define IFA__KV_BFLOAT16 2
 #define IFA__KV_INT4 8
 
+/* the farthest the strided prefetch reaches (the most measured: 128 rows, D = 64) */
+#define IFA__MAX_PREFETCH_ROWS 128
+
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
                                     int64_t chunk_rows) {
     /* per query row (head x token): query (fp32, D), output accumulator (D_v), one chunk of
@@ -116,12 +119,22 @@ static int64_t kv_row_bytes(const ifa_problem *p) {
  * heads when their query rows stay within multi_head_rows and fit local memory in one group. With per-batch
  * query tokens such a block computes every head's S1 rows (ifa_all_vector.cl packs a batch's tokens only with
  * one KV head): faster than one head's packed rows where batches use most of their S1 tokens (G = 4, S1 = 1
- * with idle slots' 0: 7.3-8.0 -> 4.2-5.1 ms), level where all use half. */
-static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t chunk, int64_t budget) {
+ * with idle slots' 0: 7.3-8.0 -> 4.2-5.1 ms), level where all use half.
+ * With 32 vector registers (AVX-512) all heads also need one head's slice of a position (D elements) of at
+ * least multi_head_min_slice_bytes and a position's row of one tensor (N_kv x D) of at least
+ * multi_head_min_row_bytes: there one head, its slices prefetched far enough ahead (prefetch_rows below), was
+ * faster at D = 64 (N_kv = 16, G = 1: 1.65-1.81 against 3.29-3.46 ms) and level or faster at N_kv = 8, D = 128
+ * (G = 8: 2.2 against 3.4-3.7), and all heads only won from N_kv = 16 at D = 128 (2.4-2.9 against 3.0-3.2;
+ * docs/performance.md, nineteenth session). The AVX2 VM of the eighteenth session measured all heads faster at
+ * N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone. */
+static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t regs, int32_t chunk,
+                           int64_t budget) {
     const int64_t group = p->num_heads / p->num_kv_heads, m = p->num_kv_heads;
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
         p->has_prefix)
         return 1;
+    const int64_t row = kv_row_bytes(p);
+    if (regs >= 32 && (row / m < t->multi_head_min_slice_bytes || row < t->multi_head_min_row_bytes)) return 1;
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
@@ -164,6 +177,23 @@ static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_
 static int32_t pv_rows(const ifa_problem *p, int64_t tile_rows, int32_t kv_heads_per_group, int32_t regs) {
     if (regs == 16 && tile_rows > 4 && kv_heads_per_group <= 1 && p->kv_dtype == IFA__KV_FLOAT16) return 2;
     return (int32_t)tile_rows;
+}
+
+/* Key rows the CPU shape prefetches ahead. A BSH/BSND work-group holding one of several KV heads reads a
+ * D-element slice every N_kv x D elements, which the hardware prefetchers do not follow, so the software
+ * prefetch alone must cover the memory's latency: a distance in bytes of the head's slices, not in rows
+ * (AVX-512, one thread, B = 1, G = 1, S = 8192: D = 64 fp16, 16 rows 2.27-2.30 ms, 32 rows 1.66-1.79; D = 128
+ * fp16 at 16 rows either way; docs/performance.md, nineteenth session). Contiguous rows (BNSD, all heads, one
+ * KV head in all) keep prefetch_rows: there the hardware prefetchers stream and BNSD measured no gain. */
+static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t kv_heads_per_group) {
+    int64_t rows = t->prefetch_rows;
+    const int strided = p->layout != IFA_LAYOUT_BNSD && kv_heads_per_group < p->num_kv_heads;
+    if (rows > 0 && t->strided_prefetch_bytes > 0 && strided) {
+        const int64_t slice = kv_row_bytes(p) / p->num_kv_heads > 0 ? kv_row_bytes(p) / p->num_kv_heads : 1;
+        const int64_t want = (t->strided_prefetch_bytes + slice - 1) / slice;
+        if (want > rows) rows = want < IFA__MAX_PREFETCH_ROWS ? want : IFA__MAX_PREFETCH_ROWS;
+    }
+    return (int32_t)rows;
 }
 
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
@@ -326,7 +356,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     /* with RoPE the kernel keeps each query token's cos/sin pairs: 8 bytes x S1 x rope_dim / 2 */
     const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
-    const int64_t mh = multi_heads(p, &t, vw, chunk, budget);
+    const int64_t mh = multi_heads(p, &t, vw, regs, chunk, budget);
     /* All KV heads per work-group: a chunk is N_kv x D elements per position, so the chunk shrinks until one
      * tensor's rows of it fit multi_head_chunk_bytes, which keeps a chunk's K and V in the L2 between the score
      * and P.V passes of every head (MHA, N_kv = 32, D = 128 fp16: 64 rows 7.7-9.0 ms, 16 rows 4.6-6.2;
@@ -358,7 +388,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
      * 32 registers with 4 rows; with 16 registers 2 rows (4 rows spill: G = 16, D = 128, 192 -> 177 us) */
     plan->vector_registers = regs;
     plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
-    plan->prefetch_rows = vw > 1 ? t.prefetch_rows : 0;
+    plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =

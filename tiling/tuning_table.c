@@ -11,12 +11,13 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * split_rowmax (partial rowmax until the GPU measurement of docs/tiling.md says otherwise: global
      * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block, append_work_group_size,
      * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows, append_heads, vector_loads,
-     * prefetch_rows, batch_fast, multi_head_chunk_bytes.
+     * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
+     * strided_prefetch_bytes.
      * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
      * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
      * measurement of docs/performance.md says they beat one element per load. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -24,8 +25,11 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * D = 128 on AVX2: 3.0 ms against 3.4-5.0 for half the heads and 3.6-5.0 for one; eighteenth session).
      * The append runs a row per work-item: 2.6x faster than 16 work-items with barriers (int8 prefill of
      * 41K tokens, D = 128: 463 vs 1222 ms). Software prefetch 16 key rows ahead (and each value row during
-     * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072},
+     * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. A BSH/BSND
+     * work-group of one KV head among several prefetches 4 KiB of its head's key slices ahead: D = 64 fp16
+     * (32 rows) 2.3 -> 1.7 ms, D = 128 fp16 (16 rows) unchanged; on AVX-512 all heads only where a head's slice is
+     * 256 bytes or more and a position's row 4 KiB or more (nineteenth session). */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096},
 };
 
 static void apply_env(ifa_tuning *t) {
@@ -46,7 +50,10 @@ static void apply_env(ifa_tuning *t) {
                 {"multi_head_rows", &t->multi_head_rows, 1}, {"append_heads", &t->append_heads, 1},
                 {"vector_loads", &t->vector_loads, 0},
                 {"prefetch_rows", &t->prefetch_rows, 0}, {"batch_fast", &t->batch_fast, 0},
-                {"multi_head_chunk_bytes", &t->multi_head_chunk_bytes, 0}};
+                {"multi_head_chunk_bytes", &t->multi_head_chunk_bytes, 0},
+                {"multi_head_min_slice_bytes", &t->multi_head_min_slice_bytes, 0},
+                {"multi_head_min_row_bytes", &t->multi_head_min_row_bytes, 0},
+                {"strided_prefetch_bytes", &t->strided_prefetch_bytes, 0}};
     const char *s = env;
     while (*s) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {

@@ -37,6 +37,12 @@ typedef struct ifa_tuning {
                                 * heads instead of whole batches (uneven lengths); 0 block first */
     int32_t multi_head_chunk_bytes; /* all KV heads per work-group (multi_head_rows): the chunk shrinks until its
                                      * rows of one tensor (N_kv x D elements each) fit this many bytes (0: no cap) */
+    int32_t multi_head_min_slice_bytes; /* with 32 vector registers (AVX-512), all KV heads per work-group also need
+                                         * one head's D elements to take at least this many bytes (0: any) */
+    int32_t multi_head_min_row_bytes;   /* ... and a position's N_kv x D elements of one tensor this many (0: any) */
+    int32_t strided_prefetch_bytes; /* BSH/BSND with one of several KV heads per work-group (a D-element slice every
+                                     * N_kv x D elements): the kernel prefetches at least this many bytes of its
+                                     * head's key slices ahead, prefetch_rows rows at the least (0: prefetch_rows) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
