@@ -91,16 +91,24 @@ static int64_t last_level_cache(const ifa_context *ctx, int64_t *device_cache) {
 }
 
 /* Read bandwidth (GB/s) of a streaming kernel over `bytes` (the best of 7 runs after a warm-up): on a CPU
- * each work-item sums one contiguous range, with 4, 64 and 256 work-items per compute unit, keeping the
- * best (PoCL runs many work-items of a group side by side, so a core then streams several ranges at once:
- * on a 2-core AVX2 VM 4 per unit read 18-21 GB/s, 256 per unit 31-38, as a C loop over 8-16 ranges per
- * thread does, 33-34); on a GPU consecutive work-items read consecutive 64-byte vectors. */
+ * each work-item sums one contiguous range, with 4, 64 and 256 work-items per compute unit, each with and
+ * without a software prefetch 4 KiB ahead, keeping the best (PoCL runs many work-items of a group side by
+ * side, so a core then streams several ranges at once: on a 2-core AVX2 VM 4 per unit read 18-21 GB/s, 256
+ * per unit 31-38, as a C loop over 8-16 ranges per thread does, 33-34; the fused kernel prefetches, and on
+ * the AVX-512 VM read up to 1.3x the reference without it: docs/performance.md, nineteenth session); on a GPU
+ * consecutive work-items read consecutive 64-byte vectors. */
 static const char *const stream_src =
     "__kernel void stream_read(__global const float16 *x, ulong n4, __global float *out) {\n"
     "    float16 s = 0.0f;\n"
     "#if CONTIG\n"
     "    const ulong per = (n4 + get_global_size(0) - 1) / get_global_size(0), i0 = get_global_id(0) * per;\n"
-    "    for (ulong i = i0; i < min(n4, i0 + per); ++i) s += x[i];\n"
+    "    const ulong end = min(n4, i0 + per);\n"
+    "    for (ulong i = i0; i < end; ++i) {\n"
+    "#if PF && defined(__clang__)\n"
+    "        if (i + PF < end) __builtin_prefetch(x + i + PF, 0, 2);\n"
+    "#endif\n"
+    "        s += x[i];\n"
+    "    }\n"
     "#else\n"
     "    for (ulong i = get_global_id(0); i < n4; i += get_global_size(0)) s += x[i];\n"
     "#endif\n"
@@ -139,43 +147,52 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
     const size_t cu = (size_t)ctx->facts.compute_units;
     const size_t counts[3] = {contig ? cu * 4 : cu * 2048, cu * 64, cu * 256}, shapes = contig ? 3 : 1;
     const size_t most = counts[shapes - 1];
+    const int variants = contig ? 2 : 1; /* without and with the prefetch (64 vectors: 4 KiB ahead) */
     cl_int err;
     const char *src = stream_src;
-    cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, NULL, &err);
-    if (!prog) return NAN;
-    const char *opts = contig ? "-D CONTIG=1" : "-D CONTIG=0";
     double gbps = NAN;
+    cl_program prog[2] = {NULL, NULL};
+    cl_kernel k[2] = {NULL, NULL};
     cl_mem x = NULL, out = NULL;
-    cl_kernel k = NULL;
-    if (clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS) goto done;
-    k = clCreateKernel(prog, "stream_read", &err);
+    for (int v = 0; v < variants; ++v) {
+        char opts[48];
+        snprintf(opts, sizeof opts, "-D CONTIG=%d -D PF=%d", contig, v ? 64 : 0);
+        prog[v] = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, NULL, &err);
+        if (!prog[v] || clBuildProgram(prog[v], 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS) goto done;
+        k[v] = clCreateKernel(prog[v], "stream_read", &err);
+        if (!k[v]) goto done;
+    }
     x = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
     out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, most * sizeof(float), NULL, &err);
-    if (!k || !x || !out) goto done;
+    if (!x || !out) goto done;
     const float one = 1.0f;
     clEnqueueFillBuffer(q, x, &one, sizeof one, 0, (size_t)bytes, 0, NULL, NULL);
     cl_ulong n4 = (cl_ulong)bytes / 64; /* float16 vectors */
-    clSetKernelArg(k, 0, sizeof x, &x);
-    clSetKernelArg(k, 1, sizeof n4, &n4);
-    clSetKernelArg(k, 2, sizeof out, &out);
-    for (size_t s = 0; s < shapes; ++s) {
-        double best = INFINITY; /* of 7 runs after a warm-up */
-        for (int i = 0; i < 8; ++i) {
-            cl_event ev;
-            if (clEnqueueNDRangeKernel(q, k, 1, NULL, &counts[s], NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
-            clWaitForEvents(1, &ev);
-            if (i > 0) best = fmin(best, span_us(ev, ev));
-            clReleaseEvent(ev);
+    for (int v = 0; v < variants; ++v) {
+        clSetKernelArg(k[v], 0, sizeof x, &x);
+        clSetKernelArg(k[v], 1, sizeof n4, &n4);
+        clSetKernelArg(k[v], 2, sizeof out, &out);
+        for (size_t s = 0; s < shapes; ++s) {
+            double best = INFINITY; /* of 7 runs after a warm-up */
+            for (int i = 0; i < 8; ++i) {
+                cl_event ev;
+                if (clEnqueueNDRangeKernel(q, k[v], 1, NULL, &counts[s], NULL, 0, NULL, &ev) != CL_SUCCESS) goto done;
+                clWaitForEvents(1, &ev);
+                if (i > 0) best = fmin(best, span_us(ev, ev));
+                clReleaseEvent(ev);
+            }
+            const double g = (double)bytes / best * 1e-3;
+            if (!(gbps >= g)) gbps = g;
         }
-        const double g = (double)bytes / best * 1e-3;
-        if (!(gbps >= g)) gbps = g;
     }
-    measure_enqueue(q, k, counts[0], enq);
+    measure_enqueue(q, k[0], counts[0], enq);
 done:
-    if (k) clReleaseKernel(k);
+    for (int v = 0; v < 2; ++v) {
+        if (k[v]) clReleaseKernel(k[v]);
+        if (prog[v]) clReleaseProgram(prog[v]);
+    }
     if (x) clReleaseMemObject(x);
     if (out) clReleaseMemObject(out);
-    clReleaseProgram(prog);
     return gbps;
 }
 
@@ -669,7 +686,7 @@ int main(int argc, char **argv) {
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s%s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,
-           ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit)" : "", o.layout,
+           ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit, with and without a prefetch)" : "", o.layout,
            ifa_dtype_name(o.q), ifa_dtype_name(o.kv), extras, o.runs, o.warmup);
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
