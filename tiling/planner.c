@@ -111,6 +111,12 @@ static int64_t kv_row_bytes(const ifa_problem *p) {
     return bytes > 0 ? bytes : 1;
 }
 
+/* Bytes of one KV head's slice of that row (D elements), which a work-group of one head reads per position. */
+static int64_t kv_slice_bytes(const ifa_problem *p) {
+    const int64_t bytes = kv_row_bytes(p) / p->num_kv_heads;
+    return bytes > 0 ? bytes : 1;
+}
+
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
  * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
  * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
@@ -133,8 +139,9 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
         p->has_prefix)
         return 1;
-    const int64_t row = kv_row_bytes(p);
-    if (regs >= 32 && (row / m < t->multi_head_min_slice_bytes || row < t->multi_head_min_row_bytes)) return 1;
+    if (regs >= 32 &&
+        (kv_slice_bytes(p) < t->multi_head_min_slice_bytes || kv_row_bytes(p) < t->multi_head_min_row_bytes))
+        return 1;
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
@@ -189,8 +196,7 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
     int64_t rows = t->prefetch_rows;
     const int strided = p->layout != IFA_LAYOUT_BNSD && kv_heads_per_group < p->num_kv_heads;
     if (rows > 0 && t->strided_prefetch_bytes > 0 && strided) {
-        const int64_t slice = kv_row_bytes(p) / p->num_kv_heads > 0 ? kv_row_bytes(p) / p->num_kv_heads : 1;
-        const int64_t want = (t->strided_prefetch_bytes + slice - 1) / slice;
+        const int64_t slice = kv_slice_bytes(p), want = (t->strided_prefetch_bytes + slice - 1) / slice;
         if (want > rows) rows = want < IFA__MAX_PREFETCH_ROWS ? want : IFA__MAX_PREFETCH_ROWS;
     }
     return (int32_t)rows;
