@@ -61,7 +61,8 @@
  * padding, never read, seeing nothing); ROPE 0-2, ROPE_DIM, ROPE_OFF, ROPE_TAB 0/1 (rotary query, ifa_common.cl);
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
- * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape);
+ * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape), PV_PREFETCH 0/1 (P.V
+ * also asks for the next chunk's keys);
  * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT, VAQ 0-5 (the key's and the value's ifa_antiquant), AQ_T/VAQ_T
  * scale dtype codes, AQ_OFF/VAQ_OFF 0/1 (ifa_common.cl); QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
@@ -355,14 +356,21 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 /* Software prefetch (PREFETCH > 0, the CPU shape): while a chunk's scores are computed, each row asks for
  * its key row PREFETCH positions ahead and for its own value row, so that the K and V streams arrive while
  * the core computes instead of when P.V and the next chunk stall on them (the hardware prefetchers alone
- * left D = 128, G = 4 at half the read bandwidth); while P.V reads the chunk's values (from cache by then),
- * it asks for the next chunk's key rows, so the memory does not idle between the two passes (G = 1, one
- * AVX-512 thread: D = 64 1.8-2.2 -> 1.2-1.4 ms, D = 128 1.9-2.0 -> 1.5-1.8). A hint to the L2 only: it never
- * faults and changes no result. Only positions the work-group reads anyway are asked for (no unused page slot
- * or padding). */
+ * left D = 128, G = 4 at half the read bandwidth). PV_PREFETCH 1: while P.V reads the chunk's values (from
+ * cache by then), it asks for the next chunk's key lines, so the memory does not idle between the two passes
+ * (G = 1, one AVX-512 thread: D = 64 1.8-2.2 -> 1.2-1.4 ms, D = 128 1.9-2.0 -> 1.5-1.8); the lines are spread
+ * evenly over P.V's register blocks, one or a few per value row, in the order the next chunk reads them
+ * (all of them from the first block: 5-25 % slower on AVX2, most where all KV heads share a work-group);
+ * the planner leaves it off where a KV head has many query rows (slower on AVX2). A hint only: it never faults and
+ * changes no result. Only positions the work-group reads anyway are asked for (no unused page slot or
+ * padding). */
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
+#ifndef PV_PREFETCH
+#define PV_PREFETCH 0
+#endif
+#define IFA_PV_PF (PREFETCH > 0 && PV_PREFETCH && !MAX_PASS)
 #if PREFETCH > 0
 #if KV_T == IFA_I4
 #define IFA_ROW_BYTES (MH * HEAD_DIM / 2)
@@ -376,6 +384,11 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 #else
 #define IFA_PREFETCH_LINE(a) prefetch((a), 64)
 #endif
+/* P.V's next-chunk prefetch: register blocks (IFA_NBX per row block), 64-byte lines per KV row (int4 rows
+ * under a line take one) and lines each block asks for per value row */
+#define IFA_NBX ((DVV + XB - 1) / XB)
+#define IFA_LR (IFA_ROW_BYTES >= 64 ? IFA_ROW_BYTES / 64 : 1)
+#define IFA_LK ((IFA_LR + ((R + PV_RB - 1) / PV_RB) * IFA_NBX - 1) / (((R + PV_RB - 1) / PV_RB) * IFA_NBX))
 /* the 64-byte lines of one KV row slice (element index i) */
 #define IFA_PREFETCH_ROW(p, i)                                                                                     \
     do {                                                                                                          \
@@ -949,12 +962,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr) _Pragma("unroll") for (int xb = 0; xb < XB; ++xb)
                 a[rr][xb] = r0 + rr < rn && x0 + xb < DVV ? IFA_LV(acc + (r0 + rr) * VDIM + (x0 + xb) * VW) * a_s[r0 + rr]
                                                           : 0.0f;
+#if IFA_PV_PF
+            const int pf_b = (r0 / PV_RB) * IFA_NBX + x0 / XB;
+#endif
             for (int j = 0; j < rows; ++j) {
-#if PREFETCH > 0 && !MAX_PASS
-                /* the next chunk's key rows while P.V reads this chunk's values from cache: the memory stays
-                 * busy between the two passes (the first register block only) */
-                if (r0 == 0 && x0 == lid * XB && c + CHUNK + j < len)
-                    IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(c + CHUNK + j));
+#if IFA_PV_PF
+                _Pragma("unroll") for (int u = 0; u < IFA_LK; ++u) {
+                    const int t = (pf_b * CHUNK + j) * IFA_LK + u, q = t / IFA_LR;
+                    if (q < CHUNK && c + CHUNK + q < len)
+                        IFA_PREFETCH_LINE(IFA_BYTE_ADDR(k, k_off + IFA_ROW_OFF(c + CHUNK + q)) + (t % IFA_LR) * 64);
+                }
 #endif
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DVV) {

@@ -35,7 +35,7 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
         {"SPLIT", 1},                 {"BALANCED", 0},            {"ROWMAX", 1},
         {"MAX_PASS", 0},              {"PREFIX", 1},              {"ROPE", p->rope},
         {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"ROPE_OFF", p->rope_offset}, {"PREFETCH", plan->prefetch_rows},
-        {"V8", 0},
+        {"PV_PREFETCH", plan->prefix_pv_prefetch}, {"V8", 0},
     };
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k;
@@ -75,6 +75,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"RB_MH", ifa__tile_rows(plan)},
         {"GSQ", p->num_heads / p->num_kv_heads * p->seq_q},
         {"PREFETCH", plan->prefetch_rows},
+        {"PV_PREFETCH", plan->pv_prefetch},
         {"BATCH_FAST", plan->batch_fast},
         {"V8", plan->vector_loads != 0},
         {"SPLIT", equal_splits},

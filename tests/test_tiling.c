@@ -585,6 +585,77 @@ START_TEST(prefetch_rows_rule) {
 }
 END_TEST
 
+/* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
+ * most 4 with 32 registers and 2 with 16 (AVX2); the shared prefix pass by its own rows; IFA_TUNING moves the
+ * limits; the plan check refuses it without the prefetch or outside 0/1. */
+START_TEST(pv_prefetch_rule) {
+    ifa_device_facts avx2 = pocl;
+    avx2.native_float_width = 8;
+    ifa_problem p = problem(2, 8, 8, 128, 4096); /* G = 1 */
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.num_heads = 16; /* G = 2 */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.seq_q = 2; /* 4 rows per KV head: 32 registers only */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.seq_q = 1, p.num_heads = 64; /* G = 8 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.layout = IFA_LAYOUT_BSND; /* all 8 KV heads per work-group on AVX2: still the rows of one head */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.num_heads = 8; /* G = 1, all heads: 8 rows per work-group, 1 per head */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    test_tuning_push("pv_prefetch_rows_16=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.num_heads = 64;
+    test_tuning_push("pv_prefetch_rows=8");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    test_tuning_push("prefetch_rows=0"); /* no prefetch: none in P.V either */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    /* the prefix pass: B x G rows per KV head */
+    p = problem(1, 8, 8, 128, 256);
+    p.has_prefix = 1, p.prefix_seq = p.prefix_len = 4096;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefix_pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.batch = 32;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(plan.prefix_pv_prefetch, 0);
+    ifa_plan bad = plan;
+    bad.prefix_pv_prefetch = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.pv_prefetch = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.prefetch_rows = 0; /* P.V's prefetch without the prefetch */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.has_prefix = 0;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    bad = plan, bad.prefix_pv_prefetch = 1; /* no prefix pass */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
 /* The grid's order: batch first on the CPU row (PoCL deals contiguous runs of work-groups), block first on
  * GPUs; IFA_TUNING turns it either way; the plan check refuses anything but 0 or 1. */
 START_TEST(batch_fast_rule) {
@@ -849,6 +920,7 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
+    tcase_add_test(t, pv_prefetch_rule);
     tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);

@@ -202,6 +202,16 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
     return (int32_t)rows;
 }
 
+/* P.V's next-chunk prefetch (ifa_all_vector.cl's PV_PREFETCH): while P.V reads a chunk's values from cache it
+ * asks for the next chunk's keys, so the memory does not idle between the two passes. Faster where a KV head
+ * has few query rows (rows, G x S1): one AVX-512 thread, G = 1, D = 64 1.8-2.2 -> 1.2-1.4 ms, G = 4, D = 128
+ * 2.1-2.2 -> 2.0 (nineteenth session); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1
+ * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (twentieth session). */
+static int32_t pv_prefetch(const ifa_tuning *t, int32_t prefetch, int64_t rows, int32_t regs) {
+    const int64_t most = regs >= 32 ? t->pv_prefetch_rows : t->pv_prefetch_rows_16;
+    return prefetch > 0 && rows <= most;
+}
+
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
     int32_t cwg = t->combine_work_group_size > 0 ? t->combine_work_group_size : 64;
     if (dev->max_work_group_size > 0 && cwg > dev->max_work_group_size) cwg = floor_pow2(dev->max_work_group_size);
@@ -395,6 +405,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->vector_registers = regs;
     plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
     plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
+    plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs);
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
@@ -418,6 +429,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->prefix_pv_rows =
             vw > 1 ? pv_rows(p, prefix_rows < IFA_MAX_TILE_ROWS ? prefix_rows : IFA_MAX_TILE_ROWS, 1, regs) : 0;
         plan->prefix_pv_block = pv_block(vw, &t, plan->prefix_pv_rows, regs);
+        plan->prefix_pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, prefix_rows, regs);
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */
             const int64_t len = p->max_length > 0 ? p->max_length : 1;
@@ -531,6 +543,9 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
         (plan->batch_fast != 0 && plan->batch_fast != 1) ||
+        (plan->pv_prefetch != 0 && plan->pv_prefetch != 1) || (plan->pv_prefetch && !plan->prefetch_rows) ||
+        (plan->prefix_pv_prefetch != 0 && plan->prefix_pv_prefetch != 1) ||
+        (plan->prefix_pv_prefetch && (!plan->prefetch_rows || !plan->prefix_slots)) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||

@@ -12,12 +12,12 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block, append_work_group_size,
      * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows, append_heads, vector_loads,
      * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
-     * strided_prefetch_bytes.
+     * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16.
      * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
      * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
      * measurement of docs/performance.md says they beat one element per load. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -28,8 +28,11 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. A BSH/BSND
      * work-group of one KV head among several prefetches 4 KiB of its head's key slices ahead: D = 64 fp16
      * (32 rows) 2.3 -> 1.7 ms, D = 128 fp16 (16 rows) unchanged; on AVX-512 all heads only where a head's slice is
-     * 256 bytes or more and a position's row 4 KiB or more (nineteenth session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096},
+     * 256 bytes or more and a position's row 4 KiB or more (nineteenth session). P.V prefetches the next
+     * chunk's keys where a KV head has at most 4 query rows on AVX-512 (G = 1 and 4 measured faster: 1.9-2.0
+     * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0), at most 2 on AVX2 (G = 1 and 2 faster, G = 4 and 8 slower: D = 128,
+     * G = 8, BSND all heads 3.0 -> 4.4-4.7 ms; twentieth session). */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096, 4, 2},
 };
 
 static void apply_env(ifa_tuning *t) {
@@ -53,7 +56,8 @@ static void apply_env(ifa_tuning *t) {
                 {"multi_head_chunk_bytes", &t->multi_head_chunk_bytes, 0},
                 {"multi_head_min_slice_bytes", &t->multi_head_min_slice_bytes, 0},
                 {"multi_head_min_row_bytes", &t->multi_head_min_row_bytes, 0},
-                {"strided_prefetch_bytes", &t->strided_prefetch_bytes, 0}};
+                {"strided_prefetch_bytes", &t->strided_prefetch_bytes, 0},
+                {"pv_prefetch_rows", &t->pv_prefetch_rows, 0}, {"pv_prefetch_rows_16", &t->pv_prefetch_rows_16, 0}};
     const char *s = env;
     while (*s) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {

@@ -43,6 +43,9 @@ typedef struct ifa_tuning {
     int32_t strided_prefetch_bytes; /* BSH/BSND with one of several KV heads per work-group (a D-element slice every
                                      * N_kv x D elements): the kernel prefetches at least this many bytes of its
                                      * head's key slices ahead, prefetch_rows rows at the least (0: prefetch_rows) */
+    int32_t pv_prefetch_rows;    /* with prefetch_rows, 32 vector registers: P.V also prefetches the next chunk's
+                                  * keys where one KV head's query rows (G x S1) are at most this (0: never) */
+    int32_t pv_prefetch_rows_16; /* the same with 16 vector registers (AVX2) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

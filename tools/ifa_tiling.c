@@ -142,6 +142,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(o, "vector_registers", p->vector_registers);
     cJSON_AddNumberToObject(o, "score_rows", p->score_rows);
     cJSON_AddNumberToObject(o, "prefetch_rows", p->prefetch_rows);
+    cJSON_AddBoolToObject(o, "pv_prefetch", p->pv_prefetch);
     cJSON_AddBoolToObject(o, "batch_fast", p->batch_fast);
     cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
     if (p->problem.has_prefix) {
@@ -153,6 +154,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
         cJSON_AddNumberToObject(pf, "reads_of_the_prefix_per_kv_head", p->prefix_head_groups);
         cJSON_AddNumberToObject(pf, "pv_rows", p->prefix_pv_rows);
         cJSON_AddNumberToObject(pf, "pv_block", p->prefix_pv_block);
+        cJSON_AddBoolToObject(pf, "pv_prefetch", p->prefix_pv_prefetch);
     }
     cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);
     cJSON_AddNumberToObject(o, "heads_per_group", p->heads_per_group);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 18u
+#define IFA_PLAN_VERSION 19u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -201,6 +201,9 @@ typedef struct ifa_plan {
                                  * step (4 x score_rows accumulators; 1 to 4, 0 in the work-group shape) */
     int32_t batch_fast;         /* all_vector without balanced units: 1 lays the grid out batch first (dimension 0
                                  * the batch, 1 the block), 0 block first */
+    int32_t pv_prefetch;        /* all_vector, vector shape with prefetch_rows > 0: 1 where P.V also asks for the next
+                                 * chunk's key lines while it reads the chunk's values, 0 not */
+    int32_t prefix_pv_prefetch; /* the same for the shared prefix pass */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
