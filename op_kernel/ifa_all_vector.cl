@@ -361,9 +361,9 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
  * (G = 1, one AVX-512 thread: D = 64 1.8-2.2 -> 1.2-1.4 ms, D = 128 1.9-2.0 -> 1.5-1.8); the lines are spread
  * evenly over P.V's register blocks, one or a few per value row, in the order the next chunk reads them
  * (all of them from the first block: 5-25 % slower on AVX2, most where all KV heads share a work-group);
- * the planner leaves it off where a KV head has many query rows (slower on AVX2). A hint only: it never faults and
- * changes no result. Only positions the work-group reads anyway are asked for (no unused page slot or
- * padding). */
+ * the planner leaves it off where a KV head has many query rows (slower on AVX2). A hint only: it never
+ * faults and changes no result. Only positions the work-group reads anyway are asked for (no unused page
+ * slot or padding). */
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
@@ -384,17 +384,18 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 #else
 #define IFA_PREFETCH_LINE(a) prefetch((a), 64)
 #endif
-/* P.V's next-chunk prefetch: register blocks (IFA_NBX per row block), 64-byte lines per KV row (int4 rows
- * under a line take one) and lines each block asks for per value row */
-#define IFA_NBX ((DVV + XB - 1) / XB)
-#define IFA_LR (IFA_ROW_BYTES >= 64 ? IFA_ROW_BYTES / 64 : 1)
-#define IFA_LK ((IFA_LR + ((R + PV_RB - 1) / PV_RB) * IFA_NBX - 1) / (((R + PV_RB - 1) / PV_RB) * IFA_NBX))
-/* the 64-byte lines of one KV row slice (element index i) */
+/* the 64-byte lines of one KV row slice: IFA_LR of them from element index i */
+#define IFA_LR ((IFA_ROW_BYTES + 63) / 64)
 #define IFA_PREFETCH_ROW(p, i)                                                                                     \
     do {                                                                                                          \
         __global const char *a_ = IFA_BYTE_ADDR(p, i);                                                            \
-        for (int l_ = 0; l_ < IFA_ROW_BYTES; l_ += 64) IFA_PREFETCH_LINE(a_ + l_);                                \
+        for (int l_ = 0; l_ < IFA_LR; ++l_) IFA_PREFETCH_LINE(a_ + l_ * 64);                                      \
     } while (0)
+/* P.V's next-chunk prefetch: register blocks per row block (IFA_NBX) and in all (IFA_PV_NB), and the lines
+ * each block asks for per value row (IFA_LK) so that the blocks cover a chunk's rows */
+#define IFA_NBX ((DVV + XB - 1) / XB)
+#define IFA_PV_NB (((R + PV_RB - 1) / PV_RB) * IFA_NBX)
+#define IFA_LK ((IFA_LR + IFA_PV_NB - 1) / IFA_PV_NB)
 #endif
 
 /* The online-softmax step of query row r after a chunk whose score max is mx: the max pass only raises m_s;
