@@ -12,6 +12,7 @@
 #include "common/case.h"
 #include "common/half.h"
 #include "common/npy.h"
+#include "common/pin.h"
 #include "common/poison.h"
 #include "test_util.h"
 
@@ -491,6 +492,23 @@ START_TEST(block_pool_lru_and_reuse) {
 }
 END_TEST
 
+/* The timing tools pin PoCL's workers unless the caller chose: an unset POCL_AFFINITY becomes 1, a given
+ * value (0 included) stands and is what the tool reports. */
+START_TEST(pin_sets_affinity_unless_given) {
+    const char *before = getenv("POCL_AFFINITY");
+    char saved[64] = "";
+    if (before) snprintf(saved, sizeof saved, "%s", before);
+    ck_assert_int_eq(unsetenv("POCL_AFFINITY"), 0);
+    ck_assert_str_eq(ifa_tool_pin_pocl_workers(), "1");
+    ck_assert_str_eq(getenv("POCL_AFFINITY"), "1");
+    ck_assert_int_eq(setenv("POCL_AFFINITY", "0", 1), 0);
+    ck_assert_str_eq(ifa_tool_pin_pocl_workers(), "0");
+    ck_assert_str_eq(getenv("POCL_AFFINITY"), "0");
+    if (before) setenv("POCL_AFFINITY", saved, 1);
+    else unsetenv("POCL_AFFINITY");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tools");
     TCase *t = tcase_create("tools");
@@ -506,6 +524,7 @@ int main(void) {
     tcase_add_test(t, case_rejects_bad_fields);
     tcase_add_test(t, poison_unread_marks_the_unread_rows);
     tcase_add_test(t, latent_value_cases);
+    tcase_add_test(t, pin_sets_affinity_unless_given);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/bench_shapes.h"
+#include "common/pin.h"
 #include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
@@ -647,6 +648,7 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    const char *pocl_affinity = ifa_tool_pin_pocl_workers();
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
@@ -669,8 +671,10 @@ int main(int argc, char **argv) {
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     printf("# ifa-bench %s, device: %s, %d compute units, global-memory cache %lld MiB; cold runs rotate over copies "
-           "of at least 2 x %lld MiB\n",
-           date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20));
+           "of at least 2 x %lld MiB; POCL_AFFINITY=%s (ifa-bench sets 1, PoCL's CPU workers pinned one per core, unless "
+           "given)\n",
+           date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20),
+           pocl_affinity);
     char extras[256] = "";
     int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
@@ -697,7 +701,8 @@ int main(int argc, char **argv) {
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len";
     printf("%s\n", header);
-    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s\n%s%s\n", ctx->device_name, bw, date, header,
+    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n%s%s\n", ctx->device_name, bw, date,
+                     pocl_affinity, header,
                      o.compare ? "" : ",bw_GBps");
     int failures = 0, compared = 0, right = 0;
     double log_ratio = 0;

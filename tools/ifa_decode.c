@@ -30,6 +30,7 @@
 
 #include "common/block_pool.h"
 #include "common/kv_quant.h"
+#include "common/pin.h"
 #include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
@@ -193,6 +194,7 @@ typedef struct driver {
     ifa_rng rng;
     stats st;
     int64_t verify_failures;
+    const char *pocl_affinity; /* POCL_AFFINITY in force (ifa_tool_pin_pocl_workers) */
 } driver;
 
 static int fail(const char *what, ifa_status s) {
@@ -887,6 +889,7 @@ static int kivi_calibrate(driver *dr) {
 
 static int setup(driver *dr) {
     const opts *o = &dr->o;
+    dr->pocl_affinity = ifa_tool_pin_pocl_workers();
     ifa_status s = ifa_context_create_default(o->device, &dr->ctx);
     if (s != IFA_STATUS_OK) return fail("context", s);
     dr->clc = ifa_context_cl_context(dr->ctx);
@@ -1010,6 +1013,8 @@ static void report(driver *dr) {
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,
            (double)n / (s->steps_us * 1e-6), s->steps_us * 1e-6, s->wall_us * 1e-6);
     printf("tokens generated     %lld (%.1f tokens/s)\n", (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6));
+    printf("PoCL workers         POCL_AFFINITY=%s (ifa-decode sets 1, pinned one per core, unless given)\n",
+           dr->pocl_affinity);
     if (dr->o.draft > 0 && s->request_steps > 0)
         printf("speculative steps    %.2f tokens per request and step verified, %.2f accepted (%.0f %%)\n",
                (double)s->verified_tokens / (double)s->request_steps, (double)s->tokens / (double)s->request_steps,
