@@ -28,7 +28,7 @@ static ifa_status read_facts(ifa_context *c) {
     c->facts.local_mem_bytes = (int64_t)local;
     c->facts.native_float_width = native_float > 64 ? 64 : (int32_t)native_float;
     if (type & CL_DEVICE_TYPE_CPU)
-        c->facts.vendor = IFA_VENDOR_CPU;
+        c->facts.vendor = strstr(vendor, "Intel") ? IFA_VENDOR_CPU_INTEL : IFA_VENDOR_CPU;
     else if (strstr(vendor, "NVIDIA"))
         c->facts.vendor = IFA_VENDOR_NVIDIA;
     else

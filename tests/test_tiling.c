@@ -588,6 +588,62 @@ END_TEST
 /* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
  * most 4 with 32 registers and 2 with 16 (AVX2); the shared prefix pass by its own rows; IFA_TUNING moves the
  * limits; the plan check refuses it without the prefetch or outside 0/1. */
+/* Intel's CPU row takes all KV heads per BSH/BSND work-group at every slice and row size (the AMD row
+ * needs 256-byte slices and 4 KiB rows on AVX-512), and no row takes all heads where the blocks they make
+ * cannot give every compute unit work (a sequence too short to split). */
+START_TEST(multi_heads_intel_row_and_fill) {
+    ifa_device_facts intel = pocl, avx2 = pocl;
+    intel.vendor = IFA_VENDOR_CPU_INTEL, intel.native_float_width = 16, avx2.native_float_width = 8;
+    ck_assert(ifa__vendor_is_cpu(IFA_VENDOR_CPU_INTEL) && ifa__vendor_is_cpu(IFA_VENDOR_CPU));
+    ck_assert(!ifa__vendor_is_cpu(IFA_VENDOR_NVIDIA) && !ifa__vendor_is_cpu(IFA_VENDOR_GENERIC_GPU));
+    const ifa_tuning ti = ifa__tuning_for(IFA_VENDOR_CPU_INTEL), ta = ifa__tuning_for(IFA_VENDOR_CPU);
+    ck_assert_int_eq(ti.vendor, IFA_VENDOR_CPU_INTEL);
+    ck_assert_int_eq(ti.multi_head_min_slice_bytes, 0);
+    ck_assert_int_eq(ti.multi_head_min_row_bytes, 0);
+    ck_assert_int_eq(ti.chunk_rows, ta.chunk_rows); /* the rest is the CPU row's */
+    ck_assert_int_eq(ti.prefetch_rows, ta.prefetch_rows);
+    ifa_problem p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1 */
+    p.layout = IFA_LAYOUT_BSND;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.max_splits, 2); /* B = 1: two splits fill the two cores */
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: no strided distance */
+    /* the fill rule: B x (the most splits of split_min_tokens rows) blocks against the compute units */
+    p = problem(1, 8, 8, 128, 2047); /* one split at most: one block for two cores */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    p = problem(1, 8, 8, 128, 2048); /* two splits */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    p = problem(2, 8, 8, 128, 1024); /* two batches fill two cores unsplit */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    test_tuning_push("split_min_tokens=4096"); /* the rule follows the row's split length */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    p = problem(1, 8, 8, 128, 4096);
+    p.layout = IFA_LAYOUT_BSND;
+    test_tuning_push("split_min_tokens=4096");
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+}
+END_TEST
+
 START_TEST(pv_prefetch_rule) {
     ifa_device_facts avx2 = pocl;
     avx2.native_float_width = 8;
@@ -921,6 +977,7 @@ int main(void) {
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, pv_prefetch_rule);
+    tcase_add_test(t, multi_heads_intel_row_and_fill);
     tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);

@@ -10,8 +10,15 @@ typedef enum ifa_vendor {
     IFA_VENDOR_GENERIC_GPU = 0, /* any GPU-like device without a row of its own */
     IFA_VENDOR_NVIDIA = 1,
     IFA_VENDOR_CPU = 2,         /* CPU devices (PoCL): work-items are loops, "local" memory is plain memory */
+    IFA_VENDOR_CPU_INTEL = 3,   /* Intel CPUs (PoCL's CL_DEVICE_VENDOR "GenuineIntel"): the CPU row with its
+                                 * own BSH/BSND head rule; its prefetchers stream strided slices worse than AMD's */
     IFA_VENDOR_COUNT_
 } ifa_vendor;
+
+/* Whether vendor is one of the CPU rows (the vector shape's devices). */
+static inline int ifa__vendor_is_cpu(int32_t vendor) {
+    return vendor == IFA_VENDOR_CPU || vendor == IFA_VENDOR_CPU_INTEL;
+}
 
 typedef struct ifa_device_facts {
     int32_t vendor;              /* ifa_vendor */

@@ -131,14 +131,23 @@ static int64_t kv_slice_bytes(const ifa_problem *p) {
  * multi_head_min_row_bytes: there one head, its slices prefetched far enough ahead (prefetch_rows below), was
  * faster at D = 64 (N_kv = 16, G = 1: 1.65-1.81 against 3.29-3.46 ms) and level or faster at N_kv = 8, D = 128
  * (G = 8: 2.2 against 3.4-3.7), and all heads only won from N_kv = 16 at D = 128 (2.4-2.9 against 3.0-3.2;
- * docs/performance.md, nineteenth session). The AVX2 VM of the eighteenth session measured all heads faster at
- * N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone. */
-static int64_t multi_heads(const ifa_problem *p, const ifa_tuning *t, int32_t vw, int32_t regs, int32_t chunk,
-                           int64_t budget) {
+ * docs/performance.md, nineteenth session; an AMD Zen 4). The AVX2 VM of the eighteenth session measured all
+ * heads faster at N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone.
+ * Intel's row sets both minimums to 0: there all heads won at every slice and row size measured (its
+ * tuning row says by how much). */
+static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int32_t vw,
+                           int32_t regs, int32_t chunk, int64_t budget) {
     const int64_t group = p->num_heads / p->num_kv_heads, m = p->num_kv_heads;
     if (t->multi_head_rows <= 0 || vw == 1 || p->layout == IFA_LAYOUT_BNSD || p->antiquant != IFA_ANTIQUANT_NONE ||
         p->has_prefix)
         return 1;
+    /* All heads make one block per batch; where the sequence is too short to split (split_min_tokens) those
+     * blocks cannot give every compute unit work, and one head per block (B x N_kv of them) does: BSND
+     * 1,8,8,128,1024 on 2 Intel cores, all heads in one work-group 396-487 us, one head 331-345 (twenty-first
+     * session). */
+    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
+    const int64_t most_splits = p->max_length / min_tokens > 1 ? p->max_length / min_tokens : 1;
+    if (dev->compute_units > 0 && p->batch * most_splits < dev->compute_units) return 1;
     if (regs >= 32 &&
         (kv_slice_bytes(p) < t->multi_head_min_slice_bytes || kv_row_bytes(p) < t->multi_head_min_row_bytes))
         return 1;
@@ -372,7 +381,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     /* with RoPE the kernel keeps each query token's cos/sin pairs: 8 bytes x S1 x rope_dim / 2 */
     const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
     const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
-    const int64_t mh = multi_heads(p, &t, vw, regs, chunk, budget);
+    const int64_t mh = multi_heads(p, dev, &t, vw, regs, chunk, budget);
     /* All KV heads per work-group: a chunk is N_kv x D elements per position, so the chunk shrinks until one
      * tensor's rows of it fit multi_head_chunk_bytes, which keeps a chunk's K and V in the L2 between the score
      * and P.V passes of every head (MHA, N_kv = 32, D = 128 fp16: 64 rows 7.7-9.0 ms, 16 rows 4.6-6.2;

@@ -83,7 +83,7 @@ static int64_t last_level_cache(const ifa_context *ctx, int64_t *device_cache) {
     clGetDeviceInfo(ctx->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cl, &cl, NULL);
     int64_t llc = *device_cache = (int64_t)cl;
 #ifdef _SC_LEVEL3_CACHE_SIZE
-    if (ctx->facts.vendor == IFA_VENDOR_CPU) {
+    if (ifa__vendor_is_cpu(ctx->facts.vendor)) {
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
         if (l3 > llc) llc = l3;
     }
@@ -144,7 +144,7 @@ static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enque
 }
 
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
-    const int contig = ctx->facts.vendor == IFA_VENDOR_CPU;
+    const int contig = ifa__vendor_is_cpu(ctx->facts.vendor);
     const size_t cu = (size_t)ctx->facts.compute_units;
     const size_t counts[3] = {contig ? cu * 4 : cu * 2048, cu * 64, cu * 256}, shapes = contig ? 3 : 1;
     const size_t most = counts[shapes - 1];
@@ -690,7 +690,7 @@ int main(int argc, char **argv) {
     printf("# streaming read bandwidth over %lld MiB: %.1f GB/s%s; layout %s, q %s, kv %s%s; median of %d runs after %d "
            "warm-ups; device time = first kernel start to last kernel end\n",
            (long long)(bw_bytes >> 20), bw,
-           ctx->facts.vendor == IFA_VENDOR_CPU ? " (best of 4, 64 and 256 ranges per compute unit, with and without a prefetch)" : "", o.layout,
+           ifa__vendor_is_cpu(ctx->facts.vendor) ? " (best of 4, 64 and 256 ranges per compute unit, with and without a prefetch)" : "", o.layout,
            ifa_dtype_name(o.q), ifa_dtype_name(o.kv), extras, o.runs, o.warmup);
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",

@@ -28,13 +28,14 @@ static const struct {
     {"h100", {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024}},
     {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 16, 2 * 1024 * 1024}},      /* 2 AVX-512 cores (Zen 4) */
     {"pocl-2-avx2", {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024}},  /* 2 AVX2 cores (Zen 3) */
+    {"pocl-2-intel", {IFA_VENDOR_CPU_INTEL, 2, 4096, 16, 2 * 1024 * 1024}}, /* 2 AVX-512 Intel Xeon cores */
     {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024}},
 };
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
                     "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
-                    "                  [--device-profile h100|pocl-2|pocl-2-avx2|generic-gpu-64cu | --device SELECTOR] [--time]\n"
+                    "                  [--device-profile h100|pocl-2|pocl-2-avx2|pocl-2-intel|generic-gpu-64cu | --device SELECTOR] [--time]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
 }
