@@ -641,6 +641,13 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     test_tuning_pop();
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    p = problem(1, 8, 8, 128, 1024); /* per-batch lengths: balanced units cut the one block for both cores */
+    p.layout = IFA_LAYOUT_BSND, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
+    ck_assert_int_eq(plan.units, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
 }
 END_TEST
 

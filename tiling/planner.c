@@ -144,10 +144,12 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
     /* All heads make one block per batch; where the sequence is too short to split (split_min_tokens) those
      * blocks cannot give every compute unit work, and one head per block (B x N_kv of them) does: BSND
      * 1,8,8,128,1024 on 2 Intel cores, all heads in one work-group 396-487 us, one head 331-345 (twenty-first
-     * session). */
+     * session). With per-batch lengths, fewer blocks than compute units always make choose_split cut them
+     * into balanced units, which fill the units at any length. */
     const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
     const int64_t most_splits = p->max_length / min_tokens > 1 ? p->max_length / min_tokens : 1;
-    if (dev->compute_units > 0 && p->batch * most_splits < dev->compute_units) return 1;
+    if (p->lengths_mode != IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && p->batch * most_splits < dev->compute_units)
+        return 1;
     if (regs >= 32 &&
         (kv_slice_bytes(p) < t->multi_head_min_slice_bytes || kv_row_bytes(p) < t->multi_head_min_row_bytes))
         return 1;
