@@ -80,10 +80,16 @@ static void describe(ifa_tensor *t, ifa_dtype dt, int nd, const int64_t *shape) 
     memcpy(t->shape, shape, (size_t)nd * sizeof *shape);
 }
 
+/* The tuning table's row names (docs/tiling.md), by ifa_vendor. */
+static const char *const tuning_rows[IFA_VENDOR_COUNT_] = {"generic GPU", "NVIDIA", "CPU", "CPU, Intel"};
+
 static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const char *device_name) {
     cJSON *o = cJSON_CreateObject();
     cJSON *d = cJSON_AddObjectToObject(o, "device");
     cJSON_AddStringToObject(d, "name", device_name);
+    cJSON_AddStringToObject(d, "tuning_row", dev->vendor >= 0 && dev->vendor < IFA_VENDOR_COUNT_
+                                                 ? tuning_rows[dev->vendor]
+                                                 : tuning_rows[IFA_VENDOR_GENERIC_GPU]);
     cJSON_AddNumberToObject(d, "compute_units", dev->compute_units);
     cJSON_AddNumberToObject(d, "max_work_group_size", dev->max_work_group_size);
     cJSON_AddNumberToObject(d, "local_mem_bytes", (double)dev->local_mem_bytes);
