@@ -849,7 +849,8 @@ START_TEST(value_dim_sizes_rows_and_partials) {
 END_TEST
 
 /* IFA_DEVICE_FACTS overrides only what every kernel still runs under: any compute-unit count, a power-of-2
- * native width up to 16, and local memory or work-group size no larger than the device's own. */
+ * native width up to 16, local memory or work-group size no larger than the device's own, and the vendor
+ * between the two CPU rows. */
 START_TEST(device_facts_overrides) {
     const ifa_device_facts dev = {IFA_VENDOR_CPU, 2, 4096, 8, 512 * 1024};
     setenv("IFA_DEVICE_FACTS", "compute_units=64,native_float_width=16,local_mem_bytes=99999999,bogus=3,"
@@ -860,6 +861,19 @@ START_TEST(device_facts_overrides) {
     ck_assert_int_eq(e.local_mem_bytes, dev.local_mem_bytes); /* more than the device has */
     ck_assert_int_eq(e.max_work_group_size, 1);
     ck_assert_int_eq(e.vendor, IFA_VENDOR_CPU);
+    setenv("IFA_DEVICE_FACTS", "vendor=3", 1); /* from one CPU row to the other */
+    ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU_INTEL);
+    ifa_device_facts intel = dev;
+    intel.vendor = IFA_VENDOR_CPU_INTEL;
+    setenv("IFA_DEVICE_FACTS", "vendor=2", 1);
+    ck_assert_int_eq(ifa__device_facts_effective(&intel).vendor, IFA_VENDOR_CPU);
+    setenv("IFA_DEVICE_FACTS", "vendor=1", 1); /* a GPU row: not for a CPU */
+    ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU);
+    setenv("IFA_DEVICE_FACTS", "vendor=4", 1);
+    ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU);
+    const ifa_device_facts gpu = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
+    setenv("IFA_DEVICE_FACTS", "vendor=3", 1); /* nor a CPU row for a GPU */
+    ck_assert_int_eq(ifa__device_facts_effective(&gpu).vendor, IFA_VENDOR_NVIDIA);
     setenv("IFA_DEVICE_FACTS", "compute_units=0,local_mem_bytes=65536,native_float_width=32", 1);
     e = ifa__device_facts_effective(&dev);
     ck_assert_int_eq(e.compute_units, 2);

@@ -21,6 +21,9 @@ ifa_device_facts ifa__device_facts_effective(const ifa_device_facts *f) {
             e.local_mem_bytes = v;
         if (number && n == 19 && strncmp(s, "max_work_group_size", n) == 0 && v <= f->max_work_group_size)
             e.max_work_group_size = (int32_t)v;
+        if (number && n == 6 && strncmp(s, "vendor", n) == 0 && v < IFA_VENDOR_COUNT_ && ifa__vendor_is_cpu(f->vendor) &&
+            ifa__vendor_is_cpu((int32_t)v))
+            e.vendor = (int32_t)v;
         const char *comma = strchr(s, ',');
         if (!comma) break;
         s = comma + 1;

@@ -32,7 +32,8 @@ typedef struct ifa_device_facts {
  * native_float_width=16", read on every plan, like IFA_TUNING) for experiments and soak runs. Only
  * overrides every kernel still runs under are taken: compute_units >= 1 (it moves splits only), a
  * native_float_width of 1 to 16 that is a power of 2 (the vector tiles; OpenCL's vectors run at any width),
- * and local_mem_bytes or max_work_group_size no larger than the device's own; anything else is ignored. */
+ * local_mem_bytes or max_work_group_size no larger than the device's own, and vendor (2 or 3) from one CPU
+ * row to the other (both plan the same kernel shapes); anything else is ignored. */
 ifa_device_facts ifa__device_facts_effective(const ifa_device_facts *f);
 
 #endif

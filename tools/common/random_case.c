@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/rng.h"
+#include "tiling/device_facts.h"
 
 enum { BSH, BSND, BNSD };
 
@@ -224,7 +225,16 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     int fn = 0;
     if (fu < 0.25) fn = snprintf(out->facts, sizeof out->facts, "compute_units=64");
     if (fw < 0.25)
-        snprintf(out->facts + fn, sizeof out->facts - (size_t)fn, "%snative_float_width=%d", fn ? "," : "", (int)width);
+        fn += snprintf(out->facts + fn, sizeof out->facts - (size_t)fn, "%snative_float_width=%d", fn ? "," : "",
+                       (int)width);
+    /* a CPU's other tuning row (AMD's or Intel's), from a generator of its own so that the draws above keep
+     * their sequence; a GPU ignores it */
+    ifa_rng row;
+    ifa_rng_seed(&row, seed * 0x9E3779B97F4A7C15ull + 31);
+    const double fv = ifa_rng_uniform(&row, 0, 1);
+    if (fv < 0.3)
+        snprintf(out->facts + fn, sizeof out->facts - (size_t)fn, "%svendor=%d", fn ? "," : "",
+                 fv < 0.15 ? (int)IFA_VENDOR_CPU : (int)IFA_VENDOR_CPU_INTEL);
     if (nlens) cJSON_AddItemToObject(in, "actual_seq_lengths", int_array(lens, nlens));
     /* per-batch query tokens (the second generator): batches with fewer than S1 tokens, idle ones with none */
     if (per_batch_counts(&latent, 0.2, b, sq, in, "actual_seq_lengths_q")) add_summary(sum, sum_n, "q_tokens");
