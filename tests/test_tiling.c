@@ -585,9 +585,15 @@ START_TEST(prefetch_rows_rule) {
 }
 END_TEST
 
-/* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
- * most 4 with 32 registers and 2 with 16 (AVX2); the shared prefix pass by its own rows; IFA_TUNING moves the
- * limits; the plan check refuses it without the prefetch or outside 0/1. */
+/* The KV heads per work-group of the BSND plan of (b, n, nkv, d, s) on dev. */
+static int32_t bsnd_kv_heads(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s, const ifa_device_facts *dev) {
+    ifa_problem p = problem(b, n, nkv, d, s);
+    p.layout = IFA_LAYOUT_BSND;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, dev, &plan), IFA_STATUS_OK);
+    return plan.kv_heads_per_group;
+}
+
 /* Intel's CPU row takes all KV heads per BSH/BSND work-group at every slice and row size (the AMD row
  * needs 256-byte slices and 4 KiB rows on AVX-512), and no row takes all heads where the blocks they make
  * cannot give every compute unit work (a sequence too short to split). */
@@ -600,8 +606,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.vendor, IFA_VENDOR_CPU_INTEL);
     ck_assert_int_eq(ti.multi_head_min_slice_bytes, 0);
     ck_assert_int_eq(ti.multi_head_min_row_bytes, 0);
-    /* the rest is the CPU row's: a change to one row that should hold for Intel too must reach both (or
-     * this check, where Intel is measured to differ) */
+    /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
     same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes;
@@ -621,30 +626,14 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: no strided distance */
     /* the fill rule: B x (the most splits of split_min_tokens rows) blocks against the compute units */
-    p = problem(1, 8, 8, 128, 2047); /* one split at most: one block for two cores */
-    p.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    p = problem(1, 8, 8, 128, 2048); /* two splits */
-    p.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    p = problem(2, 8, 8, 128, 1024); /* two batches fill two cores unsplit */
-    p.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &intel), 1); /* one split at most: one block, two cores */
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &avx2), 1);
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2048, &intel), 8); /* two splits */
+    ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);  /* two batches fill two cores unsplit */
     test_tuning_push("split_min_tokens=4096"); /* the rule follows the row's split length */
-    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 4096, &intel), 1);
     test_tuning_pop();
-    ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    p = problem(1, 8, 8, 128, 4096);
-    p.layout = IFA_LAYOUT_BSND;
-    test_tuning_push("split_min_tokens=4096");
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
-    ck_assert_int_eq(plan.kv_heads_per_group, 1);
     p = problem(1, 8, 8, 128, 1024); /* per-batch lengths: balanced units cut the one block for both cores */
     p.layout = IFA_LAYOUT_BSND, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
@@ -655,6 +644,9 @@ START_TEST(multi_heads_intel_row_and_fill) {
 }
 END_TEST
 
+/* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
+ * most 4 with 32 registers and 2 with 16 (AVX2); the shared prefix pass by its own rows; IFA_TUNING moves the
+ * limits; the plan check refuses it without the prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
     ifa_device_facts avx2 = pocl;
     avx2.native_float_width = 8;

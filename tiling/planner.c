@@ -117,6 +117,13 @@ static int64_t kv_slice_bytes(const ifa_problem *p) {
     return bytes > 0 ? bytes : 1;
 }
 
+/* The most splits the equal-split rule may cut the longest sequence into, split_min_tokens rows or more
+ * each; 1 where it is too short for two. */
+static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t) {
+    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
+    return p->max_length / min_tokens > 1 ? p->max_length / min_tokens : 1;
+}
+
 /* Adjacent KV heads per work-group (the tuning row's multi_head_rows): in BSH/BSND a position's KV heads are
  * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
  * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
@@ -146,9 +153,8 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
      * 1,8,8,128,1024 on 2 Intel cores, all heads in one work-group 396-487 us, one head 331-345 (twenty-first
      * session). With per-batch lengths, fewer blocks than compute units always make choose_split cut them
      * into balanced units, which fill the units at any length. */
-    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
-    const int64_t most_splits = p->max_length / min_tokens > 1 ? p->max_length / min_tokens : 1;
-    if (p->lengths_mode != IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 && p->batch * most_splits < dev->compute_units)
+    if (p->lengths_mode != IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 &&
+        p->batch * most_splits(p, t) < dev->compute_units)
         return 1;
     if (regs >= 32 &&
         (kv_slice_bytes(p) < t->multi_head_min_slice_bytes || kv_row_bytes(p) < t->multi_head_min_row_bytes))
@@ -263,10 +269,10 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
         plan->total_cost = total;
         critical = (total + slots - 1) / slots;
     } else {
-        const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
-        if (dev->compute_units > 0 && blocks < slots && p->max_length >= 2 * min_tokens) {
+        const int64_t limit = most_splits(p, t);
+        if (dev->compute_units > 0 && blocks < slots && limit >= 2) {
             int64_t splits = (slots + blocks - 1) / blocks;
-            if (splits > p->max_length / min_tokens) splits = p->max_length / min_tokens;
+            if (splits > limit) splits = limit;
             int64_t tokens = (p->max_length + splits - 1) / splits;
             /* whole chunks; with paged KV whole blocks too when one size divides the other, so that a split
              * starts at a block boundary (unless a sliding window shifts the block's first row) */

@@ -6,7 +6,8 @@
 
 #include "tiling/device_facts.h"
 
-static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
+/* Rows in full; Intel CPUs take the CPU row with their measured differences (intel_row below). */
+static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
     /* vendor, work_group_size, chunk_rows, local_mem_reserve, split_min_tokens, split_waves, combine_wg,
      * split_rowmax (partial rowmax until the GPU measurement of docs/tiling.md says otherwise: global
      * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block, append_work_group_size,
@@ -33,13 +34,20 @@ static const ifa_tuning table[IFA_VENDOR_COUNT_] = {
      * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0), at most 2 on AVX2 (G = 1 and 2 faster, G = 4 and 8 slower: D = 128,
      * G = 8, BSND all heads 3.0 -> 4.4-4.7 ms; twentieth session). */
     [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096, 4, 2},
-    /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice and row size (no
-     * multi_head_min_slice_bytes or multi_head_min_row_bytes): on the 2-core AVX-512 Xeon one head's strided
-     * slices streamed 1.3-1.7x slower than all heads' whole rows, prefetched or not (N_kv = 8, D = 128, G = 1,
-     * S = 8192: 2.48-2.66 -> 1.75-1.81 ms; D = 64 2.85-3.05 -> 1.69-1.73; N_kv = 16, D = 64, the AMD row's
-     * counter-case, 2.88-2.92 -> 1.78-1.80; G = 8 level; twenty-first session). */
-    [IFA_VENDOR_CPU_INTEL] = {IFA_VENDOR_CPU_INTEL, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 0, 0, 4096, 4, 2},
 };
+
+/* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice and row size (no
+ * multi_head_min_slice_bytes or multi_head_min_row_bytes): on the 2-core AVX-512 Xeon one head's strided
+ * slices streamed 1.3-1.7x slower than all heads' whole rows, prefetched or not (N_kv = 8, D = 128, G = 1,
+ * S = 8192: 2.48-2.66 -> 1.75-1.81 ms; D = 64 2.85-3.05 -> 1.69-1.73; N_kv = 16, D = 64, the AMD row's
+ * counter-case, 2.88-2.92 -> 1.78-1.80; G = 8 level; twenty-first session). */
+static ifa_tuning intel_row(void) {
+    ifa_tuning t = table[IFA_VENDOR_CPU];
+    t.vendor = IFA_VENDOR_CPU_INTEL;
+    t.multi_head_min_slice_bytes = 0;
+    t.multi_head_min_row_bytes = 0;
+    return t;
+}
 
 static void apply_env(ifa_tuning *t) {
     const char *env = getenv("IFA_TUNING");
@@ -81,7 +89,9 @@ static void apply_env(ifa_tuning *t) {
 }
 
 ifa_tuning ifa__tuning_for(int32_t vendor) {
-    ifa_tuning t = table[(vendor >= 0 && vendor < IFA_VENDOR_COUNT_) ? vendor : IFA_VENDOR_GENERIC_GPU];
+    ifa_tuning t = vendor == IFA_VENDOR_CPU_INTEL
+                       ? intel_row()
+                       : table[(vendor >= 0 && vendor < IFA_VENDOR_CPU_INTEL) ? vendor : IFA_VENDOR_GENERIC_GPU];
     apply_env(&t);
     return t;
 }
