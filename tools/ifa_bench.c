@@ -29,7 +29,7 @@ static int usage(void) {
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
-            "                 [--lengths L1,L2,..|random[:SEED]]\n"
+            "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -46,6 +46,10 @@ static int usage(void) {
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
             "the op reads. Rows with either option name no peer (the peers' figures are for T = 1 and full lengths).\n"
+            "--block-size P: paged K/V (1 to 512 rows a block): K and V are pools of ceil(S / P) blocks per sequence,\n"
+            "named by a block table in a seeded shuffle (an engine's cache after requests came and went), or in pool\n"
+            "order with --blocks-in-order. KV bytes count the rows read; a peer's figure, if any, is for its contiguous\n"
+            "cache.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -212,6 +216,8 @@ typedef struct options {
     int scales;                /* int8/int4 KV: SCALES_CHANNEL, SCALES_TOKEN or SCALES_KIVI */
     int64_t query_len;         /* query tokens per sequence (S1), causal */
     const char *lengths;       /* --lengths, NULL: every sequence S rows */
+    int64_t block_size;        /* > 0: paged K/V, pools of blocks of this many rows */
+    int blocks_in_order;       /* paged: block_table names the pool's blocks in order, else a seeded shuffle */
 } options;
 
 /* --lengths for a shape of b sequences of at most s rows into out (b values): "random[:SEED]" draws each in
@@ -245,6 +251,27 @@ bad:
     return -1;
 }
 
+/* Paged K/V for a shape of b sequences of cols blocks of p rows: c's block table (b x cols) names every pool
+ * block once, in order or in a seeded shuffle (an engine's cache after requests came and went). Returns 0,
+ * or -1 with a message. */
+static int paged_table(ifa_case *c, int64_t b, int64_t cols, int64_t p, int in_order) {
+    const int64_t n = b * cols;
+    if (n > INT32_MAX || !(c->block_table = malloc(sizeof *c->block_table * (size_t)n))) {
+        fprintf(stderr, "ifa-bench: cannot make a block table of %lld blocks\n", (long long)n);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; ++i) c->block_table[i] = (int32_t)i;
+    ifa_rng r;
+    ifa_rng_seed(&r, 9);
+    for (int64_t i = n - 1; i > 0 && !in_order; --i) {
+        const int64_t j = ifa_rng_int(&r, 0, i);
+        const int32_t t = c->block_table[i];
+        c->block_table[i] = c->block_table[j], c->block_table[j] = t;
+    }
+    c->block_table_cols = cols, c->block_size = p;
+    return 0;
+}
+
 /* --scales: the quantised KV's scale forms. channel: antiquant_mode 0, float16 (2, N_kv, D) with offsets;
  * token: antiquant_mode 2, float32 (2, B, N_kv, S) with offsets; kivi: the separate form, the key's per
  * channel (N_kv, D) float16 and the value's per head and token (B, N_kv, S) float32, both with offsets. */
@@ -271,13 +298,24 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     int64_t qs[4] = {sh->b, bnsd ? sh->n : T, bnsd ? T : sh->n, sh->d};
     int64_t ks[4] = {sh->b, bnsd ? sh->nkv : sh->s, bnsd ? sh->s : sh->nkv, sh->d};
     int64_t qs3[3] = {sh->b, T, sh->n * sh->d}, ks3[3] = {sh->b, sh->s, sh->nkv * sh->d};
-    if (o->lengths) {
-        c.lengths = malloc(sizeof *c.lengths * (size_t)sh->b);
-        c.lengths_count = sh->b;
-        if (!c.lengths || bench_lengths(o->lengths, sh->b, sh->s, c.lengths) != 0) {
+    /* paged: each sequence owns ceil(S / P) blocks of a pool; K/V are the pools (num_blocks, P, ...) */
+    const int64_t P = o->block_size, cols = P > 0 ? (sh->s + P - 1) / P : 0;
+    if (P > 0) {
+        ks[0] = ks3[0] = sh->b * cols;
+        ks[bnsd ? 2 : 1] = ks3[1] = P;
+        if (paged_table(&c, sh->b, cols, P, o->blocks_in_order) != 0) {
             ifa_case_free(&c);
             return -1;
         }
+    }
+    if (o->lengths || P > 0) {
+        c.lengths = malloc(sizeof *c.lengths * (size_t)sh->b);
+        c.lengths_count = sh->b;
+        if (!c.lengths || (o->lengths && bench_lengths(o->lengths, sh->b, sh->s, c.lengths) != 0)) {
+            ifa_case_free(&c);
+            return -1;
+        }
+        for (int64_t i = 0; !o->lengths && i < sh->b; ++i) c.lengths[i] = sh->s; /* paged needs them: all full */
     }
     /* quantised KV: the scale tensors of --scales, each a scale and an offset */
     const int64_t aqs[3] = {2, sh->nkv, sh->d}, ats[4] = {2, sh->b, sh->nkv, sh->s};
@@ -349,15 +387,18 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         rows += (double)ifa__kv_span(L, o->window, T - 1), total_len += (double)L;
     }
     res->mean_len = total_len / (double)sh->b;
-    const double seen = rows / ((double)sh->b * (double)sh->s);
+    /* the rows read out of the logical (B, S) rows (per-token scales) and of the rows K and V hold (a pool's
+     * last block of each sequence may hold rows past S) */
+    const double seen_logical = rows / ((double)sh->b * (double)sh->s);
+    const double seen = P > 0 ? rows / ((double)sh->b * (double)cols * (double)P) : seen_logical;
     /* a value's first D_v columns; none beside the key when the key is the value */
     const double value_part = o->value_is_key ? 0.0 : o->value_dim > 0 ? (double)o->value_dim / (double)sh->d : 1.0;
     /* per-token scales and offsets are read like the rows they scale */
     int64_t token_scale_bytes = 0;
     for (int i = 0; quantised && i < 4; ++i)
         if (qt[i] && qt[i]->dtype == IFA_DTYPE_FLOAT32) token_scale_bytes += (int64_t)qt[i]->bytes;
-    res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part + (double)token_scale_bytes) *
-                              seen) +
+    res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part) * seen +
+                              (double)token_scale_bytes * seen_logical) +
                     (int64_t)(c.key_shared_prefix.bytes + c.value_shared_prefix.bytes);
 
     int rc = -1;
@@ -451,6 +492,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     a.window = o->window;
     a.value_head_dim = o->value_dim;
     a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = c.lengths_count;
+    a.block_table = c.block_table, a.block_table_cols = c.block_table_cols, a.block_size = c.block_size;
     if (o->value_is_key) a.value = &tk;
     ifa_tensor tsk = {bsk, 0, IFA_DTYPE_FLOAT32, 1, {sh->n}};
     if (o->sinks) a.sinks = &tsk;
@@ -563,7 +605,8 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL, 1, NULL};
+    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL, 1, NULL,
+                 0, 0};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -583,6 +626,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(arg, "--alibi") == 0) {
             o.alibi = 1;
+            continue;
+        }
+        if (strcmp(arg, "--blocks-in-order") == 0) {
+            o.blocks_in_order = 1;
             continue;
         }
         if (strcmp(arg, "--value-is-key") == 0) {
@@ -609,6 +656,7 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--value-dim") == 0) o.value_dim = atoll(val);
         else if (strcmp(arg, "--query-len") == 0) o.query_len = atoll(val);
         else if (strcmp(arg, "--lengths") == 0) o.lengths = val;
+        else if (strcmp(arg, "--block-size") == 0) o.block_size = atoll(val);
         else if (strcmp(arg, "--template") == 0) o.template_mode = val;
         else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
         else if (strcmp(arg, "--dtype") == 0) {
@@ -633,7 +681,7 @@ int main(int argc, char **argv) {
     if (!kv_set) o.kv = o.q;
     /* a shared prefix's copied variant lengthens every sequence, which a list of lengths cannot follow */
     if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4 || o.query_len < 1 ||
-        (o.lengths && o.prefix > 0))
+        (o.lengths && o.prefix > 0) || o.block_size < 0 || o.block_size > 512 || (o.blocks_in_order && !o.block_size))
         return usage();
     char err[256];
     if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
@@ -684,6 +732,9 @@ int main(int argc, char **argv) {
                                                                                   : "kivi (keys per channel)");
     if (o.query_len > 1) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", %lld causal query tokens", (long long)o.query_len);
     if (o.lengths) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", lengths %.24s", o.lengths);
+    if (o.block_size > 0)
+        nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", paged in %lld-row blocks%s", (long long)o.block_size,
+                       o.blocks_in_order ? " in order" : " shuffled");
     if (o.value_dim > 0)
         snprintf(extras + nx, sizeof extras - (size_t)nx, ", D_v %lld%s", (long long)o.value_dim,
                  o.value_is_key ? " (value = key)" : "");
