@@ -606,10 +606,11 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.vendor, IFA_VENDOR_CPU_INTEL);
     ck_assert_int_eq(ti.multi_head_min_slice_bytes, 0);
     ck_assert_int_eq(ti.multi_head_min_row_bytes, 0);
+    ck_assert_int_eq(ti.pv_prefetch_paged, 0);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
-    same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes;
+    same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes, same.pv_prefetch_paged = ta.pv_prefetch_paged;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1 */
     p.layout = IFA_LAYOUT_BSND;
@@ -645,8 +646,9 @@ START_TEST(multi_heads_intel_row_and_fill) {
 END_TEST
 
 /* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
- * most 4 with 32 registers and 2 with 16 (AVX2); the shared prefix pass by its own rows; IFA_TUNING moves the
- * limits; the plan check refuses it without the prefetch or outside 0/1. */
+ * most 4 with 32 registers and 2 with 16 (AVX2); with paged KV only on rows that allow it (not Intel's); the
+ * shared prefix pass by its own rows; IFA_TUNING moves the limits; the plan check refuses it without the
+ * prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
     ifa_device_facts avx2 = pocl;
     avx2.native_float_width = 8;
@@ -691,6 +693,22 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
+    /* paged KV, G = 1: the CPU row prefetches, Intel's row only when IFA_TUNING says so */
+    ifa_device_facts intel = pocl;
+    intel.vendor = IFA_VENDOR_CPU_INTEL;
+    p = problem(2, 8, 8, 128, 4096);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1); /* contiguous */
+    p.paged = 1, p.block_size = 16, p.table_cols = 256, p.pool_blocks = 512;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_gt(plan.prefetch_rows, 0); /* the score pass still prefetches */
+    test_tuning_push("pv_prefetch_paged=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.pv_prefetch, 1);
     /* the prefix pass: B x G rows per KV head */
     p = problem(1, 8, 8, 128, 256);
     p.has_prefix = 1, p.prefix_seq = p.prefix_len = 4096;

@@ -223,10 +223,12 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
  * asks for the next chunk's keys, so the memory does not idle between the two passes. Faster where a KV head
  * has few query rows (rows, G x S1): one AVX-512 thread, G = 1, D = 64 1.8-2.2 -> 1.2-1.4 ms, G = 4, D = 128
  * 2.1-2.2 -> 2.0 (nineteenth session); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1
- * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (twentieth session). */
-static int32_t pv_prefetch(const ifa_tuning *t, int32_t prefetch, int64_t rows, int32_t regs) {
+ * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (twentieth session).
+ * With paged KV (paged: the pass reads the pool) only where the row says so: the next chunk's rows lie in
+ * other blocks, and on the Intel Xeon P.V ran 1.10-1.21x slower with the prefetch (twenty-second session). */
+static int32_t pv_prefetch(const ifa_tuning *t, int32_t prefetch, int64_t rows, int32_t regs, int paged) {
     const int64_t most = regs >= 32 ? t->pv_prefetch_rows : t->pv_prefetch_rows_16;
-    return prefetch > 0 && rows <= most;
+    return prefetch > 0 && rows <= most && (!paged || t->pv_prefetch_paged);
 }
 
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {
@@ -422,7 +424,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->vector_registers = regs;
     plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
     plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
-    plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs);
+    plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs, p->paged);
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
@@ -446,7 +448,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
         plan->prefix_pv_rows =
             vw > 1 ? pv_rows(p, prefix_rows < IFA_MAX_TILE_ROWS ? prefix_rows : IFA_MAX_TILE_ROWS, 1, regs) : 0;
         plan->prefix_pv_block = pv_block(vw, &t, plan->prefix_pv_rows, regs);
-        plan->prefix_pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, prefix_rows, regs);
+        plan->prefix_pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, prefix_rows, regs, 0); /* a tensor of its own */
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */
             const int64_t len = p->max_length > 0 ? p->max_length : 1;

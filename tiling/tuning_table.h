@@ -46,6 +46,7 @@ typedef struct ifa_tuning {
     int32_t pv_prefetch_rows;    /* with prefetch_rows, 32 vector registers: P.V also prefetches the next chunk's
                                   * keys where one KV head's query rows (G x S1) are at most this (0: never) */
     int32_t pv_prefetch_rows_16; /* the same with 16 vector registers (AVX2) */
+    int32_t pv_prefetch_paged;   /* 1: P.V's next-chunk prefetch with paged KV too; 0: contiguous KV only */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
