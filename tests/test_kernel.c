@@ -250,6 +250,69 @@ START_TEST(program_cache_keys) {
 }
 END_TEST
 
+/* ifa_buffer_create: on the CPU device a buffer of 2 MiB or more lies over 2 MiB-aligned host memory of its
+ * own (freed with the buffer: the sanitizer run's leak check), which the device reads and writes like any
+ * buffer; a smaller one is a plain buffer; wrong arguments are refused with a message naming them. */
+START_TEST(buffer_create) {
+    ifa_context *ctx = test_ctx();
+    cl_command_queue q = test_queue();
+    cl_mem m = NULL, plain = NULL;
+    const size_t bytes = 3 * 1000 * 1000 + 5; /* not a whole number of huge pages */
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, bytes, &m), IFA_STATUS_OK);
+    ck_assert_ptr_nonnull(m);
+    size_t size = 0;
+    cl_mem_flags flags = 0;
+    void *host = NULL;
+    cl_device_type type = 0;
+    ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL), CL_SUCCESS);
+    ck_assert_uint_eq(size, bytes);
+    ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host, &host, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clGetDeviceInfo(ifa_context_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    if (type & CL_DEVICE_TYPE_CPU) {
+        ck_assert(flags & CL_MEM_USE_HOST_PTR);
+        ck_assert_ptr_nonnull(host);
+        ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20), 0);
+    } else {
+        ck_assert(!(flags & CL_MEM_USE_HOST_PTR));
+    }
+    /* the device copies a pattern through it */
+    unsigned char *in = malloc(bytes), *back = malloc(bytes);
+    ck_assert(in && back);
+    for (size_t i = 0; i < bytes; ++i) in[i] = (unsigned char)(i * 7 + 3), back[i] = 0;
+    cl_int err;
+    plain = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+    ck_assert_ptr_nonnull(plain);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, m, CL_FALSE, 0, bytes, in, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueCopyBuffer(q, m, plain, 0, 0, bytes, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, plain, CL_TRUE, 0, bytes, back, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_mem_eq(in, back, bytes);
+    clReleaseMemObject(plain);
+    clReleaseMemObject(m);
+    free(in);
+    free(back);
+    /* under one huge page: a plain buffer */
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_ONLY, 4096, &m), IFA_STATUS_OK);
+    ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL), CL_SUCCESS);
+    ck_assert(!(flags & CL_MEM_USE_HOST_PTR));
+    ck_assert(flags & CL_MEM_READ_ONLY);
+    clReleaseMemObject(m);
+    /* refused */
+    m = NULL;
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, 0, &m), IFA_STATUS_INVALID_ATTRIBUTE);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "bytes is 0"));
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, 64, &m), IFA_STATUS_INVALID_ATTRIBUTE);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "flags"));
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_USE_HOST_PTR, 64, &m), IFA_STATUS_INVALID_ATTRIBUTE);
+    ck_assert_int_eq(ifa_buffer_create(NULL, CL_MEM_READ_WRITE, 64, &m), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "ctx"));
+    ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, 64, NULL), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "out"));
+    ck_assert_ptr_null(m);
+}
+END_TEST
+
 /* One plan serves many runs on fresh data in the same buffers; the program is built once per variant. */
 START_TEST(plan_reuse_and_program_cache) {
     static const int64_t lens[] = {64, 0, 33};
@@ -549,6 +612,7 @@ Suite *kernel_suite(void) {
     tcase_add_loop_test(t, largest_batch_and_group, 0, 2);
     tcase_add_test(t, many_kv_heads);
     tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
+    tcase_add_test(t, buffer_create);
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, program_cache_keys);
     tcase_add_test(t, two_threads_two_queues_one_context);

@@ -30,6 +30,7 @@ static int usage(void) {
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
             "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
+            "                 [--plain-buffers]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -46,6 +47,8 @@ static int usage(void) {
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
             "the op reads. Rows with either option name no peer (the peers' figures are for T = 1 and full lengths).\n"
+            "--plain-buffers: K/V (and the bandwidth reference) in clCreateBuffer's buffers instead of ifa_buffer_create's\n"
+            "(on a CPU device: 2 MiB-aligned host memory advised for transparent huge pages).\n"
             "--block-size P: paged K/V (1 to 512 rows a block): K and V are pools of ceil(S / P) blocks per sequence,\n"
             "named by a block table in a seeded shuffle (an engine's cache after requests came and went), or in pool\n"
             "order with --blocks-in-order. KV bytes count the rows read; a peer's figure, if any, is for its contiguous\n"
@@ -147,6 +150,31 @@ static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enque
     }
 }
 
+/* The kernel's transparent-huge-page mode (the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled:
+ * always, madvise or never), "unknown" where there is no such file. */
+static const char *thp_mode(char *buf, size_t size) {
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128];
+    if (f && fgets(line, sizeof line, f)) {
+        const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        if (b) snprintf(buf, size, "%.*s", (int)(b - a - 1), a + 1);
+    }
+    if (f) fclose(f);
+    return buf;
+}
+
+/* A buffer for streamed data (K/V, the bandwidth reference's): ifa_buffer_create (huge pages on a CPU
+ * device), or with --plain-buffers clCreateBuffer as most callers make them. NULL on failure. */
+static int plain_buffers;
+static cl_mem stream_buffer(ifa_context *ctx, cl_mem_flags flags, size_t bytes) {
+    cl_mem m = NULL;
+    cl_int err;
+    if (plain_buffers) m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
+    else if (ifa_buffer_create(ctx, flags, bytes, &m) != IFA_STATUS_OK) fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+    return m;
+}
+
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
     const int contig = ifa__vendor_is_cpu(ctx->facts.vendor);
     const size_t cu = (size_t)ctx->facts.compute_units;
@@ -167,7 +195,7 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
         k[v] = clCreateKernel(prog[v], "stream_read", &err);
         if (!k[v]) goto done;
     }
-    x = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
+    x = stream_buffer(ctx, CL_MEM_READ_WRITE, (size_t)bytes);
     out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, most * sizeof(float), NULL, &err);
     if (!x || !out) goto done;
     const float one = 1.0f;
@@ -431,19 +459,19 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     const size_t kb = c.key.bytes;
     cl_mem bq = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.query.bytes, c.query.data, &err);
     cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
-    cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
-    cl_mem bv = o->value_is_key ? bk : clCreateBuffer(cl, CL_MEM_READ_ONLY, kb * (size_t)copies, NULL, &err);
+    cl_mem bk = stream_buffer(ctx, CL_MEM_READ_ONLY, kb * (size_t)copies);
+    cl_mem bv = o->value_is_key ? bk : stream_buffer(ctx, CL_MEM_READ_ONLY, kb * (size_t)copies);
     if (o->value_is_key && bv) clRetainMemObject(bv); /* released once for each name below */
     cl_mem ws = NULL, bkp = NULL, bvp = NULL, bsk = NULL, bal = NULL;
     cl_mem bq4[4] = {NULL, NULL, NULL, NULL}; /* the scale tensors, `copies` copies each (rotated with K/V) */
     const size_t pb = c.key_shared_prefix.bytes;
     if (prefix > 0) {
-        bkp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
-        bvp = clCreateBuffer(cl, CL_MEM_READ_ONLY, pb * (size_t)copies, NULL, &err);
+        bkp = stream_buffer(ctx, CL_MEM_READ_ONLY, pb * (size_t)copies);
+        bvp = stream_buffer(ctx, CL_MEM_READ_ONLY, pb * (size_t)copies);
     }
     int qmissing = 0;
     for (int i = 0; quantised && i < 4; ++i)
-        if (qt[i]) qmissing |= !(bq4[i] = clCreateBuffer(cl, CL_MEM_READ_ONLY, qt[i]->bytes * (size_t)copies, NULL, &err));
+        if (qt[i]) qmissing |= !(bq4[i] = stream_buffer(ctx, CL_MEM_READ_ONLY, qt[i]->bytes * (size_t)copies));
     if (o->sinks)
         bsk = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.sinks.bytes, c.sinks.data, &err);
     if (o->alibi)
@@ -628,6 +656,10 @@ int main(int argc, char **argv) {
             o.alibi = 1;
             continue;
         }
+        if (strcmp(arg, "--plain-buffers") == 0) {
+            plain_buffers = 1;
+            continue;
+        }
         if (strcmp(arg, "--blocks-in-order") == 0) {
             o.blocks_in_order = 1;
             continue;
@@ -723,6 +755,11 @@ int main(int argc, char **argv) {
            "given)\n",
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20),
            pocl_affinity);
+    char thp[32];
+    printf("# K/V and the bandwidth reference in %s; transparent huge pages: %s\n",
+           plain_buffers ? "clCreateBuffer's buffers (--plain-buffers)"
+                         : "ifa_buffer_create's buffers (on a CPU device 2 MiB-aligned host memory advised for huge pages)",
+           thp_mode(thp, sizeof thp));
     char extras[256] = "";
     int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");

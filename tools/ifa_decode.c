@@ -45,7 +45,7 @@ static int usage(void) {
             "                  [--symmetric] [--scaled] [--kivi]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
-            "                  [--draft K] [--rope-offset R]\n"
+            "                  [--draft K] [--rope-offset R] [--plain-buffers]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
@@ -62,13 +62,16 @@ static int usage(void) {
             "--latent DV: one latent cache, the first DV of each row's D values also the value (MLA: --kv-heads 1\n"
             "  --dim 576 --latent 512); appends write the key only.\n"
             "--draft K: speculative decoding, K in [1, 16]: each step a request verifies 1 to K tokens (ragged append\n"
-            "  and query tokens) and accepts 1 to all of them.\n");
+            "  and query tokens) and accepts 1 to all of them.\n"
+            "--plain-buffers: the K/V pools and their per-token scales in clCreateBuffer's buffers instead of\n"
+            "  ifa_buffer_create's (on a CPU device: 2 MiB-aligned host memory advised for transparent huge pages).\n");
     return 2;
 }
 
 typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
     int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks, kivi;
+    int plain_buffers; /* the pools in clCreateBuffer's buffers instead of ifa_buffer_create's */
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
     int64_t latent; /* > 0: value_head_dim over one latent cache */
@@ -206,6 +209,16 @@ static cl_mem make_buffer(driver *dr, size_t bytes) {
     cl_int err;
     cl_mem m = clCreateBuffer(dr->clc, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
     return err == CL_SUCCESS ? m : NULL;
+}
+
+/* The K/V pools and their per-token scales: what the kernels stream (ifa_buffer_create unless
+ * --plain-buffers). NULL on failure, with the message on stderr. */
+static cl_mem pool_buffer(driver *dr, size_t bytes) {
+    if (dr->o.plain_buffers || bytes == 0) return make_buffer(dr, bytes);
+    cl_mem m = NULL;
+    if (ifa_buffer_create(dr->ctx, CL_MEM_READ_WRITE, bytes, &m) != IFA_STATUS_OK)
+        fprintf(stderr, "ifa-decode: %s\n", ifa_last_error());
+    return m;
 }
 
 /* Grows buffer *m to at least bytes. */
@@ -752,6 +765,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--scaled") == 0) o->scaled = 1, used = 0;
         else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
         else if (strcmp(a, "--kivi") == 0) o->kivi = 1, used = 0;
+        else if (strcmp(a, "--plain-buffers") == 0) o->plain_buffers = 1, used = 0;
         else if (!v) return -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
@@ -914,12 +928,12 @@ static int setup(driver *dr) {
     dr->pool_shape.dtype = o->kv_dtype, dr->pool_shape.ndim = pt.ndim;
     memcpy(dr->pool_shape.shape, pt.shape, sizeof pt.shape);
     const int64_t pool_bytes = ifa_tensor_bytes(&pt);
-    dr->kpool = make_buffer(dr, (size_t)pool_bytes);
-    dr->vpool = o->latent ? NULL : make_buffer(dr, (size_t)pool_bytes); /* a latent cache has one pool */
+    dr->kpool = pool_buffer(dr, (size_t)pool_bytes);
+    dr->vpool = o->latent ? NULL : pool_buffer(dr, (size_t)pool_bytes); /* a latent cache has one pool */
     const int64_t ss[4] = {2, nblocks, o->kv_heads, o->block_size};
     memcpy(dr->scale_shape, ss, sizeof ss);
     const size_t sbytes = (size_t)(2 * nblocks * o->kv_heads * o->block_size) * 4;
-    dr->scale = make_buffer(dr, dr->quant ? sbytes : 8), dr->offset = make_buffer(dr, dr->quant ? sbytes : 8);
+    dr->scale = pool_buffer(dr, dr->quant ? sbytes : 8), dr->offset = pool_buffer(dr, dr->quant ? sbytes : 8);
     if (o->kivi && kivi_calibrate(dr) != 0) return fail("calibrating the key scales", IFA_STATUS_OK);
     if (o->sinks) { /* drawn from the run's seed; the same for every step */
         const int64_t n = o->heads;
@@ -1015,6 +1029,8 @@ static void report(driver *dr) {
     printf("tokens generated     %lld (%.1f tokens/s)\n", (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6));
     printf("PoCL workers         POCL_AFFINITY=%s (ifa-decode sets 1, pinned one per core, unless given)\n",
            dr->pocl_affinity);
+    printf("K/V pools            %s\n", dr->o.plain_buffers ? "clCreateBuffer (--plain-buffers)"
+                                                             : "ifa_buffer_create (huge pages advised on a CPU device)");
     if (dr->o.draft > 0 && s->request_steps > 0)
         printf("speculative steps    %.2f tokens per request and step verified, %.2f accepted (%.0f %%)\n",
                (double)s->verified_tokens / (double)s->request_steps, (double)s->tokens / (double)s->request_steps,

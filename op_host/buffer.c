@@ -1,0 +1,59 @@
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <stdlib.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#include "op_host/cl_status.h"
+#include "op_host/context.h"
+
+/* 2 MiB: the size of an x86-64 (and arm64 4K-granule) transparent huge page */
+#define IFA__HUGE_PAGE ((size_t)2 << 20)
+
+static void CL_CALLBACK free_host(cl_mem mem, void *data) {
+    (void)mem;
+    free(data);
+}
+
+ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes, cl_mem *out) {
+    if (!out) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
+    if (bytes == 0) return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE, "bytes is 0; a buffer holds at least one byte");
+    const cl_mem_flags host_ptr = CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR;
+    if (flags & host_ptr)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "flags name where the memory comes from (CL_MEM_USE/COPY/ALLOC_HOST_PTR); ifa_buffer_create "
+                         "chooses that itself");
+    cl_device_type type = 0;
+    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetDeviceInfo", "CL_DEVICE_TYPE of the context's device");
+    /* under one huge page there is nothing to gain, and rounding up would waste the rest of it */
+    if (!(type & CL_DEVICE_TYPE_CPU) || bytes < IFA__HUGE_PAGE || bytes > SIZE_MAX - IFA__HUGE_PAGE) {
+        cl_mem m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
+        if (!m) return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes", bytes);
+        *out = m;
+        return IFA_STATUS_OK;
+    }
+    /* aligned_alloc wants a size that is a multiple of the alignment */
+    const size_t whole = (bytes + IFA__HUGE_PAGE - 1) / IFA__HUGE_PAGE * IFA__HUGE_PAGE;
+    void *host = aligned_alloc(IFA__HUGE_PAGE, whole);
+    if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "%zu bytes of host memory for a CPU device's buffer", whole);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* a hint: where transparent huge pages are off (or the kernel refuses) the pages stay 4 KiB */
+    (void)madvise(host, whole, MADV_HUGEPAGE);
+#endif
+    cl_mem m = clCreateBuffer(ctx->cl_ctx, flags | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+    if (!m) {
+        free(host);
+        return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes of host memory with CL_MEM_USE_HOST_PTR", bytes);
+    }
+    err = clSetMemObjectDestructorCallback(m, free_host, host);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(m); /* without the callback the memory cannot be freed after the runtime's last use */
+        free(host);
+        return ifa__fail_cl(err, "clSetMemObjectDestructorCallback", "the host memory of a %zu-byte buffer", bytes);
+    }
+    *out = m;
+    return IFA_STATUS_OK;
+}
