@@ -3,7 +3,7 @@
 what each open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
-grid, the latent-attention rows and the uneven-length rows. A GPU
+grid, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
 session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
 need without hand arithmetic. Standard library only.
 
@@ -256,6 +256,33 @@ def ragged(d, out):
         out.append("not measured: no h100_ragged_default_*.csv with its h100_ragged_1000000_*.csv")
 
 
+def paged(d, out):
+    """Paged pools against contiguous K/V of the same layout (BNSD's contiguous rows: h100_peers_vl0.csv, part
+    peers), row by row, and against the peer (whose figures are for contiguous K/V)."""
+    out.append("## Paged K/V: the peer's shapes from paged pools (no issue asks)")
+    found = False
+    for layout in ("BNSD", "BSND"):
+        base = read_rows(d, "h100_peers_vl0.csv" if layout == "BNSD" else "h100_paged_BSND_0.csv")
+        for block in (16, 64):
+            rows = read_rows(d, "h100_paged_%s_%d.csv" % (layout, block))
+            if not rows:
+                continue
+            found = True
+            faster = sum(1 for r in rows if num(r, "speedup") > 1)
+            line = "- %s, %d-row blocks: faster than the peer on %d of %d rows, geomean %.2fx" % (
+                layout, block, faster, len(rows), geomean([num(r, "speedup") for r in rows]))
+            if base:
+                by_shape = {shape(r): num(r, "us") for r in base}
+                cost = [(num(r, "us") / by_shape[shape(r)], shape(r)) for r in rows if shape(r) in by_shape]
+                if cost:
+                    worst = max(cost)
+                    line += "; against contiguous %s geomean %.2fx the time, at worst %.2fx (%s)" % (
+                        layout, geomean([c for c, _ in cost]), worst[0], worst[1])
+            out.append(line)
+    if not found:
+        out.append("not measured: no h100_paged_*.csv")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="the folder scripts/gpu-measure wrote")
@@ -266,7 +293,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, issue6, issue3, issue9, grid, mla, ragged):
+    for part in (issue8, issue6, issue3, issue9, grid, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
