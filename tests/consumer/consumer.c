@@ -65,8 +65,15 @@ int main(void) {
     for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) k[i] = frand(&state), v[i] = frand(&state);
     for (size_t i = 0; i < sizeof out / sizeof out[0]; ++i) out[i] = NAN; /* poison: every value must be written */
     cl_mem qm = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof q, q, &err);
-    cl_mem km = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof k, k, &err);
-    cl_mem vm = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof v, v, &err);
+    /* K and V as an engine's cache would be made (docs/api.md; small here, so plain buffers) */
+    cl_mem km = NULL, vm = NULL;
+    if (ifa_buffer_create(ctx, CL_MEM_READ_ONLY, sizeof k, &km) != IFA_STATUS_OK ||
+        ifa_buffer_create(ctx, CL_MEM_READ_ONLY, sizeof v, &vm) != IFA_STATUS_OK ||
+        clEnqueueWriteBuffer(queue, km, CL_TRUE, 0, sizeof k, k, 0, NULL, NULL) != CL_SUCCESS ||
+        clEnqueueWriteBuffer(queue, vm, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: K/V buffers: %s\n", ifa_last_error());
+        return 1;
+    }
     cl_mem om = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof out, out, &err);
     if (!queue || !qm || !km || !vm || !om) {
         fprintf(stderr, "FAIL: OpenCL queue or buffer creation failed (%d)\n", err);
