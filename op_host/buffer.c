@@ -7,6 +7,7 @@
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
+#include "tiling/tuning_table.h"
 
 /* 2 MiB: the size of an x86-64 (and arm64 4K-granule) transparent huge page */
 #define IFA__HUGE_PAGE ((size_t)2 << 20)
@@ -36,8 +37,13 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
         *out = m;
         return IFA_STATUS_OK;
     }
+    /* where the buffer starts past the huge page's boundary: the vendor row's (the kernels' loads interact
+     * with the start's low bits; tiling/tuning_table.c has the measurements) */
+    const int32_t wanted = ifa__tuning_for(ctx->facts.vendor).buffer_offset;
+    const size_t at = wanted > 0 ? ((size_t)wanted % IFA__HUGE_PAGE) / 128 * 128 : 0;
+    if (bytes > SIZE_MAX - IFA__HUGE_PAGE - at) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "%zu bytes", bytes);
     /* aligned_alloc wants a size that is a multiple of the alignment */
-    const size_t whole = (bytes + IFA__HUGE_PAGE - 1) / IFA__HUGE_PAGE * IFA__HUGE_PAGE;
+    const size_t whole = (bytes + at + IFA__HUGE_PAGE - 1) / IFA__HUGE_PAGE * IFA__HUGE_PAGE;
     void *host = aligned_alloc(IFA__HUGE_PAGE, whole);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "%zu bytes of host memory for a CPU device's buffer", whole);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -47,7 +53,7 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
     /* touched now, not while serving: a huge page's first write faults in (and zeroes) 2 MiB, which in the
      * decode loop put 40-50 ms into the prefill appends and 7 ms into a step's p99 */
     memset(host, 0, whole);
-    cl_mem m = clCreateBuffer(ctx->cl_ctx, flags | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+    cl_mem m = clCreateBuffer(ctx->cl_ctx, flags | CL_MEM_USE_HOST_PTR, bytes, (char *)host + at, &err);
     if (!m) {
         free(host);
         return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes of host memory with CL_MEM_USE_HOST_PTR", bytes);

@@ -12,6 +12,7 @@
 #include "templates/blas.h"
 #include "test_util.h"
 #include "tiling/planner.h"
+#include "tiling/tuning_table.h"
 
 typedef struct spec {
     const char *layout;
@@ -250,9 +251,10 @@ START_TEST(program_cache_keys) {
 }
 END_TEST
 
-/* ifa_buffer_create: on the CPU device a buffer of 2 MiB or more lies over 2 MiB-aligned host memory of its
- * own (freed with the buffer: the sanitizer run's leak check), which the device reads and writes like any
- * buffer; a smaller one is a plain buffer; wrong arguments are refused with a message naming them. */
+/* ifa_buffer_create: on the CPU device a buffer of 2 MiB or more lies over host memory of its own, starting
+ * the tuning row's buffer_offset past a 2 MiB boundary (freed with the buffer: the sanitizer run's leak
+ * check), which the device reads and writes like any buffer; a smaller one is a plain buffer; wrong
+ * arguments are refused with a message naming them. */
 START_TEST(buffer_create) {
     ifa_context *ctx = test_ctx();
     cl_command_queue q = test_queue();
@@ -272,7 +274,9 @@ START_TEST(buffer_create) {
     if (type & CL_DEVICE_TYPE_CPU) {
         ck_assert(flags & CL_MEM_USE_HOST_PTR);
         ck_assert_ptr_nonnull(host);
-        ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20), 0);
+        /* the row's start past the 2 MiB boundary (Intel's 640, else 0) */
+        ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20),
+                          (uintptr_t)ifa__tuning_for(ctx->facts.vendor).buffer_offset);
     } else {
         ck_assert(!(flags & CL_MEM_USE_HOST_PTR));
     }
@@ -291,6 +295,15 @@ START_TEST(buffer_create) {
     clReleaseMemObject(m);
     free(in);
     free(back);
+    /* IFA_TUNING moves the start, in whole 128-byte steps */
+    if (type & CL_DEVICE_TYPE_CPU) {
+        test_tuning_push("buffer_offset=1000");
+        ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, bytes, &m), IFA_STATUS_OK);
+        test_tuning_pop();
+        ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host, &host, NULL), CL_SUCCESS);
+        ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20), 896);
+        clReleaseMemObject(m);
+    }
     /* under one huge page: a plain buffer */
     ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_ONLY, 4096, &m), IFA_STATUS_OK);
     ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL), CL_SUCCESS);

@@ -607,10 +607,12 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_min_slice_bytes, 0);
     ck_assert_int_eq(ti.multi_head_min_row_bytes, 0);
     ck_assert_int_eq(ti.pv_prefetch_paged, 0);
+    ck_assert_int_eq(ti.buffer_offset, 640);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
     same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes, same.pv_prefetch_paged = ta.pv_prefetch_paged;
+    same.buffer_offset = ta.buffer_offset;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1 */
     p.layout = IFA_LAYOUT_BSND;

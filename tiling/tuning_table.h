@@ -47,6 +47,8 @@ typedef struct ifa_tuning {
                                   * keys where one KV head's query rows (G x S1) are at most this (0: never) */
     int32_t pv_prefetch_rows_16; /* the same with 16 vector registers (AVX2) */
     int32_t pv_prefetch_paged;   /* 1: P.V's next-chunk prefetch with paged KV too; 0: contiguous KV only */
+    int32_t buffer_offset;       /* ifa_buffer_create on a CPU device: bytes from a 2 MiB boundary to the buffer's
+                                  * start (rounded down to a multiple of 128) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -102,11 +102,13 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
 
 /* Creates a buffer of `bytes` (contents undefined) for a large tensor the kernels stream, a K/V cache or
  * pool above all; the caller releases it with clReleaseMemObject. On a CPU device, from 2 MiB up, it is host
- * memory aligned to 2 MiB (the size rounded up to whole 2 MiB) and, on Linux, advised for transparent huge
- * pages (madvise MADV_HUGEPAGE), written once here so that no page faults in while serving, given to OpenCL
- * with CL_MEM_USE_HOST_PTR and freed when the runtime drops the buffer: PoCL's own buffers come from malloc in 4 KiB pages, whose TLB misses cost 1.1-1.35x on K/V
- * streamed from DRAM (docs/performance.md). Otherwise it is clCreateBuffer(flags, bytes). flags are the access flags (CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, ...);
- * CL_MEM_USE_HOST_PTR, CL_MEM_COPY_HOST_PTR or CL_MEM_ALLOC_HOST_PTR are INVALID_ATTRIBUTE, as is bytes 0. */
+ * memory of whole 2 MiB pages, starting the tuning row's buffer_offset bytes past a 2 MiB boundary (Intel
+ * 640, else 0), on Linux advised for transparent huge pages (madvise MADV_HUGEPAGE), written once here so
+ * that no page faults in while serving, given to OpenCL with CL_MEM_USE_HOST_PTR and freed when the
+ * runtime drops the buffer: PoCL's own buffers come from malloc in 4 KiB pages, and K/V streamed from DRAM
+ * out of them took 1.06-1.41x longer (docs/performance.md). Otherwise it is clCreateBuffer(flags, bytes).
+ * flags are the access flags (CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, ...); CL_MEM_USE_HOST_PTR,
+ * CL_MEM_COPY_HOST_PTR or CL_MEM_ALLOC_HOST_PTR are INVALID_ATTRIBUTE, as is bytes 0. */
 IFA_API ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes, cl_mem *out);
 
 /* ---- plan ------------------------------------------------------------------------------------- */
