@@ -41,7 +41,8 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
      * with the start's low bits; tiling/tuning_table.c has the measurements) */
     const int32_t wanted = ifa__tuning_for(ctx->facts.vendor).buffer_offset;
     const size_t at = wanted > 0 ? ((size_t)wanted % IFA__HUGE_PAGE) / 128 * 128 : 0;
-    if (bytes > SIZE_MAX - IFA__HUGE_PAGE - at) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "%zu bytes", bytes);
+    if (bytes > SIZE_MAX - IFA__HUGE_PAGE - at)
+        return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "bytes = %zu leaves no room to round up to whole 2 MiB pages", bytes);
     /* aligned_alloc wants a size that is a multiple of the alignment */
     const size_t whole = (bytes + at + IFA__HUGE_PAGE - 1) / IFA__HUGE_PAGE * IFA__HUGE_PAGE;
     void *host = aligned_alloc(IFA__HUGE_PAGE, whole);
