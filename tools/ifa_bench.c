@@ -21,6 +21,7 @@
 #include "common/runner.h"
 #include "op_host/context.h"
 #include "tiling/planner.h"
+#include "tiling/tuning_table.h"
 
 static int usage(void) {
     fprintf(stderr,
@@ -48,7 +49,8 @@ static int usage(void) {
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
             "the op reads. Rows with either option name no peer (the peers' figures are for T = 1 and full lengths).\n"
             "--plain-buffers: K/V (and the bandwidth reference) in clCreateBuffer's buffers instead of ifa_buffer_create's\n"
-            "(on a CPU device: 2 MiB-aligned host memory advised for transparent huge pages).\n"
+            "(on a CPU device: whole 2 MiB pages advised for transparent huge pages, starting the tuning row's\n"
+            "buffer_offset past the boundary).\n"
             "--block-size P: paged K/V (1 to 512 rows a block): K and V are pools of ceil(S / P) blocks per sequence,\n"
             "named by a block table in a seeded shuffle (an engine's cache after requests came and went), or in pool\n"
             "order with --blocks-in-order. KV bytes count the rows read; a peer's figure, if any, is for its contiguous\n"
@@ -755,11 +757,13 @@ int main(int argc, char **argv) {
            "given)\n",
            date, ctx->device_name, (int)ctx->facts.compute_units, (long long)(device_cache >> 20), (long long)(llc >> 20),
            pocl_affinity);
-    char thp[32];
+    char thp[32], bufs[160];
+    snprintf(bufs, sizeof bufs,
+             "ifa_buffer_create's buffers (on a CPU device whole 2 MiB pages advised for huge pages, starting %d bytes "
+             "past the boundary)",
+             (int)ifa__tuning_for(ctx->facts.vendor).buffer_offset);
     printf("# K/V and the bandwidth reference in %s; transparent huge pages: %s\n",
-           plain_buffers ? "clCreateBuffer's buffers (--plain-buffers)"
-                         : "ifa_buffer_create's buffers (on a CPU device 2 MiB-aligned host memory advised for huge pages)",
-           thp_mode(thp, sizeof thp));
+           plain_buffers ? "clCreateBuffer's buffers (--plain-buffers)" : bufs, thp_mode(thp, sizeof thp));
     char extras[256] = "";
     int nx = o.window > 0 ? snprintf(extras, sizeof extras, ", window %lld", (long long)o.window) : 0;
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");

@@ -64,7 +64,7 @@ static int usage(void) {
             "--draft K: speculative decoding, K in [1, 16]: each step a request verifies 1 to K tokens (ragged append\n"
             "  and query tokens) and accepts 1 to all of them.\n"
             "--plain-buffers: the K/V pools and their per-token scales in clCreateBuffer's buffers instead of\n"
-            "  ifa_buffer_create's (on a CPU device: 2 MiB-aligned host memory advised for transparent huge pages).\n");
+            "  ifa_buffer_create's (on a CPU device: whole 2 MiB pages advised for transparent huge pages).\n");
     return 2;
 }
 
