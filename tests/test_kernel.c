@@ -326,6 +326,24 @@ START_TEST(buffer_create) {
 }
 END_TEST
 
+/* The op reading K/V from ifa_buffer_create's buffers (2.25 MB each: on the CPU, huge-page memory starting
+ * the row's buffer_offset in) matches the float64 reference, as ifa-bench times them. */
+START_TEST(op_on_buffer_create_kv) {
+    spec p = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 1, 16, 8, 128, 1100, NULL, 0, 1, 913};
+    ifa_case c;
+    ck_assert_int_eq(build_case(&p, p.seed, &c), 0);
+    c.kv_from_buffer_create = 1;
+    ifa_case_result r;
+    ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r) == IFA_STATUS_OK, "run failed: %s",
+                  ifa_last_error());
+    ifa_case_check k;
+    ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+    ck_assert_msg(k.pass, "rel_l2=%.3g (tol %.0e) nonfinite=%lld", k.rel_l2, k.tolerance, (long long)k.nonfinite);
+    ifa_case_result_free(&r);
+    ifa_case_free(&c);
+}
+END_TEST
+
 /* One plan serves many runs on fresh data in the same buffers; the program is built once per variant. */
 START_TEST(plan_reuse_and_program_cache) {
     static const int64_t lens[] = {64, 0, 33};
@@ -626,6 +644,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, many_kv_heads);
     tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
     tcase_add_test(t, buffer_create);
+    tcase_add_test(t, op_on_buffer_create_kv);
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, program_cache_keys);
     tcase_add_test(t, two_threads_two_queues_one_context);

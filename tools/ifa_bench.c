@@ -433,6 +433,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 
     int rc = -1;
     if (o->check) {
+        c.kv_from_buffer_create = !plain_buffers; /* the kind of buffers the runs below read */
         ifa_case_result r;
         ifa_status st = ifa_case_run(ctx, queue, &c, NULL, NULL, &r);
         ifa_case_check chk;

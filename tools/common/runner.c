@@ -203,8 +203,18 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->value_antiquant_offset.data ? &c->value_antiquant_offset : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
-    for (int i = 0; i < IFA_CASE_TENSORS; ++i)
-        if (hosts[i] && !(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) st = IFA_STATUS_OUT_OF_MEMORY;
+    for (int i = 0; i < IFA_CASE_TENSORS; ++i) {
+        if (!hosts[i]) continue;
+        if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
+            /* ifa_buffer_create chooses the memory: the contents go in with a write */
+            st = st != IFA_STATUS_OK ? st : ifa_buffer_create(ctx, CL_MEM_READ_WRITE, hosts[i]->bytes ? hosts[i]->bytes : 1, &bufs[i]);
+            if (st == IFA_STATUS_OK && hosts[i]->bytes &&
+                clEnqueueWriteBuffer(queue, bufs[i], CL_TRUE, 0, hosts[i]->bytes, hosts[i]->data, 0, NULL, NULL) != CL_SUCCESS)
+                st = IFA_STATUS_OPENCL_ERROR;
+        } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {
+            st = IFA_STATUS_OUT_OF_MEMORY;
+        }
+    }
     cl_mem ws = NULL;
     ifa_case_tensors tensors;
     ifa_incre_flash_attention_args a;

@@ -52,6 +52,8 @@ typedef struct ifa_case {
                                        * then holds a copy of key for the host code that reads it */
     int8_t int8_poison;               /* int8 output: the value every element holds before the run (int8 has no
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
+    int kv_from_buffer_create;        /* 1: key and value in ifa_buffer_create's buffers (as ifa-bench times them),
+                                       * else clCreateBuffer's */
 } ifa_case;
 
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
