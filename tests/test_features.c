@@ -116,16 +116,11 @@ static int make_paged(const fspec *p, ifa_case *c) {
     int64_t used = 0;
     for (int64_t b = 0; b < p->b; ++b) used += (len_of(p, b) + bs - 1) / bs;
     const int64_t nblocks = used + 3;
-    int64_t *perm = malloc((size_t)nblocks * sizeof *perm);
-    int32_t *table = malloc((size_t)(p->b * cols) * sizeof *table);
-    if (!perm || !table) return -1;
     ifa_rng rng;
     ifa_rng_seed(&rng, p->seed * 7 + 5);
-    for (int64_t i = 0; i < nblocks; ++i) perm[i] = i;
-    for (int64_t i = nblocks - 1; i > 0; --i) {
-        int64_t j = (int64_t)(ifa_rng_next(&rng) % (uint64_t)(i + 1)), t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
+    int64_t *perm = ifa_rng_permutation(&rng, nblocks);
+    int32_t *table = malloc((size_t)(p->b * cols) * sizeof *table);
+    if (!perm || !table) return -1;
     int64_t next = 0;
     for (int64_t b = 0; b < p->b; ++b)
         for (int64_t i = 0; i < cols; ++i)

@@ -19,6 +19,7 @@
 #include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
+#include "common/stream_buffer.h"
 #include "op_host/context.h"
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
@@ -166,15 +167,10 @@ static const char *thp_mode(char *buf, size_t size) {
     return buf;
 }
 
-/* A buffer for streamed data (K/V, the bandwidth reference's): ifa_buffer_create (huge pages on a CPU
- * device), or with --plain-buffers clCreateBuffer as most callers make them. NULL on failure. */
+/* --plain-buffers: K/V and the bandwidth reference in clCreateBuffer's buffers (ifa_tool_stream_buffer) */
 static int plain_buffers;
 static cl_mem stream_buffer(ifa_context *ctx, cl_mem_flags flags, size_t bytes) {
-    cl_mem m = NULL;
-    cl_int err;
-    if (plain_buffers) m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
-    else if (ifa_buffer_create(ctx, flags, bytes, &m) != IFA_STATUS_OK) fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
-    return m;
+    return ifa_tool_stream_buffer(ctx, flags, bytes, plain_buffers, "ifa-bench");
 }
 
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
@@ -286,18 +282,16 @@ bad:
  * or -1 with a message. */
 static int paged_table(ifa_case *c, int64_t b, int64_t cols, int64_t p, int in_order) {
     const int64_t n = b * cols;
-    if (n > INT32_MAX || !(c->block_table = malloc(sizeof *c->block_table * (size_t)n))) {
+    ifa_rng r;
+    ifa_rng_seed(&r, 9);
+    int64_t *perm = in_order || n > INT32_MAX ? NULL : ifa_rng_permutation(&r, n);
+    if (n > INT32_MAX || (!in_order && !perm) || !(c->block_table = malloc(sizeof *c->block_table * (size_t)n))) {
+        free(perm);
         fprintf(stderr, "ifa-bench: cannot make a block table of %lld blocks\n", (long long)n);
         return -1;
     }
-    for (int64_t i = 0; i < n; ++i) c->block_table[i] = (int32_t)i;
-    ifa_rng r;
-    ifa_rng_seed(&r, 9);
-    for (int64_t i = n - 1; i > 0 && !in_order; --i) {
-        const int64_t j = ifa_rng_int(&r, 0, i);
-        const int32_t t = c->block_table[i];
-        c->block_table[i] = c->block_table[j], c->block_table[j] = t;
-    }
+    for (int64_t i = 0; i < n; ++i) c->block_table[i] = (int32_t)(perm ? perm[i] : i);
+    free(perm);
     c->block_table_cols = cols, c->block_size = p;
     return 0;
 }

@@ -34,6 +34,7 @@
 #include "common/reference.h"
 #include "common/rng.h"
 #include "common/runner.h"
+#include "common/stream_buffer.h"
 #include "op_host/tensor_check.h"
 
 static int usage(void) {
@@ -214,11 +215,7 @@ static cl_mem make_buffer(driver *dr, size_t bytes) {
 /* The K/V pools and their per-token scales: what the kernels stream (ifa_buffer_create unless
  * --plain-buffers). NULL on failure, with the message on stderr. */
 static cl_mem pool_buffer(driver *dr, size_t bytes) {
-    if (dr->o.plain_buffers || bytes == 0) return make_buffer(dr, bytes);
-    cl_mem m = NULL;
-    if (ifa_buffer_create(dr->ctx, CL_MEM_READ_WRITE, bytes, &m) != IFA_STATUS_OK)
-        fprintf(stderr, "ifa-decode: %s\n", ifa_last_error());
-    return m;
+    return ifa_tool_stream_buffer(dr->ctx, CL_MEM_READ_WRITE, bytes, dr->o.plain_buffers, "ifa-decode");
 }
 
 /* Grows buffer *m to at least bytes. */

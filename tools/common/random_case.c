@@ -35,18 +35,6 @@ static cJSON *tensor(draw *g, const int64_t *shape, int nd, const char *dt, doub
     return t;
 }
 
-/* A random permutation of 0 .. n-1 (malloc'd; NULL when out of memory). */
-static int64_t *shuffled(draw *g, int64_t n) {
-    int64_t *perm = malloc((size_t)(n > 0 ? n : 1) * sizeof *perm);
-    if (!perm) return NULL;
-    for (int64_t i = 0; i < n; ++i) perm[i] = i;
-    for (int64_t i = n - 1; i > 0; --i) {
-        const int64_t j = ifa_rng_int(&g->r, 0, i), t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
-    return perm;
-}
-
 /* The layout's shape of `rows` positions of n heads (batch dimension b). */
 static int layout_shape(int layout, int64_t b, int64_t rows, int64_t n, int64_t d, int64_t *sh) {
     if (layout == BSH) return sh[0] = b, sh[1] = rows, sh[2] = n * d, 3;
@@ -184,7 +172,7 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         int64_t used[8], total = 0;
         for (int64_t i = 0; i < b; ++i) total += used[i] = (lens[nlens == 1 ? 0 : i] + bs - 1) / bs;
         pool = total + ifa_rng_int(&g.r, 1, 3);
-        int64_t *perm = shuffled(&g, pool), *row = malloc((size_t)cols * sizeof *row);
+        int64_t *perm = ifa_rng_permutation(&g.r, pool), *row = malloc((size_t)cols * sizeof *row);
         if (!perm || !row) {
             free(perm), free(row), cJSON_Delete(root);
             return -1;
@@ -416,7 +404,7 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         /* each batch owns cap / bs distinct blocks of a shuffled pool with spares; entries past what a batch
          * writes are -1 or wild ids */
         const int64_t cols = cap / bs, pool = b * cols + ifa_rng_int(&g.r, 0, 3);
-        int64_t *perm = shuffled(&g, pool), *row = malloc((size_t)cols * sizeof *row);
+        int64_t *perm = ifa_rng_permutation(&g.r, pool), *row = malloc((size_t)cols * sizeof *row);
         if (!perm || !row) {
             free(perm), free(row), cJSON_Delete(root);
             return -1;

@@ -1,5 +1,7 @@
 #include "common/rng.h"
 
+#include <stdlib.h>
+
 static uint64_t salt;
 
 void ifa_rng_set_salt(uint64_t s) { salt = s; }
@@ -24,4 +26,15 @@ double ifa_rng_uniform(ifa_rng *r, double lo, double hi) {
 int64_t ifa_rng_int(ifa_rng *r, int64_t lo, int64_t hi) {
     uint64_t span = (uint64_t)(hi - lo) + 1;
     return span == 0 ? (int64_t)ifa_rng_next(r) : lo + (int64_t)(ifa_rng_next(r) % span);
+}
+
+int64_t *ifa_rng_permutation(ifa_rng *r, int64_t n) {
+    int64_t *perm = malloc((size_t)(n > 0 ? n : 1) * sizeof *perm);
+    if (!perm) return NULL;
+    for (int64_t i = 0; i < n; ++i) perm[i] = i;
+    for (int64_t i = n - 1; i > 0; --i) {
+        const int64_t j = ifa_rng_int(r, 0, i), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    return perm;
 }

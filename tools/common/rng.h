@@ -20,5 +20,8 @@ uint64_t ifa_rng_next(ifa_rng *r);
 double ifa_rng_uniform(ifa_rng *r, double lo, double hi);
 /* Uniform integer in [lo, hi] (hi >= lo). */
 int64_t ifa_rng_int(ifa_rng *r, int64_t lo, int64_t hi);
+/* A uniform random permutation of 0 .. n-1 (Fisher-Yates, n - 1 draws of ifa_rng_int); malloc'd, NULL when out
+ * of memory. A shuffled block table is a pool's permutation. */
+int64_t *ifa_rng_permutation(ifa_rng *r, int64_t n);
 
 #endif

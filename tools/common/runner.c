@@ -165,6 +165,15 @@ static cl_mem make_buffer(cl_context cl, const ifa_host_tensor *h, int copy, cl_
                           h->bytes ? h->bytes : 1, copy ? h->data : NULL, err);
 }
 
+/* h in a buffer from ifa_buffer_create, which chooses the memory itself: the contents go in with a write. */
+static ifa_status created_buffer(ifa_context *ctx, cl_command_queue queue, const ifa_host_tensor *h, cl_mem *out) {
+    const ifa_status st = ifa_buffer_create(ctx, CL_MEM_READ_WRITE, h->bytes ? h->bytes : 1, out);
+    if (st != IFA_STATUS_OK) return st;
+    if (h->bytes && clEnqueueWriteBuffer(queue, *out, CL_TRUE, 0, h->bytes, h->data, 0, NULL, NULL) != CL_SUCCESS)
+        return IFA_STATUS_OPENCL_ERROR;
+    return IFA_STATUS_OK;
+}
+
 /* Fills a host tensor with NaN so that any element the kernel does not write fails the check. */
 static void poison(ifa_host_tensor *t) {
     int64_t n = ifa_host_tensor_numel(t);
@@ -206,11 +215,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     for (int i = 0; i < IFA_CASE_TENSORS; ++i) {
         if (!hosts[i]) continue;
         if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
-            /* ifa_buffer_create chooses the memory: the contents go in with a write */
-            st = st != IFA_STATUS_OK ? st : ifa_buffer_create(ctx, CL_MEM_READ_WRITE, hosts[i]->bytes ? hosts[i]->bytes : 1, &bufs[i]);
-            if (st == IFA_STATUS_OK && hosts[i]->bytes &&
-                clEnqueueWriteBuffer(queue, bufs[i], CL_TRUE, 0, hosts[i]->bytes, hosts[i]->data, 0, NULL, NULL) != CL_SUCCESS)
-                st = IFA_STATUS_OPENCL_ERROR;
+            if (st == IFA_STATUS_OK) st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
         } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {
             st = IFA_STATUS_OUT_OF_MEMORY;
         }
