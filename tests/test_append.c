@@ -90,16 +90,11 @@ static void cache_init(cache *c, const aspec *p) {
         c->units = p->b * c->cols + 3, c->rows = p->block_size;
         /* each batch owns cols distinct blocks, shuffled over the pool; the last column is wild and never used
          * by the tests that stay below cap - block_size (validation covers what happens beyond) */
-        int64_t *perm = malloc((size_t)c->units * sizeof *perm);
-        c->table = malloc((size_t)(p->b * c->cols) * sizeof *c->table);
-        ck_assert(perm && c->table);
         ifa_rng rng;
         ifa_rng_seed(&rng, p->seed * 5 + 1);
-        for (int64_t i = 0; i < c->units; ++i) perm[i] = i;
-        for (int64_t i = c->units - 1; i > 0; --i) {
-            const int64_t j = ifa_rng_int(&rng, 0, i), t = perm[i];
-            perm[i] = perm[j], perm[j] = t;
-        }
+        int64_t *perm = ifa_rng_permutation(&rng, c->units);
+        c->table = malloc((size_t)(p->b * c->cols) * sizeof *c->table);
+        ck_assert(perm && c->table);
         for (int64_t i = 0; i < p->b * c->cols; ++i) c->table[i] = (int32_t)perm[i];
         free(perm);
     } else {
