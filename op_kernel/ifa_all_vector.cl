@@ -62,7 +62,8 @@
  * MH KV heads per work-group (adjacent heads of BSH/BSND, vector shape, no antiquant or cascade: query head
  * g of the block belongs to its KV head g / G), GSQ = G x SQ, RB_MH rows per register tile with MH > 1;
  * PREFETCH key rows to prefetch ahead (0: none; clang-based compilers, the vector shape), PV_PREFETCH 0/1 (P.V
- * also asks for the next chunk's keys);
+ * also asks for the next chunk's keys), SPREAD_PF 0/1 (with MH > 1: the heads' tiles share out a step's
+ * prefetches);
  * V8 0/1 (8-wide loads); PAGED 0/1; ANTIQUANT, VAQ 0-5 (the key's and the value's ifa_antiquant), AQ_T/VAQ_T
  * scale dtype codes, AQ_OFF/VAQ_OFF 0/1 (ifa_common.cl); QUANT_OUT 0-2, Q2_T, Q2_OFF
  * (int8 output, ifa_common.cl); PREFIX 0/1 (the shared-prefix pass: virtual heads gv = batch * G + head of
@@ -391,6 +392,17 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
         __global const char *a_ = IFA_BYTE_ADDR(p, i);                                                            \
         for (int l_ = 0; l_ < IFA_LR; ++l_) IFA_PREFETCH_LINE(a_ + l_ * 64);                                      \
     } while (0)
+/* SPREAD_PF with all KV heads per work-group (MH > 1) and the four-key-row step: the first register tile of
+ * each head asks for its share of the step's lines (the 4 key rows PREFETCH ahead and the 4 value rows, in
+ * address order, IFA_SLICE_N lines of each) among its own FMAs, instead of the step asking for the whole rows
+ * in one burst before the tiles: at D = 128, N_kv = 8 fp16 that burst was 2 x 128 prefetches and stalled on
+ * the fill buffers for a quarter of the kernel's time (the Xeon, one thread in L3; docs/performance.md,
+ * twenty-third session). The step's last rows of a chunk (fewer than 4) keep the burst. */
+#ifndef SPREAD_PF
+#define SPREAD_PF 0
+#endif
+#define IFA_SLICE_PF (SPREAD_PF && MH > 1 && IFA_KJ > 1)
+#define IFA_SLICE_N ((IFA_KJ * IFA_LR + MH - 1) / MH)
 /* P.V's next-chunk prefetch: register blocks per row block (IFA_NBX) and in all (IFA_PV_NB), and the lines
  * each block asks for per value row (IFA_LK) so that the blocks cover a chunk's rows */
 #define IFA_NBX ((DVV + XB - 1) / XB)
@@ -679,6 +691,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
             /* the block's rows: offsets (kept for P.V), prefetches, per-token antiquant factors */
             ulong ro_j[IFA_KJ];
+#if PREFETCH > 0 && IFA_SLICE_PF
+            /* the key rows PREFETCH ahead (ULONG_MAX: past the end), for the tiles' slice prefetches */
+            ulong pf_j[IFA_KJ];
+            const int slice_pf = j0 + IFA_KJ <= rows;
+#endif
 #if ANTIQUANT >= 3
             float ks_j[IFA_KJ], ko_j[IFA_KJ];
 #endif
@@ -688,7 +705,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     const ulong ro = IFA_ROW_OFF(p);
                     ro_j[jj] = ro;
                     roff[j] = ro;
-#if PREFETCH > 0
+#if PREFETCH > 0 && IFA_SLICE_PF
+                    pf_j[jj] = p + PREFETCH < len ? IFA_ROW_OFF(p + PREFETCH) : ULONG_MAX;
+                    if (!slice_pf) {
+                        if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + pf_j[jj]);
+#if !MAX_PASS
+                        IFA_PREFETCH_ROW(v, v_off + ro);
+#endif
+                    }
+#elif PREFETCH > 0
                     if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
 #if !MAX_PASS
                     IFA_PREFETCH_ROW(v, v_off + ro);
@@ -725,6 +750,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 __local const float *qb = qs + (ro_j[0] >> 63);
                 for (int r0 = 0; r0 < R; r0 += RS) {
                     IFA_RSTOP(r0);
+#if PREFETCH > 0 && IFA_SLICE_PF
+                    if (r0 % GSQ == 0)
+                        _Pragma("unroll") for (int u = 0; u < IFA_SLICE_N; ++u) {
+                            const int t = (r0 / GSQ) * IFA_SLICE_N + u, jj = t / IFA_LR, l = t % IFA_LR;
+                            if (jj < IFA_KJ) {
+                                if (pf_j[jj] != ULONG_MAX) IFA_PREFETCH_LINE(IFA_BYTE_ADDR(k, k_off + pf_j[jj]) + l * 64);
+#if !MAX_PASS
+                                IFA_PREFETCH_LINE(IFA_BYTE_ADDR(v, v_off + ro_j[jj]) + l * 64);
+#endif
+                            }
+                        }
+#endif
                     fv dot[RS][IFA_KJ];
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;

@@ -76,6 +76,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"GSQ", p->num_heads / p->num_kv_heads * p->seq_q},
         {"PREFETCH", plan->prefetch_rows},
         {"PV_PREFETCH", plan->pv_prefetch},
+        {"SPREAD_PF", plan->spread_prefetch},
         {"BATCH_FAST", plan->batch_fast},
         {"V8", plan->vector_loads != 0},
         {"SPLIT", equal_splits},

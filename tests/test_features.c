@@ -1203,6 +1203,33 @@ START_TEST(query_lengths) {
 }
 END_TEST
 
+/* All KV heads per work-group with the prefetches spread over the heads' tiles (spread_prefetch 1) and asked
+ * for row by row (0), whatever the machine's row says: BSND and BSH, G = 1 and 4, D = 64 and 128, lengths
+ * that end steps and chunks part way (the last rows take the row-by-row form), every split mode (global
+ * rowmax's max pass prefetches keys only), paged pools with a shared block. Prefetches are hints: the check
+ * is that the results stay those of the reference and that the plan holds what was asked. */
+START_TEST(spread_prefetch) {
+    static const int64_t lens[] = {301, 7, 0, 130};
+    const int spread = _i % 2, g = (_i / 2) % 2 ? 4 : 1;
+    fspec p = {.layout = (_i / 4) % 2 ? "BSH" : "BSND", .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4,
+               .n = 4 * g, .nkv = 4, .d = _i % 3 ? 64 : 128, .s = 301, .sq = 1, .lens = lens, .nlens = 4,
+               .split = splits[(_i / 2) % 4], .seed = 3200 + (uint64_t)_i};
+    if (_i >= 8) p.block_size = 16, p.share_blocks = 1;
+    test_tuning_push(spread ? "multi_head_min_slice_bytes=0,multi_head_min_row_bytes=0,spread_prefetch=1"
+                            : "multi_head_min_slice_bytes=0,multi_head_min_row_bytes=0,spread_prefetch=0");
+    ifa_case_result r;
+    memset(&r, 0, sizeof r);
+    check(&p, &r);
+    test_tuning_pop();
+    /* (the work-group shape, which ctest's reruns force, holds one KV head and no prefetch) */
+    if (r.out.data && r.plan.vector_width > 1) {
+        ck_assert_int_eq(r.plan.kv_heads_per_group, 4);
+        ck_assert_int_eq(r.plan.spread_prefetch, spread && r.plan.prefetch_rows > 0);
+    }
+    ifa_case_result_free(&r);
+}
+END_TEST
+
 /* actual_seq_lengths_q in the cv template, against all_vector and the reference: plain, split, paged with
  * ALiBi, RoPE with a per-token mask. */
 START_TEST(cv_query_lengths) {
@@ -1376,6 +1403,7 @@ Suite *features_suite(void) {
     tcase_add_loop_test(t, float8_codes_exact, 0, 6);
     tcase_add_loop_test(t, value_head_dim, 0, 21);
     tcase_add_loop_test(t, query_lengths, 0, 23);
+    tcase_add_loop_test(t, spread_prefetch, 0, 16);
     suite_add_tcase(s, t);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");

@@ -608,11 +608,12 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_min_row_bytes, 0);
     ck_assert_int_eq(ti.pv_prefetch_paged, 0);
     ck_assert_int_eq(ti.buffer_offset, 640);
+    ck_assert_int_eq(ti.spread_prefetch, 1);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
     same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes, same.pv_prefetch_paged = ta.pv_prefetch_paged;
-    same.buffer_offset = ta.buffer_offset;
+    same.buffer_offset = ta.buffer_offset, same.spread_prefetch = ta.spread_prefetch;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1 */
     p.layout = IFA_LAYOUT_BSND;
@@ -644,6 +645,55 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
     ck_assert_int_eq(plan.units, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+}
+END_TEST
+
+/* The spread prefetch: all KV heads per work-group with the prefetch, on rows that ask for it (Intel's; the
+ * CPU row's 0 and the GPU rows' prefetch-free kernels keep the row-by-row form); IFA_TUNING sets it either
+ * way; the plan check refuses it outside 0/1, without the prefetch or with one KV head per work-group. */
+START_TEST(spread_prefetch_rule) {
+    ifa_device_facts intel = pocl;
+    intel.vendor = IFA_VENDOR_CPU_INTEL;
+    ifa_problem p = problem(8, 32, 8, 128, 4096);
+    p.layout = IFA_LAYOUT_BSND;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.spread_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.spread_prefetch = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.prefetch_rows = 0, bad.pv_prefetch = 0; /* the spread without the prefetch */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    test_tuning_push("spread_prefetch=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    test_tuning_push("prefetch_rows=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    /* the CPU row (AMD's measurements): not unless IFA_TUNING asks */
+    test_tuning_push("multi_head_min_slice_bytes=0,multi_head_min_row_bytes=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    test_tuning_push("spread_prefetch=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    test_tuning_pop();
+    ck_assert_int_eq(plan.spread_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    /* one KV head per work-group (BNSD): nothing to spread */
+    p.layout = IFA_LAYOUT_BNSD;
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    bad = plan, bad.spread_prefetch = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
 }
 END_TEST
 
@@ -1014,6 +1064,7 @@ int main(void) {
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, pv_prefetch_rule);
+    tcase_add_test(t, spread_prefetch_rule);
     tcase_add_test(t, multi_heads_intel_row_and_fill);
     tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);

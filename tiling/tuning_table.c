@@ -13,12 +13,13 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * rowmax reads K twice), block_cost_rows, balance_milli, vector_width, pv_block, append_work_group_size,
      * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows, append_heads, vector_loads,
      * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
-     * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset.
+     * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
+     * spread_prefetch.
      * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
      * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
      * measurement of docs/performance.md says they beat one element per load. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -33,7 +34,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * chunk's keys where a KV head has at most 4 query rows on AVX-512 (G = 1 and 4 measured faster: 1.9-2.0
      * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0), at most 2 on AVX2 (G = 1 and 2 faster, G = 4 and 8 slower: D = 128,
      * G = 8, BSND all heads 3.0 -> 4.4-4.7 ms; twentieth session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096, 4, 2, 1, 0},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096, 4, 2, 1, 0, 0},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice and row size (no
@@ -47,7 +48,9 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
  * buffers 640 bytes past a 2 MiB boundary: cold BNSD, at 0 bytes D = 128 G = 4 took 1.19-1.27x longer
  * (1,32,8,128,8192 1459-1511 us against 1185-1193; 2,32,8,128,32768 11.8-11.9 ms against 9.5), G = 1 1.14x
  * (1199-1222 against 1053), PoCL's own buffers 1.04-1.29x; the start repeats its effect every 1 KiB; BSND and
- * paged pools within 3 % (twenty-second session). */
+ * paged pools within 3 % (twenty-second session). With all heads per work-group the heads' register tiles
+ * share out a score step's prefetches (spread_prefetch 1): BSND, cold, 8,32,8,128,4096 7.0-7.2 -> 6.0-6.1 ms,
+ * 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). */
 static ifa_tuning intel_row(void) {
     ifa_tuning t = table[IFA_VENDOR_CPU];
     t.vendor = IFA_VENDOR_CPU_INTEL;
@@ -55,6 +58,7 @@ static ifa_tuning intel_row(void) {
     t.multi_head_min_row_bytes = 0;
     t.pv_prefetch_paged = 0;
     t.buffer_offset = 640;
+    t.spread_prefetch = 1;
     return t;
 }
 
@@ -81,7 +85,8 @@ static void apply_env(ifa_tuning *t) {
                 {"multi_head_min_row_bytes", &t->multi_head_min_row_bytes, 0},
                 {"strided_prefetch_bytes", &t->strided_prefetch_bytes, 0},
                 {"pv_prefetch_rows", &t->pv_prefetch_rows, 0}, {"pv_prefetch_rows_16", &t->pv_prefetch_rows_16, 0},
-                {"pv_prefetch_paged", &t->pv_prefetch_paged, 0}, {"buffer_offset", &t->buffer_offset, 0}};
+                {"pv_prefetch_paged", &t->pv_prefetch_paged, 0}, {"buffer_offset", &t->buffer_offset, 0},
+                {"spread_prefetch", &t->spread_prefetch, 0}};
     const char *s = env;
     while (*s) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {

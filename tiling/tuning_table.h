@@ -49,6 +49,9 @@ typedef struct ifa_tuning {
     int32_t pv_prefetch_paged;   /* 1: P.V's next-chunk prefetch with paged KV too; 0: contiguous KV only */
     int32_t buffer_offset;       /* ifa_buffer_create on a CPU device: bytes from a 2 MiB boundary to the buffer's
                                   * start (rounded down to a multiple of 128) */
+    int32_t spread_prefetch;     /* all KV heads per work-group with prefetch_rows: 1 spreads the prefetches of a
+                                  * four-key-row step over the heads' register tiles, 0 asks for the whole rows
+                                  * before the tiles */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 19u
+#define IFA_PLAN_VERSION 20u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -204,6 +204,9 @@ typedef struct ifa_plan {
     int32_t pv_prefetch;        /* all_vector, vector shape with prefetch_rows > 0: 1 where P.V also asks for the next
                                  * chunk's key lines while it reads the chunk's values, 0 not */
     int32_t prefix_pv_prefetch; /* the same for the shared prefix pass */
+    int32_t spread_prefetch;    /* all_vector with kv_heads_per_group > 1 and prefetch_rows > 0: 1 where each KV
+                                 * head's register tiles ask for their share of a four-key-row step's K and V
+                                 * lines, 0 where the step asks for the whole rows first */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
