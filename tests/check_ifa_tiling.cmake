@@ -74,12 +74,12 @@ if(NOT rc EQUAL 0 OR NOT prefetch EQUAL 0 OR NOT loads EQUAL 8)
   message(FATAL_ERROR "h100 with vector_loads=1: expected prefetch_rows 0, vector_loads 8, got ${rc} ${prefetch} ${loads}")
 endif()
 # The tuning row each profile plans with: Intel's takes all KV heads per BSND work-group where the CPU row
-# (AMD's measurements) keeps one head of 256-byte slices in 2 KiB rows.
-foreach(pr "pocl-2;CPU;1" "pocl-2-intel;CPU, Intel;8")
+# (AMD's measurements) keeps one head of 128-byte slices.
+foreach(pr "pocl-2;CPU;1" "pocl-2-intel;CPU, Intel;16")
   list(GET pr 0 name)
   list(GET pr 1 want_row)
   list(GET pr 2 want_heads)
-  execute_process(COMMAND ${TILING} --shape 1,8,8,128,8192 --layout BSND --device-profile ${name} RESULT_VARIABLE rc
+  execute_process(COMMAND ${TILING} --shape 1,16,16,64,8192 --layout BSND --device-profile ${name} RESULT_VARIABLE rc
     OUTPUT_VARIABLE out)
   string(JSON row GET "${out}" device tuning_row)
   string(JSON heads GET "${out}" kv_heads_per_group)

@@ -157,7 +157,8 @@ START_TEST(multi_head_blocks) {
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.kv_heads_per_group, 6);
     ck_assert_int_eq(ifa__tile_rows(&plan), 4); /* divides a head's 12 rows */
-    /* 32 registers: all heads also need a head's slice >= 256 bytes and a position's row >= 4 KiB per tensor */
+    /* 32 registers: all heads also need a head's slice >= 256 bytes (and a position's row of at least the row's
+     * multi_head_min_row_bytes per tensor: 0 in the CPU row, set here through IFA_TUNING) */
     p = problem(1, 16, 16, 64, 4096); /* 128-byte slices */
     p.layout = IFA_LAYOUT_BSND;
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
@@ -188,14 +189,19 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 16);
-    p = problem(1, 64, 8, 128, 4096); /* 2 KiB rows: one head, 16 rows of 256-byte slices ahead */
+    p = problem(1, 64, 8, 128, 4096); /* 256-byte slices, 2 KiB rows: all heads */
     p.layout = IFA_LAYOUT_BSH;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.prefetch_rows, 16);
+    setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1); /* the nineteenth session's minimum: one head */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
+    ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 16); /* 16 rows of 256-byte slices ahead */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    p.kv_dtype = IFA_DTYPE_INT4, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL; /* 64-byte slices: 64 rows */
+    p.kv_dtype = IFA_DTYPE_INT4, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL; /* one head, 64-byte slices: 64 rows */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefetch_rows, 64);
     p.head_dim = p.value_dim = 16; /* 8-byte slices: the reach stops at 128 rows */
@@ -396,14 +402,21 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    /* BSH on 32 registers: one KV head per work-group (2 KiB rows), the 8 blocks fill both cores */
+    /* BSH with one KV head per work-group (the nineteenth session's minimum row of 4 KiB on 32 registers):
+     * the 8 blocks fill both cores */
     p.layout = IFA_LAYOUT_BSH;
+    setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
     ck_assert_int_eq(plan.split_kv, 0);
-    /* on 16 (AVX2): all 8 KV heads (32 query rows) in one work-group, so the KV is split to fill both cores */
+    /* all 8 KV heads (32 query rows) in one work-group (the CPU row, 32 or 16 registers): the KV is split to
+     * fill both cores */
     ifa_device_facts avx2 = pocl;
     avx2.native_float_width = 8;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.heads_per_group, 32);
@@ -594,9 +607,9 @@ static int32_t bsnd_kv_heads(int64_t b, int64_t n, int64_t nkv, int64_t d, int64
     return plan.kv_heads_per_group;
 }
 
-/* Intel's CPU row takes all KV heads per BSH/BSND work-group at every slice and row size (the AMD row
- * needs 256-byte slices and 4 KiB rows on AVX-512), and no row takes all heads where the blocks they make
- * cannot give every compute unit work (a sequence too short to split). */
+/* Intel's CPU row takes all KV heads per BSH/BSND work-group at every slice size (the AMD row needs
+ * 256-byte slices on AVX-512), and no row takes all heads where the blocks they make cannot give every
+ * compute unit work (a sequence too short to split). */
 START_TEST(multi_heads_intel_row_and_fill) {
     ifa_device_facts intel = pocl, avx2 = pocl;
     intel.vendor = IFA_VENDOR_CPU_INTEL, intel.native_float_width = 16, avx2.native_float_width = 8;
@@ -609,26 +622,29 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.pv_prefetch_paged, 0);
     ck_assert_int_eq(ti.buffer_offset, 640);
     ck_assert_int_eq(ti.spread_prefetch, 1);
+    ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
-    same.multi_head_min_row_bytes = ta.multi_head_min_row_bytes, same.pv_prefetch_paged = ta.pv_prefetch_paged;
-    same.buffer_offset = ta.buffer_offset, same.spread_prefetch = ta.spread_prefetch;
+    same.pv_prefetch_paged = ta.pv_prefetch_paged, same.buffer_offset = ta.buffer_offset;
     ck_assert_mem_eq(&same, &ta, sizeof same);
-    ifa_problem p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1 */
+    ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 32); /* 4 KiB of a strided head's slices ahead */
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: no strided distance */
+    p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1: all heads on both rows */
+    p.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.max_splits, 2); /* B = 1: two splits fill the two cores */
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
-    p.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.kv_heads_per_group, 16);
-    ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: no strided distance */
     /* the fill rule: B x (the most splits of split_min_tokens rows) blocks against the compute units */
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &intel), 1); /* one split at most: one block, two cores */
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &avx2), 1);
@@ -648,12 +664,13 @@ START_TEST(multi_heads_intel_row_and_fill) {
 }
 END_TEST
 
-/* The spread prefetch: all KV heads per work-group with the prefetch, on rows that ask for it (Intel's; the
- * CPU row's 0 and the GPU rows' prefetch-free kernels keep the row-by-row form); IFA_TUNING sets it either
- * way; the plan check refuses it outside 0/1, without the prefetch or with one KV head per work-group. */
+/* The spread prefetch: all KV heads per work-group with the prefetch and 32 vector registers, on rows that
+ * ask for it (both CPU rows; the GPU rows' prefetch-free kernels keep the row-by-row form, and so does AVX2,
+ * unmeasured); IFA_TUNING sets it either way; the plan check refuses it outside 0/1, without the prefetch,
+ * with one KV head per work-group or with 16 registers. */
 START_TEST(spread_prefetch_rule) {
-    ifa_device_facts intel = pocl;
-    intel.vendor = IFA_VENDOR_CPU_INTEL;
+    ifa_device_facts intel = pocl, avx2 = pocl;
+    intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
     ifa_problem p = problem(8, 32, 8, 128, 4096);
     p.layout = IFA_LAYOUT_BSND;
     ifa_plan plan;
@@ -675,16 +692,21 @@ START_TEST(spread_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     test_tuning_pop();
     ck_assert_int_eq(plan.spread_prefetch, 0);
-    /* the CPU row (AMD's measurements): not unless IFA_TUNING asks */
-    test_tuning_push("multi_head_min_slice_bytes=0,multi_head_min_row_bytes=0");
+    /* the CPU row (AMD's measurements) alike */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    ck_assert_int_eq(plan.spread_prefetch, 0);
-    test_tuning_push("spread_prefetch=1");
+    ck_assert_int_eq(plan.spread_prefetch, 1);
+    test_tuning_push("spread_prefetch=0");
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     test_tuning_pop();
-    test_tuning_pop();
-    ck_assert_int_eq(plan.spread_prefetch, 1);
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    /* AVX2: all heads (the rows rule alone) but the row-by-row form, asked for or not */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.vector_registers, 16);
+    ck_assert_int_eq(plan.spread_prefetch, 0);
+    bad = plan, bad.spread_prefetch = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     /* one KV head per work-group (BNSD): nothing to spread */

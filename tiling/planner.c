@@ -138,7 +138,9 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t) {
  * multi_head_min_row_bytes: there one head, its slices prefetched far enough ahead (prefetch_rows below), was
  * faster at D = 64 (N_kv = 16, G = 1: 1.65-1.81 against 3.29-3.46 ms) and level or faster at N_kv = 8, D = 128
  * (G = 8: 2.2 against 3.4-3.7), and all heads only won from N_kv = 16 at D = 128 (2.4-2.9 against 3.0-3.2;
- * docs/performance.md, nineteenth session; an AMD Zen 4). The AVX2 VM of the eighteenth session measured all
+ * docs/performance.md, nineteenth session; an AMD Zen 4). Since all heads' tiles share out the score step's
+ * prefetches (spread_prefetch) all heads win at N_kv = 8, D = 128 there too (G = 4, cold, medians: 6.2
+ * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (twenty-fourth session). The AVX2 VM of the eighteenth session measured all
  * heads faster at N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone.
  * Intel's row sets both minimums to 0: there all heads won at every slice and row size measured (its
  * tuning row says by how much). */
@@ -426,9 +428,10 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
     plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs, p->paged);
     /* All KV heads per work-group: each head's tiles ask for their share of the step's K and V lines among
-     * their own FMAs, where the row says so (Intel: D = 128 G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms; twenty-third
-     * session) */
-    plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && t.spread_prefetch != 0;
+     * their own FMAs, where the row says so, with 32 registers (measured on AVX-512 only, Intel and AMD: D = 128
+     * G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms and 8.8 -> 6.2 median; G = 1 on AMD 6 % behind the burst, still ahead
+     * of one head; twenty-third and twenty-fourth sessions) */
+    plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
@@ -570,7 +573,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->prefix_pv_prefetch != 0 && plan->prefix_pv_prefetch != 1) ||
         (plan->prefix_pv_prefetch && (!plan->prefetch_rows || !plan->prefix_slots)) ||
         (plan->spread_prefetch != 0 && plan->spread_prefetch != 1) ||
-        (plan->spread_prefetch && (!plan->prefetch_rows || plan->kv_heads_per_group < 2)) ||
+        (plan->spread_prefetch &&
+         (!plan->prefetch_rows || plan->kv_heads_per_group < 2 || plan->vector_registers < 32)) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
         (int64_t)plan->heads_per_group * plan->head_groups < plan->problem.num_heads / plan->problem.num_kv_heads ||
         plan->workspace_bytes < plan->ws_lengths_offset + plan->ws_lengths_bytes ||

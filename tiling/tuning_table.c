@@ -30,15 +30,18 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * the scores): D = 128, G = 4, S = 8192 2.6-3.5 -> 1.5-2.1 ms; 8 to 64 rows measured alike. A BSH/BSND
      * work-group of one KV head among several prefetches 4 KiB of its head's key slices ahead: D = 64 fp16
      * (32 rows) 2.3 -> 1.7 ms, D = 128 fp16 (16 rows) unchanged; on AVX-512 all heads only where a head's slice is
-     * 256 bytes or more and a position's row 4 KiB or more (nineteenth session). P.V prefetches the next
+     * 256 bytes or more (nineteenth session), at any row size since all heads' tiles share out a score step's
+     * prefetches (spread_prefetch, 32 registers: Zen 4, BSND, cold, medians, 8,32,8,128,4096 one head 9.9 ms,
+     * all heads 8.8, all heads spread 6.2; G = 1 7.7, 5.9, 6.3; 1,16,4,256,4096 one thread 1.74-1.81 -> 1.09;
+     * twenty-fourth session; the Xeon's figures at intel_row). P.V prefetches the next
      * chunk's keys where a KV head has at most 4 query rows on AVX-512 (G = 1 and 4 measured faster: 1.9-2.0
      * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0), at most 2 on AVX2 (G = 1 and 2 faster, G = 4 and 8 slower: D = 128,
      * G = 8, BSND all heads 3.0 -> 4.4-4.7 ms; twentieth session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 4096, 4096, 4, 2, 1, 0, 0},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1},
 };
 
-/* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice and row size (no
- * multi_head_min_slice_bytes or multi_head_min_row_bytes): on the 2-core AVX-512 Xeon one head's strided
+/* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
+ * multi_head_min_slice_bytes; the CPU row has no minimum row either): on the 2-core AVX-512 Xeon one head's strided
  * slices streamed 1.3-1.7x slower than all heads' whole rows, prefetched or not (N_kv = 8, D = 128, G = 1,
  * S = 8192: 2.48-2.66 -> 1.75-1.81 ms; D = 64 2.85-3.05 -> 1.69-1.73; N_kv = 16, D = 64, the AMD row's
  * counter-case, 2.88-2.92 -> 1.78-1.80; G = 8 level; twenty-first session). With paged KV, P.V does not
@@ -48,17 +51,15 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
  * buffers 640 bytes past a 2 MiB boundary: cold BNSD, at 0 bytes D = 128 G = 4 took 1.19-1.27x longer
  * (1,32,8,128,8192 1459-1511 us against 1185-1193; 2,32,8,128,32768 11.8-11.9 ms against 9.5), G = 1 1.14x
  * (1199-1222 against 1053), PoCL's own buffers 1.04-1.29x; the start repeats its effect every 1 KiB; BSND and
- * paged pools within 3 % (twenty-second session). With all heads per work-group the heads' register tiles
- * share out a score step's prefetches (spread_prefetch 1): BSND, cold, 8,32,8,128,4096 7.0-7.2 -> 6.0-6.1 ms,
- * 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). */
+ * paged pools within 3 % (twenty-second session). The spread prefetch of the CPU row (all heads' register
+ * tiles share out a score step's prefetches) was first measured here: BSND, cold, 8,32,8,128,4096 7.0-7.2 ->
+ * 6.0-6.1 ms, 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). */
 static ifa_tuning intel_row(void) {
     ifa_tuning t = table[IFA_VENDOR_CPU];
     t.vendor = IFA_VENDOR_CPU_INTEL;
     t.multi_head_min_slice_bytes = 0;
-    t.multi_head_min_row_bytes = 0;
     t.pv_prefetch_paged = 0;
     t.buffer_offset = 640;
-    t.spread_prefetch = 1;
     return t;
 }
 
