@@ -5,12 +5,18 @@
 #include <sys/mman.h>
 #endif
 
+#include "op_host/buffer.h"
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
 #include "tiling/tuning_table.h"
 
 /* 2 MiB: the size of an x86-64 (and arm64 4K-granule) transparent huge page */
 #define IFA__HUGE_PAGE ((size_t)2 << 20)
+
+size_t ifa__buffer_start(int32_t vendor) {
+    const int32_t wanted = ifa__tuning_for(vendor).buffer_offset;
+    return wanted > 0 ? ((size_t)wanted % IFA__HUGE_PAGE) / 128 * 128 : 0;
+}
 
 static void CL_CALLBACK free_host(cl_mem mem, void *data) {
     (void)mem;
@@ -31,7 +37,7 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
     cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetDeviceInfo", "CL_DEVICE_TYPE of the context's device");
     /* under one huge page there is nothing to gain, and rounding up would waste the rest of it */
-    if (!(type & CL_DEVICE_TYPE_CPU) || bytes < IFA__HUGE_PAGE || bytes > SIZE_MAX - IFA__HUGE_PAGE) {
+    if (!(type & CL_DEVICE_TYPE_CPU) || bytes < IFA__HUGE_PAGE) {
         cl_mem m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
         if (!m) return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes", bytes);
         *out = m;
@@ -39,8 +45,7 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
     }
     /* where the buffer starts past the huge page's boundary: the vendor row's (the kernels' loads interact
      * with the start's low bits; tiling/tuning_table.c has the measurements) */
-    const int32_t wanted = ifa__tuning_for(ctx->facts.vendor).buffer_offset;
-    const size_t at = wanted > 0 ? ((size_t)wanted % IFA__HUGE_PAGE) / 128 * 128 : 0;
+    const size_t at = ifa__buffer_start(ctx->facts.vendor);
     if (bytes > SIZE_MAX - IFA__HUGE_PAGE - at)
         return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "bytes = %zu leaves no room to round up to whole 2 MiB pages", bytes);
     /* aligned_alloc wants a size that is a multiple of the alignment */

@@ -8,6 +8,7 @@
 #include <threads.h>
 
 #include "common/runner.h"
+#include "op_host/buffer.h"
 #include "op_host/context.h"
 #include "templates/blas.h"
 #include "test_util.h"
@@ -277,6 +278,7 @@ START_TEST(buffer_create) {
         /* the row's start past the 2 MiB boundary (Intel's 640, else 0) */
         ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20),
                           (uintptr_t)ifa__tuning_for(ctx->facts.vendor).buffer_offset);
+        ck_assert_uint_eq(ifa__buffer_start(ctx->facts.vendor), (size_t)ifa__tuning_for(ctx->facts.vendor).buffer_offset);
     } else {
         ck_assert(!(flags & CL_MEM_USE_HOST_PTR));
     }
@@ -298,6 +300,7 @@ START_TEST(buffer_create) {
     /* IFA_TUNING moves the start, in whole 128-byte steps */
     if (type & CL_DEVICE_TYPE_CPU) {
         test_tuning_push("buffer_offset=1000");
+        ck_assert_uint_eq(ifa__buffer_start(ctx->facts.vendor), 896);
         ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, bytes, &m), IFA_STATUS_OK);
         test_tuning_pop();
         ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host, &host, NULL), CL_SUCCESS);
@@ -322,6 +325,15 @@ START_TEST(buffer_create) {
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "ctx"));
     ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_WRITE, 64, NULL), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "out"));
+    ck_assert_ptr_null(m);
+    /* a size with no room for whole pages: refused on the CPU before any allocation (elsewhere the runtime's
+     * own refusal) */
+    const ifa_status huge = ifa_buffer_create(ctx, CL_MEM_READ_WRITE, SIZE_MAX - 4096, &m);
+    ck_assert_int_ne(huge, IFA_STATUS_OK);
+    if (type & CL_DEVICE_TYPE_CPU) {
+        ck_assert_int_eq(huge, IFA_STATUS_OUT_OF_MEMORY);
+        ck_assert_ptr_nonnull(strstr(ifa_last_error(), "whole 2 MiB pages"));
+    }
     ck_assert_ptr_null(m);
 }
 END_TEST

@@ -20,6 +20,7 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "common/stream_buffer.h"
+#include "op_host/buffer.h"
 #include "op_host/context.h"
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
@@ -754,9 +755,9 @@ int main(int argc, char **argv) {
            pocl_affinity);
     char thp[32], bufs[160];
     snprintf(bufs, sizeof bufs,
-             "ifa_buffer_create's buffers (on a CPU device whole 2 MiB pages advised for huge pages, starting %d bytes "
+             "ifa_buffer_create's buffers (on a CPU device whole 2 MiB pages advised for huge pages, starting %zu bytes "
              "past the boundary)",
-             (int)ifa__tuning_for(ctx->facts.vendor).buffer_offset);
+             ifa__buffer_start(ctx->facts.vendor));
     printf("# K/V and the bandwidth reference in %s; transparent huge pages: %s\n",
            plain_buffers ? "clCreateBuffer's buffers (--plain-buffers)" : bufs, thp_mode(thp, sizeof thp));
     char extras[256] = "";
