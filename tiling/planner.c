@@ -429,8 +429,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs, p->paged);
     /* All KV heads per work-group: each head's tiles ask for their share of the step's K and V lines among
      * their own FMAs, where the row says so, with 32 registers (measured on AVX-512 only, Intel and AMD: D = 128
-     * G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms and 8.8 -> 6.2 median; G = 1 on AMD 6 % behind the burst, still ahead
-     * of one head; twenty-third and twenty-fourth sessions) */
+     * G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms and 8.8 -> 6.2 median; G = 1 cold on AMD within the noise of the
+     * burst, ahead of it in cache; twenty-third and twenty-fourth sessions) */
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, &t, budget, plan);
