@@ -142,7 +142,7 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t) {
  * prefetches (spread_prefetch) all heads win at N_kv = 8, D = 128 there too (G = 4, cold, medians: 6.2
  * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (twenty-fourth session). The AVX2 VM of the eighteenth session measured all
  * heads faster at N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone.
- * Intel's row sets both minimums to 0: there all heads won at every slice and row size measured (its
+ * Intel's row sets the minimum slice to 0 too: there all heads won at every slice and row size measured (its
  * tuning row says by how much). */
 static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int32_t vw,
                            int32_t regs, int32_t chunk, int64_t budget) {
