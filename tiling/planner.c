@@ -140,8 +140,9 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t) {
  * (G = 8: 2.2 against 3.4-3.7), and all heads only won from N_kv = 16 at D = 128 (2.4-2.9 against 3.0-3.2;
  * docs/performance.md, nineteenth session; an AMD Zen 4). Since all heads' tiles share out the score step's
  * prefetches (spread_prefetch) all heads win at N_kv = 8, D = 128 there too (G = 4, cold, medians: 6.2
- * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (twenty-fourth session). The AVX2 VM of the eighteenth session measured all
- * heads faster at N_kv = 8, D = 128, G = 8 (3.0 against 3.6-4.9 ms), so 16 registers keep the rows rule alone.
+ * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (twenty-fourth session). The
+ * AVX2 VM of the eighteenth session measured all heads faster at N_kv = 8, D = 128, G = 8 (3.0 against
+ * 3.6-4.9 ms), so 16 registers keep the rows rule alone.
  * Intel's row sets the minimum slice to 0 too: there all heads won at every slice and row size measured (its
  * tuning row says by how much). */
 static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int32_t vw,
