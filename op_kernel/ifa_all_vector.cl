@@ -705,19 +705,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     const ulong ro = IFA_ROW_OFF(p);
                     ro_j[jj] = ro;
                     roff[j] = ro;
-#if PREFETCH > 0 && IFA_SLICE_PF
+#if PREFETCH > 0
+#if IFA_SLICE_PF
                     pf_j[jj] = p + PREFETCH < len ? IFA_ROW_OFF(p + PREFETCH) : ULONG_MAX;
-                    if (!slice_pf) {
-                        if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + pf_j[jj]);
+                    if (!slice_pf) /* a chunk's last rows: the whole rows, as without the spread */
+#endif
+                    {
+                        if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
 #if !MAX_PASS
                         IFA_PREFETCH_ROW(v, v_off + ro);
 #endif
                     }
-#elif PREFETCH > 0
-                    if (p + PREFETCH < len) IFA_PREFETCH_ROW(k, k_off + IFA_ROW_OFF(p + PREFETCH));
-#if !MAX_PASS
-                    IFA_PREFETCH_ROW(v, v_off + ro);
-#endif
 #endif
 #if ANTIQUANT >= 3
                     const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0);
