@@ -537,6 +537,41 @@ START_TEST(tuning_env_override) {
 }
 END_TEST
 
+/* IFA_TUNING's parser as ifa-bench's --variant uses it: the good entries apply in order (later ones win),
+ * each bad one (unknown key, no '=', a value that is not all digits, out of range) is skipped, and the first bad
+ * one is named. */
+START_TEST(tuning_apply_reports_bad_entries) {
+    ifa_tuning t = ifa__tuning_for(IFA_VENDOR_CPU);
+    const ifa_tuning row = t;
+    char err[200] = "";
+    ck_assert_int_eq(ifa__tuning_apply(&t, "chunk_rows=32,prefetch_rows=0,chunk_rows=48,", err, sizeof err), 0);
+    ck_assert_int_eq(t.chunk_rows, 48);
+    ck_assert_int_eq(t.prefetch_rows, 0);
+    ck_assert_str_eq(err, "");
+    ck_assert_int_eq(ifa__tuning_apply(&t, "", err, sizeof err), 0);
+    t = row;
+    ck_assert_int_eq(ifa__tuning_apply(&t, "chunk_row=8,pv_block=2,bogus", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "\"chunk_row=8\""));
+    ck_assert_int_eq(t.chunk_rows, row.chunk_rows);
+    ck_assert_int_eq(t.pv_block, 2); /* after the bad entry */
+    const char *bad[] = {"chunk_rows=0", "chunk_rows=12x", "chunk_rows=", "chunk_rows=2000000", "prefetch_rows=-1", "=4"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        t = row;
+        err[0] = 0;
+        ck_assert_int_eq(ifa__tuning_apply(&t, bad[i], err, sizeof err), -1);
+        ck_assert_int_eq(t.chunk_rows, row.chunk_rows);
+        ck_assert_int_eq(t.prefetch_rows, row.prefetch_rows);
+        ck_assert_msg(err[0] != 0, "%s: no message", bad[i]);
+    }
+    ck_assert_ptr_nonnull(strstr(err, "\"=4\""));
+    t = row;
+    ck_assert_int_eq(ifa__tuning_apply(&t, "chunk_rows=0", err, sizeof err), -1);
+    ck_assert_str_eq(err, "tuning key chunk_rows takes an integer in [1, 1048576], not \"0\"");
+    ck_assert_int_eq(ifa__tuning_apply(&t, "spread_prefetch=0", NULL, 0), 0);
+    ck_assert_int_eq(t.spread_prefetch, 0);
+}
+END_TEST
+
 /* 8-wide loads: only in the work-group shape when the tuning row asks, with every (query row, 8 columns)
  * slice of P.V in the work-group, D a multiple of 8 and no int4; their accumulator slices are in the local
  * memory count; the plan check refuses them anywhere else. */
@@ -1084,6 +1119,7 @@ int main(void) {
     tcase_add_test(t, plan_work_group_within_device);
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
+    tcase_add_test(t, tuning_apply_reports_bad_entries);
     tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, pv_prefetch_rule);
     tcase_add_test(t, spread_prefetch_rule);

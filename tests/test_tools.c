@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bench_variants.h"
 #include "common/block_pool.h"
 #include "common/case.h"
 #include "common/half.h"
@@ -494,6 +495,55 @@ END_TEST
 
 /* The timing tools pin PoCL's workers unless the caller chose: an unset POCL_AFFINITY becomes 1, a given
  * value (0 included) stands and is what the tool reports. */
+/* ifa-bench's --variant: the spec's layout and entries, refusals by rule, IFA_TUNING built on the environment's,
+ * and the per-round statistics against the first variant. */
+START_TEST(bench_variants_parse_apply_and_count) {
+    ifa_bench_variant v;
+    char err[320];
+    ck_assert_int_eq(ifa_bench_variant_parse("BSND:prefetch_rows=4,chunk_rows=32", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.layout, "BSND");
+    ck_assert_str_eq(v.tuning, "prefetch_rows=4,chunk_rows=32");
+    ck_assert_int_eq(ifa_bench_variant_parse("default", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.layout, "");
+    ck_assert_str_eq(v.tuning, "");
+    ck_assert_int_eq(ifa_bench_variant_parse("BNSD:", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.layout, "BNSD");
+    ck_assert_int_eq(ifa_bench_variant_parse("BND:chunk_rows=32", &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "BSH, BSND or BNSD"));
+    ck_assert_int_eq(ifa_bench_variant_parse("BSH:chunk_rows=0", &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "chunk_rows takes an integer in [1, 1048576]"));
+    ck_assert_int_eq(ifa_bench_variant_parse("prefetch_row=4", &v, err, sizeof err), -1);
+
+    ck_assert_int_eq(ifa_bench_variant_parse("BSND:pv_block=2", &v, err, sizeof err), 0);
+    ck_assert_int_eq(ifa_bench_variant_apply("chunk_rows=16", &v), 0);
+    ck_assert_str_eq(getenv("IFA_TUNING"), "chunk_rows=16,pv_block=2");
+    ck_assert_int_eq(ifa_bench_variant_apply(NULL, &v), 0);
+    ck_assert_str_eq(getenv("IFA_TUNING"), "pv_block=2");
+    ck_assert_int_eq(ifa_bench_variant_parse("", &v, err, sizeof err), 0);
+    ck_assert_int_eq(ifa_bench_variant_apply("chunk_rows=16", &v), 0);
+    ck_assert_str_eq(getenv("IFA_TUNING"), "chunk_rows=16");
+    ck_assert_int_eq(ifa_bench_variant_apply("", &v), 0);
+    ck_assert_ptr_null(getenv("IFA_TUNING"));
+
+    /* 4 rounds x 3 variants: the second is faster in 3 rounds, the third slower in all */
+    const double us[] = {100, 90, 120, 110, 99, 130, 90, 95, 100, 100, 80, 150};
+    ifa_bench_variant_stats st;
+    ifa_bench_variant_stats_of(us, 4, 3, 0, &st);
+    ck_assert_double_eq_tol(st.median_us, 100, 1e-12);
+    ck_assert_double_eq_tol(st.vs_first, 1, 1e-12);
+    ck_assert_int_eq(st.wins, 0);
+    ifa_bench_variant_stats_of(us, 4, 3, 1, &st);
+    ck_assert_double_eq_tol(st.median_us, 92.5, 1e-12);
+    ck_assert_double_eq_tol(st.low_us, 80, 1e-12);
+    ck_assert_double_eq_tol(st.high_us, 99, 1e-12);
+    ck_assert_double_eq_tol(st.vs_first, 0.5 * (0.9 + 0.9), 1e-12); /* ratios 0.9, 0.9, 1.0556, 0.8 */
+    ck_assert_int_eq(st.wins, 3);
+    ifa_bench_variant_stats_of(us, 4, 3, 2, &st);
+    ck_assert_double_eq_tol(st.vs_first, 0.5 * (120.0 / 100 + 130.0 / 110), 1e-12); /* 1.2, 1.18, 1.11, 1.5 */
+    ck_assert_int_eq(st.wins, 0);
+}
+END_TEST
+
 START_TEST(pin_sets_affinity_unless_given) {
     const char *before = getenv("POCL_AFFINITY");
     char saved[64] = "";
@@ -525,6 +575,7 @@ int main(void) {
     tcase_add_test(t, poison_unread_marks_the_unread_rows);
     tcase_add_test(t, latent_value_cases);
     tcase_add_test(t, pin_sets_affinity_unless_given);
+    tcase_add_test(t, bench_variants_parse_apply_and_count);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

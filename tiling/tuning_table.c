@@ -1,6 +1,7 @@
 /* The tuning table. Each number here was chosen by measurement; docs/tiling.md says which. */
 #include "tiling/tuning_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,9 +65,8 @@ static ifa_tuning intel_row(void) {
     return t;
 }
 
-static void apply_env(ifa_tuning *t) {
-    const char *env = getenv("IFA_TUNING");
-    if (!env) return;
+int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) {
+    int bad = 0;
     const struct {
         const char *key;
         int32_t *field;
@@ -89,20 +89,36 @@ static void apply_env(ifa_tuning *t) {
                 {"pv_prefetch_rows", &t->pv_prefetch_rows, 0}, {"pv_prefetch_rows_16", &t->pv_prefetch_rows_16, 0},
                 {"pv_prefetch_paged", &t->pv_prefetch_paged, 0}, {"buffer_offset", &t->buffer_offset, 0},
                 {"spread_prefetch", &t->spread_prefetch, 0}};
-    const char *s = env;
-    while (*s) {
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
-            size_t n = strlen(keys[i].key);
-            if (strncmp(s, keys[i].key, n) == 0 && s[n] == '=') {
-                char *end;
-                long v = strtol(s + n + 1, &end, 10);
-                if (end != s + n + 1 && v >= keys[i].min && v <= (1L << 20)) *keys[i].field = (int32_t)v;
+    while (s && *s) {
+        const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s);
+        const char *eq = memchr(s, '=', (size_t)(stop - s));
+        size_t i = 0, n = eq ? (size_t)(eq - s) : 0;
+        while (i < sizeof keys / sizeof keys[0] && !(n == strlen(keys[i].key) && strncmp(s, keys[i].key, n) == 0)) ++i;
+        if (stop > s) {
+            char *end = NULL;
+            const long v = eq ? strtol(eq + 1, &end, 10) : 0;
+            if (i < sizeof keys / sizeof keys[0] && end == stop && end != eq + 1 && v >= keys[i].min && v <= (1L << 20)) {
+                *keys[i].field = (int32_t)v;
+            } else if (!bad++ && err && err_size) {
+                /* the first bad entry only: the ones after it still apply */
+                if (i < sizeof keys / sizeof keys[0])
+                    snprintf(err, err_size, "tuning key %s takes an integer in [%ld, %ld], not \"%.*s\"", keys[i].key,
+                             keys[i].min, 1L << 20, (int)(stop - (eq + 1)), eq + 1);
+                else
+                    snprintf(err, err_size, "\"%.*s\" is not key=value with a key of the tuning row (tiling/tuning_table.h)",
+                             (int)(stop - s), s);
             }
         }
-        const char *comma = strchr(s, ',');
-        if (!comma) break;
-        s = comma + 1;
+        s = comma ? comma + 1 : stop;
     }
+    return bad ? -1 : 0;
+}
+
+/* IFA_TUNING: entries that are not a known key with a value in range are skipped (the planner has no channel for
+ * a warning; ifa-bench's --variant checks its own with ifa__tuning_apply) */
+static void apply_env(ifa_tuning *t) {
+    const char *env = getenv("IFA_TUNING");
+    if (env) (void)ifa__tuning_apply(t, env, NULL, 0);
 }
 
 ifa_tuning ifa__tuning_for(int32_t vendor) {

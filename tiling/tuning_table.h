@@ -2,6 +2,7 @@
 #ifndef IFA_TILING_TUNING_TABLE_H
 #define IFA_TILING_TUNING_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ifa_tuning {
@@ -58,5 +59,11 @@ typedef struct ifa_tuning {
  * variable applied on top for experiments: "work_group_size=64,chunk_rows=128" (unknown keys and bad values
  * are ignored, so a typo cannot break a run; ifa-tiling shows the plan the row gives). */
 ifa_tuning ifa__tuning_for(int32_t vendor);
+
+/* Sets t's fields from s, IFA_TUNING's form ("chunk_rows=32,prefetch_rows=0": the field names above, decimal
+ * integers; later entries win). Each entry that names no field, or whose value is not an integer in the field's
+ * range (0 only where 0 means off, at most 2^20), is skipped and the others still apply. Returns 0, or -1 when an
+ * entry was skipped, with the first such entry and its rule in err (when err_size > 0). */
+int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/bench_shapes.h"
+#include "common/bench_variants.h"
 #include "common/pin.h"
 #include "common/reference.h"
 #include "common/rng.h"
@@ -33,7 +34,7 @@ static int usage(void) {
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
             "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
-            "                 [--plain-buffers]\n"
+            "                 [--plain-buffers] [--variant SPEC --variant SPEC ... [--rounds 5]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -57,6 +58,10 @@ static int usage(void) {
             "named by a block table in a seeded shuffle (an engine's cache after requests came and went), or in pool\n"
             "order with --blocks-in-order. KV bytes count the rows read; a peer's figure, if any, is for its contiguous\n"
             "cache.\n"
+            "--variant SPEC (up to 8): each shape runs in each variant, in --rounds alternating rounds (a noisy machine's\n"
+            "drift falls on all of them); SPEC is [BSH:|BSND:|BNSD:] then IFA_TUNING entries added after the environment's\n"
+            "(\"BSND:prefetch_rows=4\", \"BNSD:\", \"default\"). A row per variant: the median, lowest and highest of its\n"
+            "rounds, and against the first variant the median per-round ratio (vs_first) and the rounds it was faster.\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -245,6 +250,8 @@ typedef struct options {
     const char *lengths;       /* --lengths, NULL: every sequence S rows */
     int64_t block_size;        /* > 0: paged K/V, pools of blocks of this many rows */
     int blocks_in_order;       /* paged: block_table names the pool's blocks in order, else a seeded shuffle */
+    ifa_bench_variant variants[IFA_BENCH_MAX_VARIANTS]; /* --variant, in the order given */
+    int nvariants, rounds;                              /* --rounds: alternating rounds of the variants */
 } options;
 
 /* --lengths for a shape of b sequences of at most s rows into out (b values): "random[:SEED]" draws each in
@@ -625,14 +632,58 @@ static int compare_templates(ifa_context *ctx, cl_command_queue queue, const ifa
     return chosen == winner;
 }
 
+/* --variant: the variants of sh in o->rounds rounds, each round running every variant once (starting one later
+ * each round, so that none always follows the same one); the reference check in the first round only. Prints
+ * (and writes to csv) a row per variant; returns the number of failed runs or checks. */
+static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
+                            ifa_dtype kv, int64_t llc, double bw, const char *base_tuning, FILE *csv) {
+    const int nv = o->nvariants;
+    double us[64 * IFA_BENCH_MAX_VARIANTS];
+    row_result first[IFA_BENCH_MAX_VARIANTS];
+    int failures = 0;
+    for (int round = 0; round < o->rounds; ++round)
+        for (int k = 0; k < nv; ++k) {
+            const int i = (round + k) % nv;
+            options ov = *o;
+            if (o->variants[i].layout[0]) ov.layout = o->variants[i].layout;
+            ov.check = o->check && round == 0;
+            row_result r;
+            if (ifa_bench_variant_apply(base_tuning, &o->variants[i]) != 0 ||
+                bench_shape(ctx, queue, sh, &ov, kv, 0, llc, &r) != 0) {
+                ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""});
+                return failures + 1;
+            }
+            us[round * nv + i] = r.us;
+            if (round == 0) first[i] = r, failures += r.pass == 0;
+        }
+    ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""});
+    for (int i = 0; i < nv; ++i) {
+        ifa_bench_variant_stats st;
+        ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);
+        const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
+        char line[640];
+        snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s",
+                 (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
+                 ifa_dtype_name(kv), (double)first[i].kv_bytes / 1e6, i + 1,
+                 o->variants[i].layout[0] ? o->variants[i].layout : o->layout,
+                 o->variants[i].tuning[0] ? o->variants[i].tuning : "default", st.median_us, st.low_us, st.high_us, gbps,
+                 100.0 * gbps / bw, st.vs_first, st.wins, o->rounds, (unsigned long long)first[i].plan.tiling_key,
+                 first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL");
+        printf("%s\n", line);
+        if (csv) fprintf(csv, "%s\n", line);
+    }
+    fflush(stdout);
+    return failures;
+}
+
 static const char *split_name(int s) {
     static const char *const names[] = {"none", "partial", "global", "balanced"};
     return s >= 0 && s < 4 ? names[s] : "?";
 }
 
 int main(int argc, char **argv) {
-    options o = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 3, 20, 0, 1, 0, NULL, 0, 0, 0, 0, 0, 0, SCALES_CHANNEL, 1, NULL,
-                 0, 0};
+    options o = {.layout = "BNSD", .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .warmup = 3, .runs = 20, .check = 1,
+                 .scales = SCALES_CHANNEL, .query_len = 1, .rounds = 5};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
     ifa_bench_shape *shapes = NULL;
     int nshapes = 0, kv_set = 0;
@@ -668,7 +719,14 @@ int main(int argc, char **argv) {
         }
         if (!val) return usage();
         ++i;
-        if (strcmp(arg, "--shapes") == 0) shapes_file = val;
+        if (strcmp(arg, "--variant") == 0) {
+            char why[320];
+            if (o.nvariants == IFA_BENCH_MAX_VARIANTS || ifa_bench_variant_parse(val, &o.variants[o.nvariants++], why, sizeof why) != 0) {
+                fprintf(stderr, "ifa-bench: %s\n", o.nvariants == IFA_BENCH_MAX_VARIANTS ? "at most 8 variants" : why);
+                return 2;
+            }
+        } else if (strcmp(arg, "--rounds") == 0) o.rounds = atoi(val);
+        else if (strcmp(arg, "--shapes") == 0) shapes_file = val;
         else if (strcmp(arg, "--scales") == 0) {
             if (strcmp(val, "channel") == 0) o.scales = SCALES_CHANNEL;
             else if (strcmp(val, "token") == 0) o.scales = SCALES_TOKEN;
@@ -711,8 +769,12 @@ int main(int argc, char **argv) {
     if (!kv_set) o.kv = o.q;
     /* a shared prefix's copied variant lengthens every sequence, which a list of lengths cannot follow */
     if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4 || o.query_len < 1 ||
-        (o.lengths && o.prefix > 0) || o.block_size < 0 || o.block_size > 512 || (o.blocks_in_order && !o.block_size))
+        (o.lengths && o.prefix > 0) || o.block_size < 0 || o.block_size > 512 || (o.blocks_in_order && !o.block_size) ||
+        o.rounds < 1 || o.rounds > 64 || (o.nvariants && (o.compare || o.prefix > 0)))
         return usage();
+    /* the environment's IFA_TUNING: the base every variant's entries follow */
+    const char *env_tuning = getenv("IFA_TUNING");
+    char *base_tuning = env_tuning ? strdup(env_tuning) : NULL;
     char err[256];
     if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-bench: %s\n", err);
@@ -780,18 +842,23 @@ int main(int argc, char **argv) {
            (long long)(bw_bytes >> 20), bw,
            ifa__vendor_is_cpu(ctx->facts.vendor) ? " (best of 4, 64 and 256 ranges per compute unit, with and without a prefetch)" : "", o.layout,
            ifa_dtype_name(o.q), ifa_dtype_name(o.kv), extras, o.runs, o.warmup);
+    if (o.nvariants)
+        printf("# %d variants in %d alternating rounds; a variant's time is the median of its rounds' medians\n", o.nvariants,
+               o.rounds);
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
            enq.idle_us, enq.busy_us);
     FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
     const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
+                         : o.nvariants ? "B,N,N_kv,D,S_kv,kv_type,kv_MB,variant,layout,tuning,median_us,low_us,high_us,GBps,pct_bw,"
+                                         "vs_first,wins,rounds,tiling_key,check"
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len";
     printf("%s\n", header);
     if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n%s%s\n", ctx->device_name, bw, date,
                      pocl_affinity, header,
-                     o.compare ? "" : ",bw_GBps");
+                     o.compare || o.nvariants ? "" : ",bw_GBps");
     int failures = 0, compared = 0, right = 0;
     double log_ratio = 0;
     int nratio = 0;
@@ -807,6 +874,10 @@ int main(int argc, char **argv) {
         else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
             printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
+            continue;
+        }
+        if (o.nvariants) {
+            failures += compare_variants(ctx, queue, sh, &o, kv, llc, bw, base_tuning, csv);
             continue;
         }
         if (o.compare) {
@@ -859,5 +930,6 @@ int main(int argc, char **argv) {
     ifa_context_destroy(ctx);
     free(shapes);
     free(peers);
+    free(base_tuning);
     return failures ? 1 : 0;
 }

@@ -1,0 +1,35 @@
+/* ifa-bench's --variant: configurations of one shape compared in alternating rounds. */
+#ifndef IFA_TOOLS_BENCH_VARIANTS_H
+#define IFA_TOOLS_BENCH_VARIANTS_H
+
+#include <stddef.h>
+
+#define IFA_BENCH_MAX_VARIANTS 8
+
+typedef struct ifa_bench_variant {
+    char layout[8];   /* "BSH", "BSND" or "BNSD"; "" keeps --layout */
+    char tuning[240]; /* IFA_TUNING entries added after the environment's; "" adds none */
+} ifa_bench_variant;
+
+/* Parses a --variant SPEC: an optional layout and colon, then IFA_TUNING entries ("BSND:prefetch_rows=4",
+ * "BNSD:", "chunk_rows=32", "" or "default" for the tuning row as it is). Every entry must name a field of the
+ * tuning row with a value in its range. Returns 0, or -1 with the rule broken in err. */
+int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, size_t err_size);
+
+/* Sets IFA_TUNING to base (the environment's IFA_TUNING when the tool started; NULL if none) followed by v's
+ * entries, so that v's entries win; unsets it when both are empty. Returns 0, or -1 when the environment
+ * cannot be set. */
+int ifa_bench_variant_apply(const char *base, const ifa_bench_variant *v);
+
+/* One variant's figures over the rounds: the median, lowest and highest of its rounds' times, and against
+ * variant 0 run in the same rounds, the median of the per-round ratios (its time / variant 0's) and the
+ * rounds in which it was faster. */
+typedef struct ifa_bench_variant_stats {
+    double median_us, low_us, high_us, vs_first;
+    int wins;
+} ifa_bench_variant_stats;
+
+/* The statistics of variant i from us (rounds x nv times, round-major); rounds in [1, 64], i in [0, nv). */
+void ifa_bench_variant_stats_of(const double *us, int rounds, int nv, int i, ifa_bench_variant_stats *s);
+
+#endif
