@@ -42,7 +42,7 @@ if(NOT rc EQUAL 0 OR NOT tmpl STREQUAL "cv" OR NOT key STREQUAL "cv" OR entries 
 endif()
 # The kernel-shape fields a user tunes with IFA_TUNING: software prefetch in the CPU (vector) shape, 8-wide
 # loads in the GPU (work-group) shape when the tuning row or the override asks.
-execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile pocl-2 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --layout BNSD --device-profile pocl-2 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON prefetch GET "${out}" prefetch_rows)
 string(JSON loads GET "${out}" vector_loads)
 if(NOT rc EQUAL 0 OR NOT prefetch EQUAL 16 OR NOT loads EQUAL 0)

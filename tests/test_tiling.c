@@ -171,7 +171,7 @@ START_TEST(multi_head_blocks) {
     setenv("IFA_TUNING", "multi_head_min_slice_bytes=128,multi_head_min_row_bytes=2048", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16); /* 128-byte slices and 2 KiB rows: exactly at both */
-    ck_assert_int_eq(plan.prefetch_rows, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 4);       /* 8 KiB of 2 KiB rows (multi_head_prefetch_bytes) */
     setenv("IFA_TUNING", "multi_head_min_slice_bytes=129,multi_head_min_row_bytes=2048", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
@@ -188,8 +188,8 @@ START_TEST(multi_head_blocks) {
     p.head_dim = 128, p.value_dim = 128; /* 256-byte slices, 4 KiB rows: all heads */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
-    ck_assert_int_eq(plan.prefetch_rows, 16);
-    p = problem(1, 64, 8, 128, 4096); /* 256-byte slices, 2 KiB rows: all heads */
+    ck_assert_int_eq(plan.prefetch_rows, 2); /* 8 KiB of 4 KiB rows: G = 1, P.V's next-chunk prefetch on */
+    p = problem(1, 64, 8, 128, 4096); /* 256-byte slices, 2 KiB rows: all heads (G = 8: 16 rows ahead) */
     p.layout = IFA_LAYOUT_BSH;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
@@ -614,6 +614,7 @@ END_TEST
  * never, and the plan check refuses a scalar-shape plan that carries it. */
 START_TEST(prefetch_rows_rule) {
     ifa_problem p = problem(2, 32, 8, 128, 4096);
+    p.layout = IFA_LAYOUT_BNSD; /* the row's distance as it is (multi_head_prefetch_distance has BSND's) */
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_gt(plan.vector_width, 1);
@@ -657,11 +658,13 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.pv_prefetch_paged, 0);
     ck_assert_int_eq(ti.buffer_offset, 640);
     ck_assert_int_eq(ti.spread_prefetch, 1);
+    ck_assert_int_eq(ti.multi_head_prefetch_bytes, 0);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
     same.pv_prefetch_paged = ta.pv_prefetch_paged, same.buffer_offset = ta.buffer_offset;
+    same.multi_head_prefetch_bytes = ta.multi_head_prefetch_bytes;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -703,6 +706,61 @@ END_TEST
  * ask for it (both CPU rows; the GPU rows' prefetch-free kernels keep the row-by-row form, and so does AVX2,
  * unmeasured); IFA_TUNING sets it either way; the plan check refuses it outside 0/1, without the prefetch,
  * with one KV head per work-group or with 16 registers. */
+/* All KV heads per work-group with P.V's next-chunk prefetch: the keys multi_head_prefetch_bytes ahead in whole
+ * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16); the full prefetch_rows without that P.V prefetch
+ * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). */
+START_TEST(multi_head_prefetch_distance) {
+    ifa_device_facts intel = pocl, avx2 = pocl;
+    intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
+    ifa_problem p = problem(8, 32, 8, 128, 4096);
+    p.layout = IFA_LAYOUT_BSND;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 4);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    test_tuning_push("multi_head_prefetch_bytes=0");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    test_tuning_push("multi_head_prefetch_bytes=100000");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.prefetch_rows, 16); /* never beyond prefetch_rows */
+    test_tuning_push("multi_head_prefetch_bytes=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_eq(plan.prefetch_rows, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    /* MHA, 4 KiB rows: 2 */
+    ifa_problem mha = problem(8, 16, 16, 128, 2048);
+    mha.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&mha, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 16);
+    ck_assert_int_eq(plan.prefetch_rows, 2);
+    /* G = 8: no next-chunk prefetch, the full distance */
+    ifa_problem g8 = problem(8, 64, 8, 128, 4096);
+    g8.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&g8, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    /* one KV head per work-group (BNSD) and AVX2 (G = 1: its P.V prefetch on) keep theirs */
+    p.layout = IFA_LAYOUT_BNSD;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+    ifa_problem g1 = problem(8, 8, 8, 128, 4096);
+    g1.layout = IFA_LAYOUT_BSND;
+    ck_assert_int_eq(ifa__plan_make(&g1, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 16);
+}
+END_TEST
+
 START_TEST(spread_prefetch_rule) {
     ifa_device_facts intel = pocl, avx2 = pocl;
     intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
@@ -1123,6 +1181,7 @@ int main(void) {
     tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, pv_prefetch_rule);
     tcase_add_test(t, spread_prefetch_rule);
+    tcase_add_test(t, multi_head_prefetch_distance);
     tcase_add_test(t, multi_heads_intel_row_and_fill);
     tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);

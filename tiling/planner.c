@@ -428,6 +428,15 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->score_rows = vw > 1 ? (regs >= 32 ? 4 : 2) : 0;
     plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
     plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs, p->paged);
+    /* All KV heads per work-group, with P.V asking for each next chunk's keys: the score pass's own key
+     * prefetch reaches only a few rows past the chunk, so a short distance in bytes (one head's 16 rows at
+     * D = 128) serves, and prefetch_rows whole rows (32 KiB at N_kv = 8, D = 128) ran up to 1.1x slower cold on
+     * Zen 4 (G = 1 to 4, S1 = 2, pools; twenty-fifth session). Without that P.V prefetch (G = 8) the full
+     * distance stays: 2 rows there were 1.15x slower. Measured with 32 vector registers only (AVX2 keeps the rows). */
+    if (mh > 1 && plan->pv_prefetch && regs >= 32 && t.multi_head_prefetch_bytes > 0) {
+        const int64_t want = (t.multi_head_prefetch_bytes + kv_row_bytes(p) - 1) / kv_row_bytes(p);
+        if (want < plan->prefetch_rows) plan->prefetch_rows = (int32_t)(want > 0 ? want : 1);
+    }
     /* All KV heads per work-group: each head's tiles ask for their share of the step's K and V lines among
      * their own FMAs, where the row says so, with 32 registers (measured on AVX-512 only, Intel and AMD: D = 128
      * G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms and 8.8 -> 6.2 median; G = 1 cold on AMD within the noise of the

@@ -53,6 +53,9 @@ typedef struct ifa_tuning {
     int32_t spread_prefetch;     /* all KV heads per work-group with prefetch_rows: 1 spreads the prefetches of a
                                   * four-key-row step over the heads' register tiles, 0 asks for the whole rows
                                   * before the tiles */
+    int32_t multi_head_prefetch_bytes; /* all KV heads per work-group with P.V's next-chunk prefetch on: the score
+                                        * pass asks for key rows this many bytes ahead (whole rows, at least one,
+                                        * at most prefetch_rows; 0: prefetch_rows rows); 32 vector registers */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
