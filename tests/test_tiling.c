@@ -19,6 +19,14 @@ static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t
 static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
 static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
 
+/* The plan of p on dev with the tuning entries extra added for this one plan (test_tuning_push's). */
+static void plan_tuned(const char *extra, const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
+    test_tuning_push(extra);
+    const ifa_status st = ifa__plan_make(p, dev, plan);
+    test_tuning_pop();
+    ck_assert_int_eq(st, IFA_STATUS_OK);
+}
+
 START_TEST(key_round_trip_over_legal_values) {
     const ifa_key_field *f = ifa__key_fields();
     int32_t v[IFA_KEY_FIELD_COUNT_], back[IFA_KEY_FIELD_COUNT_];
@@ -93,24 +101,18 @@ START_TEST(cv_plan) {
     }
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the softmax's work-group is a power of 2 (it reduces by halving) */
-    test_tuning_push("cv_work_group_size=48");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("cv_work_group_size=48", &p, &pocl, &plan);
     ck_assert_int_eq(plan.cv_work_group_size, 32);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the budget bounds the K, V and score tiles */
-    test_tuning_push("cv_workspace_mib=1");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("cv_workspace_mib=1", &p, &pocl, &plan);
     ck_assert_int_le(4 * plan.cv_entries * plan.chunk_rows * (2 * 128 + plan.cv_rows), 1 << 20);
     ck_assert_int_eq(plan.chunk_rows % 16, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* batch 1 on the h100 profile splits, by equal splits even with per-batch lengths and global rowmax asked */
     p = problem(1, 32, 8, 128, 32768);
     p.template_request = IFA_TEMPLATE_CV, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
-    test_tuning_push("split_rowmax=2");
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("split_rowmax=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
     ck_assert_int_eq(plan.cv_entries, 8 * plan.max_splits);
     ck_assert_int_ge(plan.cv_entries, 132);
@@ -600,9 +602,7 @@ START_TEST(vector_loads_rule) {
     ifa_plan bad = plan;
     bad.vector_loads = 8;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    test_tuning_push("vector_loads=1");
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("vector_loads=1", &p, &h100, &plan);
     bad = plan, bad.vector_loads = 4;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.work_group_size = 32, bad.chunk_rows = 128; /* 64 slices > 32 work-items */
@@ -720,17 +720,11 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefetch_rows, 4);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    test_tuning_push("multi_head_prefetch_bytes=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("multi_head_prefetch_bytes=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.prefetch_rows, 16);
-    test_tuning_push("multi_head_prefetch_bytes=100000");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("multi_head_prefetch_bytes=100000", &p, &pocl, &plan);
     ck_assert_int_eq(plan.prefetch_rows, 16); /* never beyond prefetch_rows */
-    test_tuning_push("multi_head_prefetch_bytes=1");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("multi_head_prefetch_bytes=1", &p, &pocl, &plan);
     ck_assert_int_eq(plan.prefetch_rows, 1);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
@@ -776,22 +770,16 @@ START_TEST(spread_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.prefetch_rows = 0, bad.pv_prefetch = 0; /* the spread without the prefetch */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    test_tuning_push("spread_prefetch=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("spread_prefetch=0", &p, &intel, &plan);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    test_tuning_push("prefetch_rows=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("prefetch_rows=0", &p, &intel, &plan);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     /* the CPU row (AMD's measurements) alike */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.spread_prefetch, 1);
-    test_tuning_push("spread_prefetch=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("spread_prefetch=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     /* AVX2: all heads (the rows rule alone) but the row-by-row form, asked for or not */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
@@ -845,18 +833,12 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
-    test_tuning_push("pv_prefetch_rows_16=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("pv_prefetch_rows_16=0", &p, &avx2, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     p.num_heads = 64;
-    test_tuning_push("pv_prefetch_rows=8");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("pv_prefetch_rows=8", &p, &pocl, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 1);
-    test_tuning_push("prefetch_rows=0"); /* no prefetch: none in P.V either */
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("prefetch_rows=0", &p, &pocl, &plan); /* no prefetch: none in P.V either */
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
@@ -872,9 +854,7 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_gt(plan.prefetch_rows, 0); /* the score pass still prefetches */
-    test_tuning_push("pv_prefetch_paged=1");
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("pv_prefetch_paged=1", &p, &intel, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     /* the prefix pass: B x G rows per KV head */
     p = problem(1, 8, 8, 128, 256);
@@ -913,9 +893,7 @@ START_TEST(batch_fast_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.batch_fast, 0);
-    test_tuning_push("batch_fast=0");
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    test_tuning_pop();
+    plan_tuned("batch_fast=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.batch_fast, 0);
 }
 END_TEST
