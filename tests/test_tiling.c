@@ -227,9 +227,7 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.chunk_rows, 16);
     p.kv_dtype = IFA_DTYPE_FLOAT16;
-    setenv("IFA_TUNING", "multi_head_chunk_bytes=0", 1);
-    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    unsetenv("IFA_TUNING");
+    plan_tuned("multi_head_chunk_bytes=0,multi_head_chunk_bytes_g1=0", &p, &pocl, &plan); /* G = 1: both */
     ck_assert_int_eq(plan.chunk_rows, 64);
     p.layout = IFA_LAYOUT_BNSD; /* one head per work-group: the row's chunk */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
@@ -659,12 +657,14 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.buffer_offset, 640);
     ck_assert_int_eq(ti.spread_prefetch, 1);
     ck_assert_int_eq(ti.multi_head_prefetch_bytes, 0);
+    ck_assert_int_eq(ti.multi_head_chunk_bytes_g1, 0);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
     same.pv_prefetch_paged = ta.pv_prefetch_paged, same.buffer_offset = ta.buffer_offset;
     same.multi_head_prefetch_bytes = ta.multi_head_prefetch_bytes;
+    same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -708,7 +708,9 @@ END_TEST
  * with one KV head per work-group or with 16 registers. */
 /* All KV heads per work-group with P.V's next-chunk prefetch: the keys multi_head_prefetch_bytes ahead in whole
  * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16); the full prefetch_rows without that P.V prefetch
- * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). */
+ * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). With one query row per KV head the
+ * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
+ * multi_head_chunk_bytes (128 KiB). */
 START_TEST(multi_head_prefetch_distance) {
     ifa_device_facts intel = pocl, avx2 = pocl;
     intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
@@ -752,6 +754,24 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefetch_rows, 16);
+    ck_assert_int_eq(plan.chunk_rows, 64); /* AVX2: 128 KiB of 2 KiB rows */
+    /* the chunk: 32 KiB of 2 KiB rows at G = 1, 128 KiB at G = 4, S1 = 2 or in the Intel row */
+    ck_assert_int_eq(ifa__plan_make(&g1, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.chunk_rows, 16);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("multi_head_chunk_bytes_g1=65536", &g1, &pocl, &plan);
+    ck_assert_int_eq(plan.chunk_rows, 32);
+    plan_tuned("multi_head_chunk_bytes_g1=0", &g1, &pocl, &plan);
+    ck_assert_int_eq(plan.chunk_rows, 64);
+    ck_assert_int_eq(ifa__plan_make(&g1, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.chunk_rows, 64);
+    g1.seq_q = 2;
+    ck_assert_int_eq(ifa__plan_make(&g1, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.chunk_rows, 64);
+    p.layout = IFA_LAYOUT_BSND; /* G = 4 */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.chunk_rows, 64);
 }
 END_TEST
 

@@ -399,8 +399,14 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
      * tensor's rows of it fit multi_head_chunk_bytes, which keeps a chunk's K and V in the L2 between the score
      * and P.V passes of every head (MHA, N_kv = 32, D = 128 fp16: 64 rows 7.7-9.0 ms, 16 rows 4.6-6.2;
      * docs/performance.md, eighteenth session). */
-    if (mh > 1 && t.multi_head_chunk_bytes > 0) {
-        int64_t cap = t.multi_head_chunk_bytes / kv_row_bytes(p) / step * step;
+    /* With one query row per KV head (G x S1 = 1) a chunk's passes are short and its K and V come in bursts:
+     * chunks of 32 KiB per tensor ran 1.11-1.19x faster cold than 128 KiB (N_kv = 8 and 16, D = 128, Zen 4;
+     * G = 4 1.17x slower; twenty-fifth session). */
+    const int32_t chunk_bytes = group * p->seq_q == 1 && regs >= 32 && t.multi_head_chunk_bytes_g1 > 0
+                                    ? t.multi_head_chunk_bytes_g1
+                                    : t.multi_head_chunk_bytes;
+    if (mh > 1 && chunk_bytes > 0) {
+        int64_t cap = chunk_bytes / kv_row_bytes(p) / step * step;
         if (cap < step) cap = step;
         if (cap < chunk) chunk = (int32_t)cap;
     }

@@ -15,12 +15,12 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * cv_min_rows, cv_chunk_rows, cv_workspace_mib, cv_work_group_size, multi_head_rows, append_heads, vector_loads,
      * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
      * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
-     * spread_prefetch, multi_head_prefetch_bytes.
+     * spread_prefetch, multi_head_prefetch_bytes, multi_head_chunk_bytes_g1.
      * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
      * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
      * measurement of docs/performance.md says they beat one element per load. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -42,8 +42,10 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * work-group and that next-chunk prefetch, the score pass asks for keys 8 KiB ahead instead of 16 rows
      * (Zen 4, BSND, cold, medians of 5-8 alternating rounds against 16 rows: 8,32,8,128,4096 (4 rows) 0.92,
      * G = 1 0.93, G = 2 0.94, S1 = 2 0.93, 256-row pool 0.91, 16-row pool 0.99, MHA N_kv = 16 (2 rows) 0.94;
-     * twenty-fifth session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1, 8192},
+     * twenty-fifth session), and with one query row per KV head in chunks of 32 KiB per tensor instead of
+     * 128 (8,8,8,128,4096 16 rows 0.84 of 64, B = 1 split 0.84, ragged 0.89, 64-row pool 0.89, N_kv = 16
+     * 0.90; G = 2 level, G = 4 1.17x slower; in L3 two threads 1.07x slower; the same session). */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1, 8192, 32768},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
@@ -66,7 +68,8 @@ static ifa_tuning intel_row(void) {
     t.multi_head_min_slice_bytes = 0;
     t.pv_prefetch_paged = 0;
     t.buffer_offset = 640;
-    t.multi_head_prefetch_bytes = 0; /* measured on Zen 4 only */
+    t.multi_head_prefetch_bytes = 0; /* measured on Zen 4 only, as the next */
+    t.multi_head_chunk_bytes_g1 = 0;
     return t;
 }
 
@@ -94,7 +97,8 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
                 {"pv_prefetch_rows", &t->pv_prefetch_rows, 0}, {"pv_prefetch_rows_16", &t->pv_prefetch_rows_16, 0},
                 {"pv_prefetch_paged", &t->pv_prefetch_paged, 0}, {"buffer_offset", &t->buffer_offset, 0},
                 {"spread_prefetch", &t->spread_prefetch, 0},
-                {"multi_head_prefetch_bytes", &t->multi_head_prefetch_bytes, 0}};
+                {"multi_head_prefetch_bytes", &t->multi_head_prefetch_bytes, 0},
+                {"multi_head_chunk_bytes_g1", &t->multi_head_chunk_bytes_g1, 0}};
     while (s && *s) {
         const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s);
         const char *eq = memchr(s, '=', (size_t)(stop - s));

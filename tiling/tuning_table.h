@@ -56,6 +56,8 @@ typedef struct ifa_tuning {
     int32_t multi_head_prefetch_bytes; /* all KV heads per work-group with P.V's next-chunk prefetch on: the score
                                         * pass asks for key rows this many bytes ahead (whole rows, at least one,
                                         * at most prefetch_rows; 0: prefetch_rows rows); 32 vector registers */
+    int32_t multi_head_chunk_bytes_g1; /* multi_head_chunk_bytes where each KV head has one query row (G x S1 = 1)
+                                        * and the core 32 vector registers (0: multi_head_chunk_bytes) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
