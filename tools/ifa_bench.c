@@ -720,9 +720,10 @@ int main(int argc, char **argv) {
         if (!val) return usage();
         ++i;
         if (strcmp(arg, "--variant") == 0) {
-            char why[320];
+            char why[320] = "at most 8 variants";
             if (o.nvariants == IFA_BENCH_MAX_VARIANTS || ifa_bench_variant_parse(val, &o.variants[o.nvariants++], why, sizeof why) != 0) {
-                fprintf(stderr, "ifa-bench: %s\n", o.nvariants == IFA_BENCH_MAX_VARIANTS ? "at most 8 variants" : why);
+                fprintf(stderr, "ifa-bench: %s\n", why);
+                free(shapes);
                 return 2;
             }
         } else if (strcmp(arg, "--rounds") == 0) o.rounds = atoi(val);
