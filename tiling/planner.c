@@ -435,8 +435,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->prefetch_rows = vw > 1 ? prefetch_rows(p, &t, mh) : 0;
     plan->pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, group * p->seq_q, regs, p->paged);
     /* All KV heads per work-group, with P.V asking for each next chunk's keys: the score pass's own key
-     * prefetch reaches only a few rows past the chunk, so a short distance in bytes (one head's 16 rows at
-     * D = 128) serves, and prefetch_rows whole rows (32 KiB at N_kv = 8, D = 128) ran up to 1.1x slower cold on
+     * prefetch reaches only a few rows past the chunk, so a short distance in bytes (8 KiB, twice one head's 16
+     * rows at D = 128) serves, and prefetch_rows whole rows (32 KiB at N_kv = 8, D = 128) ran up to 1.1x slower cold on
      * Zen 4 (G = 1 to 4, S1 = 2, pools; twenty-fifth session). Without that P.V prefetch (G = 8) the full
      * distance stays: 2 rows there were 1.15x slower. Measured with 32 vector registers only (AVX2 keeps the rows). */
     if (mh > 1 && plan->pv_prefetch && regs >= 32 && t.multi_head_prefetch_bytes > 0) {
