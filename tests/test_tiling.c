@@ -18,6 +18,9 @@ static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t
 
 static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
 static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
+/* the same 2-core PoCL device planned with Intel's row, and as an AVX2 core (16 vector registers) */
+static const ifa_device_facts intel = {IFA_VENDOR_CPU_INTEL, 2, 4096, 0, 2 * 1024 * 1024};
+static const ifa_device_facts avx2 = {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024};
 
 /* The plan of p on dev with the tuning entries extra added for this one plan (test_tuning_push's). */
 static void plan_tuned(const char *extra, const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
@@ -133,8 +136,7 @@ END_TEST
  * multi_head_rows, register tiles within one head, chunks within multi_head_chunk_bytes per tensor; the plan
  * check refuses anything else. */
 START_TEST(multi_head_blocks) {
-    ifa_device_facts avx2 = pocl; /* 16 registers: the rows rule alone */
-    avx2.native_float_width = 8;
+    /* avx2: 16 registers, the rows rule alone */
     ifa_problem p = problem(2, 24, 6, 64, 1000); /* G = 4 */
     p.layout = IFA_LAYOUT_BSND, p.seq_q = 2;
     ifa_plan plan;
@@ -412,8 +414,6 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(plan.split_kv, 0);
     /* all 8 KV heads (32 query rows) in one work-group (the CPU row, 32 or 16 registers): the KV is split to
      * fill both cores */
-    ifa_device_facts avx2 = pocl;
-    avx2.native_float_width = 8;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
@@ -632,21 +632,26 @@ START_TEST(prefetch_rows_rule) {
 }
 END_TEST
 
-/* The KV heads per work-group of the BSND plan of (b, n, nkv, d, s) on dev. */
-static int32_t bsnd_kv_heads(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s, const ifa_device_facts *dev) {
+/* The BSND plan of (b, n, nkv, d, s) on dev, which must plan. */
+static ifa_plan bsnd_plan(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s, const ifa_device_facts *dev) {
     ifa_problem p = problem(b, n, nkv, d, s);
     p.layout = IFA_LAYOUT_BSND;
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, dev, &plan), IFA_STATUS_OK);
-    return plan.kv_heads_per_group;
+    return plan;
+}
+
+/* The KV heads per work-group of the BSND plan of (b, n, nkv, d, s) on dev. */
+static int32_t bsnd_kv_heads(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s, const ifa_device_facts *dev) {
+    return bsnd_plan(b, n, nkv, d, s, dev).kv_heads_per_group;
 }
 
 /* Intel's CPU row takes all KV heads per BSH/BSND work-group at every slice size (the AMD row needs
  * 256-byte slices on AVX-512), and no row takes all heads where the blocks they make cannot give every
  * compute unit work (a sequence too short to split). */
 START_TEST(multi_heads_intel_row_and_fill) {
-    ifa_device_facts intel = pocl, avx2 = pocl;
-    intel.vendor = IFA_VENDOR_CPU_INTEL, intel.native_float_width = 16, avx2.native_float_width = 8;
+    ifa_device_facts xeon = intel; /* as the Intel VM reports itself: 16 float lanes */
+    xeon.native_float_width = 16;
     ck_assert(ifa__vendor_is_cpu(IFA_VENDOR_CPU_INTEL) && ifa__vendor_is_cpu(IFA_VENDOR_CPU));
     ck_assert(!ifa__vendor_is_cpu(IFA_VENDOR_NVIDIA) && !ifa__vendor_is_cpu(IFA_VENDOR_GENERIC_GPU));
     const ifa_tuning ti = ifa__tuning_for(IFA_VENDOR_CPU_INTEL), ta = ifa__tuning_for(IFA_VENDOR_CPU);
@@ -672,29 +677,29 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
     ck_assert_int_eq(plan.prefetch_rows, 32); /* 4 KiB of a strided head's slices ahead */
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &xeon, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: no strided distance */
     p = problem(1, 8, 8, 128, 8192); /* 256-byte slices, 2 KiB rows, G = 1: all heads on both rows */
     p.layout = IFA_LAYOUT_BSND;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &xeon, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.max_splits, 2); /* B = 1: two splits fill the two cores */
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the fill rule: B x (the most splits of split_min_tokens rows) blocks against the compute units */
-    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &intel), 1); /* one split at most: one block, two cores */
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &xeon), 1); /* one split at most: one block, two cores */
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &avx2), 1);
-    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2048, &intel), 8); /* two splits */
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2048, &xeon), 8); /* two splits */
     ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);  /* two batches fill two cores unsplit */
     test_tuning_push("split_min_tokens=4096"); /* the rule follows the row's split length */
     ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);
-    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 4096, &intel), 1);
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 4096, &xeon), 1);
     test_tuning_pop();
     p = problem(1, 8, 8, 128, 1024); /* per-batch lengths: balanced units cut the one block for both cores */
     p.layout = IFA_LAYOUT_BSND, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
-    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &xeon, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
     ck_assert_int_eq(plan.units, 2);
@@ -702,18 +707,12 @@ START_TEST(multi_heads_intel_row_and_fill) {
 }
 END_TEST
 
-/* The spread prefetch: all KV heads per work-group with the prefetch and 32 vector registers, on rows that
- * ask for it (both CPU rows; the GPU rows' prefetch-free kernels keep the row-by-row form, and so does AVX2,
- * unmeasured); IFA_TUNING sets it either way; the plan check refuses it outside 0/1, without the prefetch,
- * with one KV head per work-group or with 16 registers. */
 /* All KV heads per work-group with P.V's next-chunk prefetch: the keys multi_head_prefetch_bytes ahead in whole
  * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16); the full prefetch_rows without that P.V prefetch
  * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). With one query row per KV head the
  * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
  * multi_head_chunk_bytes (128 KiB). */
 START_TEST(multi_head_prefetch_distance) {
-    ifa_device_facts intel = pocl, avx2 = pocl;
-    intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
     ifa_problem p = problem(8, 32, 8, 128, 4096);
     p.layout = IFA_LAYOUT_BSND;
     ifa_plan plan;
@@ -732,15 +731,11 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.prefetch_rows, 16);
     /* MHA, 4 KiB rows: 2 */
-    ifa_problem mha = problem(8, 16, 16, 128, 2048);
-    mha.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&mha, &pocl, &plan), IFA_STATUS_OK);
+    plan = bsnd_plan(8, 16, 16, 128, 2048, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 2);
     /* G = 8: no next-chunk prefetch, the full distance */
-    ifa_problem g8 = problem(8, 64, 8, 128, 4096);
-    g8.layout = IFA_LAYOUT_BSND;
-    ck_assert_int_eq(ifa__plan_make(&g8, &pocl, &plan), IFA_STATUS_OK);
+    plan = bsnd_plan(8, 64, 8, 128, 4096, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_eq(plan.prefetch_rows, 16);
@@ -775,9 +770,11 @@ START_TEST(multi_head_prefetch_distance) {
 }
 END_TEST
 
+/* The spread prefetch: all KV heads per work-group with the prefetch and 32 vector registers, on rows that
+ * ask for it (both CPU rows; the GPU rows' prefetch-free kernels keep the row-by-row form, and so does AVX2,
+ * unmeasured); IFA_TUNING sets it either way; the plan check refuses it outside 0/1, without the prefetch,
+ * with one KV head per work-group or with 16 registers. */
 START_TEST(spread_prefetch_rule) {
-    ifa_device_facts intel = pocl, avx2 = pocl;
-    intel.vendor = IFA_VENDOR_CPU_INTEL, avx2.native_float_width = 8;
     ifa_problem p = problem(8, 32, 8, 128, 4096);
     p.layout = IFA_LAYOUT_BSND;
     ifa_plan plan;
@@ -825,8 +822,6 @@ END_TEST
  * shared prefix pass by its own rows; IFA_TUNING moves the limits; the plan check refuses it without the
  * prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
-    ifa_device_facts avx2 = pocl;
-    avx2.native_float_width = 8;
     ifa_problem p = problem(2, 8, 8, 128, 4096); /* G = 1 */
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
@@ -863,8 +858,6 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     /* paged KV, G = 1: the CPU row prefetches, Intel's row only when IFA_TUNING says so */
-    ifa_device_facts intel = pocl;
-    intel.vendor = IFA_VENDOR_CPU_INTEL;
     p = problem(2, 8, 8, 128, 4096);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1); /* contiguous */
@@ -1042,10 +1035,10 @@ START_TEST(device_facts_overrides) {
     ck_assert_int_eq(e.vendor, IFA_VENDOR_CPU);
     setenv("IFA_DEVICE_FACTS", "vendor=3", 1); /* from one CPU row to the other */
     ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU_INTEL);
-    ifa_device_facts intel = dev;
-    intel.vendor = IFA_VENDOR_CPU_INTEL;
+    ifa_device_facts as_intel = dev;
+    as_intel.vendor = IFA_VENDOR_CPU_INTEL;
     setenv("IFA_DEVICE_FACTS", "vendor=2", 1);
-    ck_assert_int_eq(ifa__device_facts_effective(&intel).vendor, IFA_VENDOR_CPU);
+    ck_assert_int_eq(ifa__device_facts_effective(&as_intel).vendor, IFA_VENDOR_CPU);
     setenv("IFA_DEVICE_FACTS", "vendor=1", 1); /* a GPU row: not for a CPU */
     ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU);
     setenv("IFA_DEVICE_FACTS", "vendor=4", 1);
