@@ -72,16 +72,6 @@ static double now_us(void) {
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Event time span in µs, from start of a to end of b. */
 static double span_us(cl_event a, cl_event b) {
     cl_ulong t0 = 0, t1 = 0;
@@ -155,7 +145,7 @@ static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enque
             if (!busy) clFinish(q);
         }
         clFinish(q);
-        *(busy ? &f->busy_us : &f->idle_us) = median(t, N);
+        *(busy ? &f->busy_us : &f->idle_us) = ifa_bench_median(t, N);
     }
 }
 
@@ -545,7 +535,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
             goto done;
         }
     }
-    res->plan_us = median(plan_t, 101);
+    res->plan_us = ifa_bench_median(plan_t, 101);
     if (ws_bytes && !(ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err))) goto done;
     for (int i = -o->warmup; i < o->runs; ++i) {
         const int copy = (i + o->warmup) % copies;
@@ -566,9 +556,9 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         clReleaseEvent(first);
         clReleaseEvent(last);
     }
-    res->us = median(t, o->runs);
+    res->us = ifa_bench_median(t, o->runs);
     res->best_us = t[0]; /* median sorted t */
-    res->host_us = median(h, o->runs);
+    res->host_us = ifa_bench_median(h, o->runs);
     /* the same calls back to back without waiting, as an engine enqueues a step's layers: the device is busy,
      * so the host time is ifa's and the runtime's enqueue work, without waking idle device threads */
     for (int i = 0; i < o->runs; ++i) {
@@ -587,7 +577,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         }
     }
     clFinish(queue);
-    res->host_busy_us = median(h, o->runs);
+    res->host_busy_us = ifa_bench_median(h, o->runs);
     res->gbps = (double)res->kv_bytes / res->us * 1e-3;
     rc = 0;
 done:
@@ -640,23 +630,22 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
     const int nv = o->nvariants;
     double us[64 * IFA_BENCH_MAX_VARIANTS];
     row_result first[IFA_BENCH_MAX_VARIANTS];
-    int failures = 0;
-    for (int round = 0; round < o->rounds; ++round)
-        for (int k = 0; k < nv; ++k) {
+    int failures = 0, broken = 0;
+    for (int round = 0; round < o->rounds && !broken; ++round)
+        for (int k = 0; k < nv && !broken; ++k) {
             const int i = (round + k) % nv;
             options ov = *o;
             if (o->variants[i].layout[0]) ov.layout = o->variants[i].layout;
             ov.check = o->check && round == 0;
             row_result r;
-            if (ifa_bench_variant_apply(base_tuning, &o->variants[i]) != 0 ||
-                bench_shape(ctx, queue, sh, &ov, kv, 0, llc, &r) != 0) {
-                ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""});
-                return failures + 1;
-            }
+            broken = ifa_bench_variant_apply(base_tuning, &o->variants[i]) != 0 ||
+                     bench_shape(ctx, queue, sh, &ov, kv, 0, llc, &r) != 0;
+            if (broken) break;
             us[round * nv + i] = r.us;
             if (round == 0) first[i] = r, failures += r.pass == 0;
         }
-    ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""});
+    ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""}); /* the environment's own again */
+    if (broken) return failures + 1;
     for (int i = 0; i < nv; ++i) {
         ifa_bench_variant_stats st;
         ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);

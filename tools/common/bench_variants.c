@@ -53,7 +53,7 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static double median_of(double *v, int n) {
+double ifa_bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -66,7 +66,7 @@ void ifa_bench_variant_stats_of(const double *us, int rounds, int nv, int i, ifa
         ratio[r] = own[r] / us[r * nv];
         s->wins += own[r] < us[r * nv];
     }
-    s->vs_first = median_of(ratio, rounds);
-    s->median_us = median_of(own, rounds);
+    s->vs_first = ifa_bench_median(ratio, rounds);
+    s->median_us = ifa_bench_median(own, rounds);
     s->low_us = own[0], s->high_us = own[rounds - 1];
 }

@@ -21,6 +21,10 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
  * cannot be set. */
 int ifa_bench_variant_apply(const char *base, const ifa_bench_variant *v);
 
+/* The median of v[0..n) (n >= 1; the mean of the middle two when n is even), sorting v in place: ifa-bench's
+ * times, a run's and a variant's rounds alike. */
+double ifa_bench_median(double *v, int n);
+
 /* One variant's figures over the rounds: the median, lowest and highest of its rounds' times, and against
  * variant 0 run in the same rounds, the median of the per-round ratios (its time / variant 0's) and the
  * rounds in which it was faster. */
