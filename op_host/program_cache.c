@@ -134,9 +134,12 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
     return 1;
 }
 
-/* "-cl-std=CL1.2 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit */
-static int format_options(const ifa__define *defines, int define_count, char *out, size_t size) {
-    int n = snprintf(out, size, "-cl-std=CL1.2");
+/* "-cl-std=CL1.2 -D IFA_CPU=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit. IFA_CPU says
+ * what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on a GPU): clang's
+ * __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a __global one for. */
+static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
+                          size_t size) {
+    int n = snprintf(out, size, "-cl-std=CL1.2 -D IFA_CPU=%d", ifa__vendor_is_cpu(ctx->facts.vendor));
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i)
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
     return n > 0 && (size_t)n < size;
@@ -157,7 +160,7 @@ ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int sou
     /* Built under the context lock: a second thread asking for the same variant waits instead of building
      * it twice. */
     char options[2048];
-    if (!format_options(defines, define_count, options, sizeof options)) {
+    if (!format_options(ctx, defines, define_count, options, sizeof options)) {
         mtx_unlock(&ctx->lock);
         return ifa__fail(IFA_STATUS_INTERNAL, "build options of kernel %s longer than %zu bytes", kernel_name,
                          sizeof options);

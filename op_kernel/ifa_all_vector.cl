@@ -380,7 +380,7 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 #define IFA_ROW_BYTES (MH * HEAD_DIM * (int)sizeof(kv_store))
 #define IFA_BYTE_ADDR(p, i) ((__global const char *)((p) + (i)))
 #endif
-#ifdef __clang__
+#if defined(__clang__) && IFA_CPU /* the host's -D IFA_CPU: see program_cache.c */
 #define IFA_PREFETCH_LINE(a) __builtin_prefetch((a), 0, 2)
 #else
 #define IFA_PREFETCH_LINE(a) prefetch((a), 64)
