@@ -36,6 +36,17 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
     cl_device_type type = 0;
     cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetDeviceInfo", "CL_DEVICE_TYPE of the context's device");
+    if (!(type & CL_DEVICE_TYPE_CPU)) {
+        /* the spec's limit, checked here: NVIDIA's driver (580) returned a buffer of SIZE_MAX - 4096 bytes */
+        cl_ulong max_alloc = 0;
+        err = clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+        if (err != CL_SUCCESS)
+            return ifa__fail_cl(err, "clGetDeviceInfo", "CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device");
+        if ((cl_ulong)bytes > max_alloc)
+            return ifa__fail(IFA_STATUS_OUT_OF_MEMORY,
+                             "bytes = %zu is over the device's largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu)", bytes,
+                             (unsigned long long)max_alloc);
+    }
     /* under one huge page there is nothing to gain, and rounding up would waste the rest of it */
     if (!(type & CL_DEVICE_TYPE_CPU) || bytes < IFA__HUGE_PAGE) {
         cl_mem m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
