@@ -283,6 +283,16 @@ START_TEST(template_choice) {
     p.template_request = IFA_TEMPLATE_ALL_VECTOR, p.has_prefix = 0;
     ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
     ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
+    /* the NVIDIA row as the H200 measured it (docs/templates.md): cv from G = 8, all_vector at G = 4 and 1 */
+    const ifa_tuning nv = ifa__tuning_for(IFA_VENDOR_NVIDIA);
+    const struct { int64_t n, nkv; int32_t want; } rows[] = {
+        {32, 8, IFA_TEMPLATE_ALL_VECTOR}, {8, 8, IFA_TEMPLATE_ALL_VECTOR}, {64, 8, IFA_TEMPLATE_CV},
+        {64, 4, IFA_TEMPLATE_CV}, {128, 1, IFA_TEMPLATE_CV}};
+    for (int i = 0; i < 5; ++i) {
+        ifa_problem g = problem(1, rows[i].n, rows[i].nkv, 128, 4096);
+        ck_assert_int_eq(ifa__template_choose(&g, &nv, c, &chosen), IFA_STATUS_OK);
+        ck_assert_int_eq(chosen, rows[i].want);
+    }
 }
 END_TEST
 
@@ -290,7 +300,7 @@ START_TEST(plan_fits_local_memory) {
     /* G = 64 heads of D = 512 cannot share 48 KiB: the planner splits them into even head groups */
     ifa_problem p = problem(1, 64, 1, 512, 1000);
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("cv_min_rows=0", &p, &h100, &plan); /* the all-vector template's rule (the NVIDIA row picks cv here) */
     ck_assert_int_gt(plan.head_groups, 1);
     ck_assert_int_ge((int64_t)plan.heads_per_group * plan.head_groups, 64);
     ck_assert_int_lt((int64_t)plan.heads_per_group * (plan.head_groups - 1), 64);
@@ -993,7 +1003,7 @@ START_TEST(value_dim_sizes_rows_and_partials) {
     ifa_problem p = problem(1, 128, 1, 576, 32768);
     p.value_dim = 512;
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("cv_min_rows=0", &p, &h100, &plan); /* the all-vector template's sizes */
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(plan.local_mem_bytes,
                      ifa__all_vector_local_bytes(plan.heads_per_group, 1, 576, 512, plan.chunk_rows) +
@@ -1086,7 +1096,7 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ifa_problem p = problem(1, 32, 4, 128, 32768);
     p.seq_q = 16, p.causal = 1;
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("cv_min_rows=0", &p, &h100, &plan); /* the all-vector template's rows */
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, 128, plan.chunk_rows));
     ck_assert_int_gt(plan.head_groups, 1); /* 8 heads x 16 tokens x 128 dims do not fit 48 KiB together */

@@ -20,7 +20,12 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
      * measurement of docs/performance.md says they beat one element per load. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* NVIDIA: the generic GPU row but cv from 8 query rows per KV head. Measured on an H200 (driver 580,
+     * 2026-11-26, docs/templates.md): cv won every G >= 8 row by 1.36-2.12x, all_vector every G = 4 row by
+     * 1.18-1.48x, G = 1 was a tie (cv 1.03-1.04x); partial rowmax beat global by 1.27-1.62x (split_rowmax 1);
+     * 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0); split_min_tokens 128, split_waves 4
+     * and 256-wide groups no faster in geometric mean (docs/performance.md). */
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 8, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -85,7 +90,7 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
                 {"split_rowmax", &t->split_rowmax, 1}, {"block_cost_rows", &t->block_cost_rows, 1},
                 {"balance_milli", &t->balance_milli, 1}, {"vector_width", &t->vector_width, 1},
                 {"pv_block", &t->pv_block, 1}, {"append_work_group_size", &t->append_work_group_size, 1},
-                {"cv_min_rows", &t->cv_min_rows, 1}, {"cv_chunk_rows", &t->cv_chunk_rows, 1},
+                {"cv_min_rows", &t->cv_min_rows, 0}, {"cv_chunk_rows", &t->cv_chunk_rows, 1},
                 {"cv_workspace_mib", &t->cv_workspace_mib, 1}, {"cv_work_group_size", &t->cv_work_group_size, 1},
                 {"multi_head_rows", &t->multi_head_rows, 1}, {"append_heads", &t->append_heads, 1},
                 {"vector_loads", &t->vector_loads, 0},
