@@ -108,7 +108,8 @@ IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
  * runtime drops the buffer: PoCL's own buffers come from malloc in 4 KiB pages, and K/V streamed from DRAM
  * out of them took 1.06-1.41x longer (docs/performance.md). Otherwise it is clCreateBuffer(flags, bytes).
  * flags are the access flags (CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, ...); CL_MEM_USE_HOST_PTR,
- * CL_MEM_COPY_HOST_PTR or CL_MEM_ALLOC_HOST_PTR are INVALID_ATTRIBUTE, as is bytes 0. */
+ * CL_MEM_COPY_HOST_PTR or CL_MEM_ALLOC_HOST_PTR are INVALID_ATTRIBUTE, as is bytes 0; on a GPU, bytes over
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE are OUT_OF_MEMORY (NVIDIA's driver does not refuse them itself). */
 IFA_API ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes, cl_mem *out);
 
 /* ---- plan ------------------------------------------------------------------------------------- */
