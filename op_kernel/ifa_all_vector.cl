@@ -115,14 +115,43 @@
 #else
 #define IFA_TPR 1
 #endif
+#ifndef KTILE
+#define KTILE 0
+#endif
 #if V8
 #if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || R * (VDIM / 8) > WG
 #error "8-wide loads need VW = 1, no int4, D and D_v multiples of 8 and R x D_v / 8 <= WG"
 #endif
 #define IFA_XL (VDIM / 8)            /* work-items across one query row's D_v in P.V */
+#if KTILE
+#define IFA_ZV (WG / IFA_XL)         /* groups of them, each its own chunk rows of every query row */
+#else
 #define IFA_ZV (WG / (IFA_XL * R))   /* groups of them, each its own chunk rows */
+#endif
 #define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
+#endif
+/* KTILE (with V8, 16-bit K/V, every row 16-byte aligned: the host checks): each chunk's key rows are first
+ * copied into local memory, 16 bytes a load with consecutive work-items on consecutive 16 bytes of a row, so
+ * that a warp's load covers whole rows (a work-item per row touches 32 rows 2 bytes apart per load: 6-17 % of
+ * an H200's bandwidth, docs/performance.md); each tile row has 16 bytes of padding, so that work-items reading
+ * their own rows at one column fall on different banks. P.V loads values 16 bytes at a time, IFA_KT_B rows'
+ * loads before their FMAs. */
+#if KTILE
+#if !V8 || (KV_T != IFA_F16 && KV_T != IFA_BF16)
+#error "the key tile needs 8-wide loads and 16-bit K/V"
+#endif
+#define IFA_KT_W (HEAD_DIM / 8 + 1) /* 16-byte words per tile row */
+#define IFA_KT_B 8
+/* 8 elements of 16-bit K/V from their 16 bytes */
+inline float8 ifa_kt_cvt(uint4 u) {
+#if KV_T == IFA_F16
+    return vload_half8(0, (const __private half *)&u);
+#else
+    return as_float8(convert_uint8(as_ushort8(u)) << 16);
+#endif
+}
+#define IFA_KT_G(p, i) ifa_kt_cvt(*(__global const uint4 *)((p) + (i)))
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
  * KV heads per work-group, RB_MH divides one head's GSQ = G x SQ rows (ifa__tile_rows), so that a tile reads
@@ -484,6 +513,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * VDIM + d] */
     __local float lacc[IFA_ZV * R * VDIM];
 #endif
+#if KTILE
+    __local uint4 ktile[CHUNK * IFA_KT_W];
+#endif
 #if ROPE && !PREFIX
     /* cos and sin of each query token's angles, computed once per work-group instead of once per head and
      * per element of a rotated pair (a sincos costs about as much as streaming a few KV rows on a CPU) */
@@ -670,18 +702,28 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 
     const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
-    for (int c = first; c < len; c += CHUNK) {
-        const int rows = min(CHUNK, len - c);
-        /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
-        const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
-
-        for (int j0 = lid * IFA_KJ; j0 < rows_pad; j0 += WG * IFA_KJ) {
 #if PAGED
 #define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
 #define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
 #endif
+    for (int c = first; c < len; c += CHUNK) {
+        const int rows = min(CHUNK, len - c);
+        /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
+        const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
+#if KTILE
+        /* the chunk's row offsets, then its key rows into the tile, a 16-byte word per work-item and step */
+        for (int j = lid; j < rows; j += WG) roff[j] = IFA_ROW_OFF(c + j);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = lid; i < rows * (HEAD_DIM / 8); i += WG) {
+            const int j = i / (HEAD_DIM / 8), w = i - j * (HEAD_DIM / 8);
+            ktile[j * IFA_KT_W + w] = *(__global const uint4 *)(k + k_off + roff[j] + (ulong)(8 * w));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+
+        for (int j0 = lid * IFA_KJ; j0 < rows_pad; j0 += WG * IFA_KJ) {
 /* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
  * KV, the key row otherwise */
 #if PAGED
@@ -827,7 +869,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if V8
                     _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[jj][r] = 0.0f;
                     for (int x = 0; x < HEAD_DIM; x += 8) {
+#if KTILE
+                        const float8 kk = ifa_kt_cvt(ktile[(j0 + jj) * IFA_KT_W + x / 8]);
+                        (void)ro;
+#else
                         const float8 kk = IFA_L8(KV_T, k, k_off + ro + (ulong)x);
+#endif
                         _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[jj][r] += ifa_dot8(vload8(0, qs + r * HEAD_DIM + x), kk);
                     }
 #else
@@ -952,7 +999,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #if !MAX_PASS
 
-#if V8
+#if KTILE
+        /* work-item (z, x): the 8 value columns x of every query row over the chunk rows j = z mod ZV, each value
+         * vector loaded once for all rows, IFA_KT_B rows' 16-byte loads before their FMAs; its slices of lacc
+         * rescaled first */
+        {
+            const int x = lid % IFA_XL * 8, z = lid / IFA_XL;
+            if (z < IFA_ZV) {
+                float8 a[R];
+                _Pragma("unroll") for (int r = 0; r < R; ++r)
+                    a[r] = r < rn ? vload8(0, lacc + (z * R + r) * VDIM + x) * a_s[r] : (float8)0.0f;
+                for (int j0 = z; j0 < rows; j0 += IFA_ZV * IFA_KT_B) {
+                    float8 vv[IFA_KT_B];
+                    _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                        const int j = j0 + u * IFA_ZV;
+                        vv[u] = j < rows ? IFA_KT_G(v, v_off + roff[j] + (ulong)x) : (float8)0.0f;
+                    }
+                    _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                        const int j = j0 + u * IFA_ZV;
+                        if (j < rows)
+                            _Pragma("unroll") for (int r = 0; r < R; ++r) a[r] = fma((float8)sc[r * CHUNK + j], vv[u], a[r]);
+                    }
+                }
+                _Pragma("unroll") for (int r = 0; r < R; ++r) vstore8(a[r], 0, lacc + (z * R + r) * VDIM + x);
+            }
+        }
+#elif V8
         /* work-item (z, r, x): its slice of lacc, rescaled, plus its chunk rows */
         {
             const int x = lid % IFA_XL * 8, r = lid / IFA_XL % R, z = lid / (IFA_XL * R);

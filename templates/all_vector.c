@@ -54,6 +54,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
+    /* the key tile's 16-byte loads need every K/V row to start 16 bytes (8 elements) after an aligned base */
+    const int key_tile = plan->key_tile && a.k_off % 8 == 0 && a.v_off % 8 == 0 && a.kv_batch % 8 == 0 &&
+                         a.kv_head % 8 == 0 && a.kv_row % 8 == 0;
     ifa__define defines[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
@@ -79,6 +82,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"SPREAD_PF", plan->spread_prefetch},
         {"BATCH_FAST", plan->batch_fast},
         {"V8", plan->vector_loads != 0},
+        {"KTILE", key_tile},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},

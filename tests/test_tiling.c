@@ -618,6 +618,46 @@ START_TEST(vector_loads_rule) {
 }
 END_TEST
 
+/* The key tile: with 8-wide loads and 16-bit K/V where the tile and P.V's slices fit (64 work-items and
+ * 64-row chunks at G = 4, D = 128 on 48 KiB; not at 128 and 128), counted in the local memory; never for
+ * other dtypes or without vector_loads; the plan check refuses it elsewhere, and any pad0. */
+START_TEST(key_tile_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192);
+    ifa_plan plan;
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    ck_assert_int_eq(plan.key_tile, 1);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
+                                               ifa__key_tile_local_bytes(128, 64, 4, 128, 64));
+    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 64, 4, 128, 64), 16 * 64 * 17 + 4 * 4 * 4 * 128);
+    ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.pad0 = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.vector_loads = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.key_tile = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("vector_loads=1,key_tile=1", &p, &h100, &plan); /* 128 x 128: 34.8 KB of tile do not fit beside */
+    ck_assert_int_eq(plan.vector_loads, 8);
+    ck_assert_int_eq(plan.key_tile, 0);
+    p.kv_dtype = IFA_DTYPE_BFLOAT16;
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    ck_assert_int_eq(plan.key_tile, 1);
+    p.kv_dtype = IFA_DTYPE_FLOAT32, p.q_dtype = IFA_DTYPE_FLOAT32, p.out_dtype = IFA_DTYPE_FLOAT32;
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    ck_assert_int_eq(plan.vector_loads, 8);
+    ck_assert_int_eq(plan.key_tile, 0);
+    bad = plan, bad.key_tile = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(1, 32, 8, 128, 8192);
+    plan_tuned("key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan); /* no 8-wide loads */
+    ck_assert_int_eq(plan.key_tile, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row until measured */
+    ck_assert_int_eq(plan.key_tile, 0);
+}
+END_TEST
+
 /* Software prefetch belongs to the vector shape: the CPU row asks for it, the GPU rows and the scalar shape
  * never, and the plan check refuses a scalar-shape plan that carries it. */
 START_TEST(prefetch_rows_rule) {
@@ -1187,6 +1227,7 @@ int main(void) {
     tcase_add_test(t, batch_fast_rule);
     tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);
+    tcase_add_test(t, key_tile_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

@@ -27,6 +27,15 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
     return 4 * heads_per_group * seq_q * (head_dim + value_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * value_dim;
 }
 
+int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t chunk_rows, int64_t rows, int64_t value_dim,
+                                  int64_t work_group_size) {
+    /* the tile: 16-byte words per row, the row's D / 8 and one of padding (work-items reading their own rows at
+     * the same column then fall on different banks); P.V's accumulator slices: (WG / (D_v / 8)) groups x rows x
+     * D_v floats */
+    const int64_t xl = value_dim / 8;
+    return 16 * chunk_rows * (head_dim / 8 + 1) + (xl > 0 ? 4 * (work_group_size / xl) * rows * value_dim : 0);
+}
+
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size) {
     /* P.V's accumulator slices: (WG / (rows x D_v / 8)) groups x rows x D_v floats */
     const int64_t xl = value_dim / 8;
@@ -170,6 +179,7 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
  * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. */
 static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64_t budget, ifa_plan *plan) {
     plan->vector_loads = 0;
+    plan->key_tile = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
         dv % 8 != 0 || rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
@@ -177,6 +187,14 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
     if (block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
             ifa__vector_loads_local_bytes(rows, dv, plan->work_group_size) <= budget)
         plan->vector_loads = 8;
+    /* the key tile: 16-bit K/V only (a 16-byte load is 8 elements of one row) and no int4 or antiquant, where its
+     * rows fit beside the rest */
+    plan->key_tile = plan->vector_loads && t->key_tile > 0 &&
+                     (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) &&
+                     block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
+                             ifa__key_tile_local_bytes(p->head_dim, plan->chunk_rows, rows, dv,
+                                                       plan->work_group_size) <=
+                         budget;
 }
 
 /* The vector registers a CPU core gives the kernel's register tiles. OpenCL does not say; the native float
@@ -452,7 +470,9 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg) : 0) +
+        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, chunk, (int64_t)plan->heads_per_group * p->seq_q, dv, wg)
+         : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
+                              : 0) +
         rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
@@ -519,6 +539,11 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
+    if (plan->key_tile != 0 &&
+        (plan->key_tile != 1 || plan->vector_loads != 8 ||
+         (p->kv_dtype != IFA__KV_FLOAT16 && p->kv_dtype != IFA__KV_BFLOAT16)))
+        return 0;
+    if (plan->pad0 != 0) return 0;
     if (plan->vector_loads == 0) return 1;
     return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
            plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && ifa__value_dim(p) % 8 == 0 &&
