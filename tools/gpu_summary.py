@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reads the CSVs (and the log) that scripts/gpu-measure writes into its output folder and prints, as Markdown,
-what each open issue asks of them: issue 8's H100 targets (per row and in total), issue 6's template winners
+what each open issue asks of them: issue 8's H100 targets (per row and in total, and against PyTorch timed on
+the lent card itself when same_card_sdpa.csv is there), part tune's settings, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
 grid, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
@@ -53,10 +54,11 @@ def shape(row):
 
 def issue8(d, out):
     out.append("## Issue 8: the H100 targets")
-    runs = {name: read_rows(d, "h100_peers_%s.csv" % name) for name in ("vl0", "vl1", "int8", "fp8", "e5m2")}
-    fp16 = [r for r in (runs["vl0"], runs["vl1"]) if r]
+    runs = {name: read_rows(d, "h100_peers_%s.csv" % name)
+            for name in ("vl0", "vl1", "best", "int8", "int8_best", "fp8", "e5m2")}
+    fp16 = [r for r in (runs["vl0"], runs["vl1"], runs["best"]) if r]
     if not fp16:
-        out.append("not measured: no h100_peers_vl0.csv or h100_peers_vl1.csv")
+        out.append("not measured: no h100_peers_vl0.csv, h100_peers_vl1.csv or h100_peers_best.csv")
         return
     # per shape, the better of the two load widths (which one the tuning row should take is the next table)
     best = {}
@@ -90,10 +92,14 @@ def issue8(d, out):
     if b1:
         t = num(b1[0], "us")
         out.append("- B = 1, 8192 tokens: %.1f us (target <= 20 us) -> %s" % (t, "met" if t <= 20 else "missed"))
-    if runs["int8"]:
+    int8 = {}
+    for rows in (runs["int8"], runs["int8_best"]):
+        for r in rows or []:
+            if shape(r) not in int8 or num(r, "us") < num(int8[shape(r)], "us"):
+                int8[shape(r)] = r
+    if int8:
         ratios = []
-        for r in runs["int8"]:
-            k = shape(r)
+        for k, r in int8.items():
             if k in best and num(best[k], "kv_MB") >= 128:
                 ratios.append((k, num(best[k], "us") / num(r, "us")))
         if ratios:
@@ -104,6 +110,53 @@ def issue8(d, out):
         if runs[name]:
             out.append("- %s KV: geomean speedup over the fp16 peer %.2fx" %
                        (name, geomean(num(r, "speedup") for r in runs[name])))
+    same_card(d, best, out)
+
+
+def same_card(d, best, out):
+    """The fp16 rows against same_card_sdpa.csv (tools/sdpa_peer.py: PyTorch timed on the lent card itself,
+    which need not be the peer file's H100)."""
+    rows = read_rows(d, "same_card_sdpa.csv")
+    if not rows:
+        return
+    with open(os.path.join(d, "same_card_sdpa.csv")) as f:
+        first = f.readline()
+    # "# PyTorch V scaled_dot_product_attention, decode (query length 1), fp16 Q/K/V, CARD, CUDA events, ..."
+    parts = first.split(", ") if first.startswith("#") else []
+    card = parts[3] if len(parts) > 3 else ""
+    ratios = []
+    for r in rows:
+        k = shape(r)
+        if k in best and num(r, "us") > 0:
+            ratios.append((k, num(r, "us") / num(best[k], "us"), r.get("best_backend", "")))
+    if not ratios:
+        return
+    faster = sum(1 for _, x, _ in ratios if x > 1)
+    out.append("- against PyTorch SDPA timed on the same card (%s): faster on %d of %d rows, geomean %.2fx "
+               "(%s)" % (card or "same_card_sdpa.csv", faster, len(ratios), geomean(x for _, x, _ in ratios),
+                         ", ".join("%s %.2fx %s" % r for r in ratios)))
+
+
+def tune(d, out):
+    """scripts/gpu-measure tune: each setting's geometric mean over the shapes every setting ran."""
+    rows = section(out, d, "The work-group shape's settings (part tune)", "h100_tune.csv")
+    if not rows:
+        return
+    by = {}
+    for r in rows:
+        by.setdefault(r["setting"], {})[shape(r)] = num(r, "us")
+    common = set.intersection(*(set(v) for v in by.values()))
+    if not common:
+        out.append("no shape ran in every setting")
+        return
+    g = {s: geomean(v[k] for k in common) for s, v in by.items()}
+    first = next(iter(g.values()))
+    out.append("| setting | geomean us over %d shapes | against the first |" % len(common))
+    out.append("| --- | --- | --- |")
+    for s, x in g.items():
+        out.append("| %s | %.1f | %.2fx |" % (s, x, x / first))
+    out.append("")
+    out.append("- fastest: %s" % min(g, key=g.get))
 
 
 def proposed_threshold(rows):
@@ -293,7 +346,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, issue6, issue3, issue9, grid, mla, ragged, paged):
+    for part in (issue8, tune, issue6, issue3, issue9, grid, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
