@@ -1,4 +1,5 @@
 /* The program cache: each (sources, options, kernel) variant is built once per context. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,37 @@ static void print_build_log(const ifa_context *ctx, cl_program program, const ch
     free(log);
 }
 
+/* IFA_DUMP_BINARIES=DIR: every program built is written to DIR as KERNEL-HASH.bin (what
+ * CL_PROGRAM_BINARIES returns: PTX on NVIDIA, so that the loads a variant compiled to can be read) beside
+ * KERNEL-HASH.options (its build options; HASH is theirs). For diagnosis; a failure to write is ignored. */
+static void dump_binary(const ifa_context *ctx, cl_program program, const char *kernel_name, const char *options) {
+    const char *dir = getenv("IFA_DUMP_BINARIES");
+    if (!dir || !*dir) return;
+    size_t size = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
+    unsigned char *bin = malloc(size);
+    if (!bin) return;
+    unsigned char *bins[1] = {bin};
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
+        uint64_t h = 1469598103934665603ull; /* FNV-1a */
+        for (const char *c = options; *c; ++c) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, kernel_name, (unsigned long long)h);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(bin, 1, size, f);
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "%s/%s-%016llx.options", dir, kernel_name, (unsigned long long)h);
+        f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%s\n%s\n", ctx->device_name, options);
+            fclose(f);
+        }
+    }
+    free(bin);
+}
+
 static ifa_status build(ifa_context *ctx, const char *const *names, int count, const char *options,
                         const char *kernel_name, ifa__cached_kernel *e) {
     enum { MAX_SOURCES = 8 };
@@ -99,6 +131,7 @@ static ifa_status build(ifa_context *ctx, const char *const *names, int count, c
                             log);
     }
     print_build_log(ctx, e->program, kernel_name, options);
+    dump_binary(ctx, e->program, kernel_name, options);
     e->kernel = clCreateKernel(e->program, kernel_name, &err);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clCreateKernel", "kernel %s", kernel_name);
     err = clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof e->max_work_group_size,
