@@ -131,19 +131,28 @@
 #define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
-/* KTILE (with V8, 16-bit K/V, every row 16-byte aligned: the host checks): each chunk's key rows are first
+/* KTILE (with V8, 16-bit or int8 K/V, every row 16-byte aligned: the host checks): each chunk's key rows are first
  * copied into local memory, 16 bytes a load with consecutive work-items on consecutive 16 bytes of a row, so
  * that a warp's load covers whole rows (a work-item per row touches 32 rows 2 bytes apart per load: 6-17 % of
  * an H200's bandwidth, docs/performance.md); each tile row has 16 bytes of padding, so that work-items reading
  * their own rows at one column fall on different banks. P.V loads values 16 bytes at a time, IFA_KT_B rows'
  * loads before their FMAs. */
 #if KTILE
-#if !V8 || (KV_T != IFA_F16 && KV_T != IFA_BF16)
-#error "the key tile needs 8-wide loads and 16-bit K/V"
+#if !V8 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
+#error "the key tile needs 8-wide loads and 16-bit or int8 K/V"
 #endif
-#define IFA_KT_W (HEAD_DIM / 8 + 1) /* 16-byte words per tile row */
+#define IFA_KT_E (16 / (int)sizeof(kv_store))     /* elements per 16-byte word: 8, or 16 of int8 */
+#define IFA_KT_W (HEAD_DIM / IFA_KT_E + 1)        /* 16-byte words per tile row, one of them padding */
 #define IFA_KT_B 8
-/* 8 elements of 16-bit K/V from their 16 bytes */
+/* elements x .. x + 7 of a tile row (x a multiple of 8) */
+#if KV_T == IFA_I8
+inline float8 ifa_kt_row8(__local const uint4 *row, int x) {
+    const char16 c = as_char16(row[x / 16]);
+    return convert_float8((x & 8) ? c.hi : c.lo);
+}
+/* 8 values from their 8 bytes */
+#define IFA_KT_G(p, i) convert_float8(as_char8(*(__global const uint2 *)((p) + (i))))
+#else
 inline float8 ifa_kt_cvt(uint4 u) {
 #if KV_T == IFA_F16
     return vload_half8(0, (const __private half *)&u);
@@ -151,7 +160,10 @@ inline float8 ifa_kt_cvt(uint4 u) {
     return as_float8(convert_uint8(as_ushort8(u)) << 16);
 #endif
 }
+inline float8 ifa_kt_row8(__local const uint4 *row, int x) { return ifa_kt_cvt(row[x / 8]); }
+/* 8 values from their 16 bytes */
 #define IFA_KT_G(p, i) ifa_kt_cvt(*(__global const uint4 *)((p) + (i)))
+#endif
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
  * KV heads per work-group, RB_MH divides one head's GSQ = G x SQ rows (ifa__tile_rows), so that a tile reads
@@ -713,12 +725,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
         const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
 #if KTILE
-        /* the chunk's row offsets, then its key rows into the tile, a 16-byte word per work-item and step */
-        for (int j = lid; j < rows; j += WG) roff[j] = IFA_ROW_OFF(c + j);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int i = lid; i < rows * (HEAD_DIM / 8); i += WG) {
-            const int j = i / (HEAD_DIM / 8), w = i - j * (HEAD_DIM / 8);
-            ktile[j * IFA_KT_W + w] = *(__global const uint4 *)(k + k_off + roff[j] + (ulong)(8 * w));
+        /* the chunk's key rows into the tile, a 16-byte word per work-item and step (each work-item computes its
+         * row's offset itself: one barrier fewer than sharing roff, which the score loop below fills for P.V) */
+        for (int i = lid; i < rows * (HEAD_DIM / IFA_KT_E); i += WG) {
+            const int j = i / (HEAD_DIM / IFA_KT_E), w = i - j * (HEAD_DIM / IFA_KT_E);
+            ktile[j * IFA_KT_W + w] =
+                *(__global const uint4 *)(k + k_off + IFA_ROW_OFF(c + j) + (ulong)(IFA_KT_E * w));
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -870,7 +882,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     _Pragma("unroll") for (int r = 0; r < R; ++r) dsum[jj][r] = 0.0f;
                     for (int x = 0; x < HEAD_DIM; x += 8) {
 #if KTILE
-                        const float8 kk = ifa_kt_cvt(ktile[(j0 + jj) * IFA_KT_W + x / 8]);
+                        const float8 kk = ifa_kt_row8(ktile + (j0 + jj) * IFA_KT_W, x);
                         (void)ro;
 #else
                         const float8 kk = IFA_L8(KV_T, k, k_off + ro + (ulong)x);
@@ -1017,8 +1029,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     }
                     _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
                         const int j = j0 + u * IFA_ZV;
-                        if (j < rows)
+                        if (j < rows) {
+#if VAQ == 1 || VAQ == 2
+                            vv[u] = fma(vv[u], vload8(0, aq_v + x), vload8(0, aq_v + VDIM + x));
+#elif VAQ
+                            vv[u] = fma(vv[u], (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
+#endif
                             _Pragma("unroll") for (int r = 0; r < R; ++r) a[r] = fma((float8)sc[r * CHUNK + j], vv[u], a[r]);
+                        }
                     }
                 }
                 _Pragma("unroll") for (int r = 0; r < R; ++r) vstore8(a[r], 0, lacc + (z * R + r) * VDIM + x);

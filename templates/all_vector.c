@@ -54,9 +54,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    /* the key tile's 16-byte loads need every K/V row to start 16 bytes (8 elements) after an aligned base */
-    const int key_tile = plan->key_tile && a.k_off % 8 == 0 && a.v_off % 8 == 0 && a.kv_batch % 8 == 0 &&
-                         a.kv_head % 8 == 0 && a.kv_row % 8 == 0;
+    /* the key tile's 16-byte loads need every K/V row to start a multiple of 16 bytes (8 elements, 16 of int8)
+     * after an aligned base */
+    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 ? 16 : 8;
+    const int key_tile = plan->key_tile && a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 &&
+                         a.kv_head % kt == 0 && a.kv_row % kt == 0;
     ifa__define defines[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},

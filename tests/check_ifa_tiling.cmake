@@ -24,12 +24,12 @@ execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile a100
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "an unknown profile gave ${rc}")
 endif()
-# The template candidates: all_vector chosen by the h100 row's rule, cv when forced (with its entries and
-# chunks), and a forced cv refused with the reason for a shared-prefix case.
+# The template candidates: all_vector chosen by the h100 row's rule (cv from 8 query rows per KV head), cv
+# when forced (with its entries and chunks), and a forced cv refused with the reason for a shared-prefix case.
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON tmpl GET "${out}" template)
 string(JSON cv_reason GET "${out}" template_candidates 0 reason)
-if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "cv_min_rows = 0")
+if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "G x S1 = 4 query rows per KV head < cv_min_rows = 8")
   message(FATAL_ERROR "expected all_vector with cv refused by cv_min_rows: ${tmpl}, ${cv_reason}")
 endif()
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 --template cv RESULT_VARIABLE rc

@@ -618,7 +618,7 @@ START_TEST(vector_loads_rule) {
 }
 END_TEST
 
-/* The key tile: with 8-wide loads and 16-bit K/V where the tile and P.V's slices fit (64 work-items and
+/* The key tile: with 8-wide loads and 16-bit or int8 K/V where the tile and P.V's slices fit (64 work-items and
  * 64-row chunks at G = 4, D = 128 on 48 KiB; not at 128 and 128), counted in the local memory; never for
  * other dtypes or without vector_loads; the plan check refuses it elsewhere, and any pad0. */
 START_TEST(key_tile_rule) {
@@ -627,8 +627,9 @@ START_TEST(key_tile_rule) {
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
-                                               ifa__key_tile_local_bytes(128, 64, 4, 128, 64));
-    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 64, 4, 128, 64), 16 * 64 * 17 + 4 * 4 * 4 * 128);
+                                               ifa__key_tile_local_bytes(128, 2, 64, 4, 128, 64));
+    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 2, 64, 4, 128, 64), 16 * 64 * 17 + 4 * 4 * 4 * 128);
+    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 1, 64, 4, 128, 64), 16 * 64 * 9 + 4 * 4 * 4 * 128);
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
@@ -644,6 +645,15 @@ START_TEST(key_tile_rule) {
     p.kv_dtype = IFA_DTYPE_BFLOAT16;
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL; /* 16 elements a word */
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    ck_assert_int_eq(plan.key_tile, 1);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
+                                               ifa__key_tile_local_bytes(128, 1, 64, 4, 128, 64));
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 1-byte floats: not in the tile */
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    ck_assert_int_eq(plan.key_tile, 0);
+    p.antiquant = IFA_ANTIQUANT_NONE;
     p.kv_dtype = IFA_DTYPE_FLOAT32, p.q_dtype = IFA_DTYPE_FLOAT32, p.out_dtype = IFA_DTYPE_FLOAT32;
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.vector_loads, 8);

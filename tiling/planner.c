@@ -14,7 +14,10 @@
 #define IFA__KV_FLOAT32 0
 #define IFA__KV_FLOAT16 1
 #define IFA__KV_BFLOAT16 2
+#define IFA__KV_INT8 3
 #define IFA__KV_INT4 8
+/* K/V types the key tile reads (16-bit floats and int8) */
+#define IFA__KEY_TILE_KV(t) ((t) == IFA__KV_FLOAT16 || (t) == IFA__KV_BFLOAT16 || (t) == IFA__KV_INT8)
 
 /* the farthest the strided prefetch reaches (the most measured: 128 rows, D = 64) */
 #define IFA__MAX_PREFETCH_ROWS 128
@@ -27,13 +30,14 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
     return 4 * heads_per_group * seq_q * (head_dim + value_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * value_dim;
 }
 
-int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t chunk_rows, int64_t rows, int64_t value_dim,
-                                  int64_t work_group_size) {
-    /* the tile: 16-byte words per row, the row's D / 8 and one of padding (work-items reading their own rows at
-     * the same column then fall on different banks); P.V's accumulator slices: (WG / (D_v / 8)) groups x rows x
-     * D_v floats */
+int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows, int64_t rows,
+                                  int64_t value_dim, int64_t work_group_size) {
+    /* the tile: 16-byte words per row, the row's D x kv_bytes / 16 and one of padding (work-items reading their
+     * own rows at the same column then fall on different banks); P.V's accumulator slices: (WG / (D_v / 8))
+     * groups x rows x D_v floats */
     const int64_t xl = value_dim / 8;
-    return 16 * chunk_rows * (head_dim / 8 + 1) + (xl > 0 ? 4 * (work_group_size / xl) * rows * value_dim : 0);
+    return 16 * chunk_rows * (head_dim * kv_bytes / 16 + 1) +
+           (xl > 0 ? 4 * (work_group_size / xl) * rows * value_dim : 0);
 }
 
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size) {
@@ -187,13 +191,11 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
     if (block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
             ifa__vector_loads_local_bytes(rows, dv, plan->work_group_size) <= budget)
         plan->vector_loads = 8;
-    /* the key tile: 16-bit K/V only (a 16-byte load is 8 elements of one row) and no int4 or antiquant, where its
-     * rows fit beside the rest */
-    plan->key_tile = plan->vector_loads && t->key_tile > 0 &&
-                     (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) &&
+    /* the key tile: 16-bit or int8 K/V (16-byte words of 8 or 16 elements), where its rows fit beside the rest */
+    plan->key_tile = plan->vector_loads && t->key_tile > 0 && IFA__KEY_TILE_KV(p->kv_dtype) &&
                      block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
-                             ifa__key_tile_local_bytes(p->head_dim, plan->chunk_rows, rows, dv,
-                                                       plan->work_group_size) <=
+                             ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2,
+                                                       plan->chunk_rows, rows, dv, plan->work_group_size) <=
                          budget;
 }
 
@@ -470,7 +472,8 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, chunk, (int64_t)plan->heads_per_group * p->seq_q, dv, wg)
+        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk,
+                                                    (int64_t)plan->heads_per_group * p->seq_q, dv, wg)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +
         rope_local;
@@ -541,7 +544,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     if (plan->key_tile != 0 &&
         (plan->key_tile != 1 || plan->vector_loads != 8 ||
-         (p->kv_dtype != IFA__KV_FLOAT16 && p->kv_dtype != IFA__KV_BFLOAT16)))
+         !IFA__KEY_TILE_KV(p->kv_dtype)))
         return 0;
     if (plan->pad0 != 0) return 0;
     if (plan->vector_loads == 0) return 1;

@@ -58,10 +58,11 @@ typedef struct ifa_tuning {
                                         * at most prefetch_rows; 0: prefetch_rows rows); 32 vector registers */
     int32_t multi_head_chunk_bytes_g1; /* multi_head_chunk_bytes where each KV head has one query row (G x S1 = 1)
                                         * and the core 32 vector registers (0: multi_head_chunk_bytes) */
-    int32_t key_tile;          /* all_vector with 8-wide loads and 16-bit K/V: 1 copies each chunk's key rows into
-                                * local memory first, 16 bytes a load with consecutive work-items on consecutive
-                                * bytes, so that a warp's loads are whole rows instead of 2 bytes of 32 rows;
-                                * values load 16 bytes at a time, 8 rows' loads before their FMAs (0: off) */
+    int32_t key_tile;          /* all_vector with 8-wide loads and 16-bit or int8 K/V: 1 copies each chunk's key
+                                * rows into local memory first, 16 bytes a load with consecutive work-items on
+                                * consecutive bytes, so that a warp's loads are whole rows instead of 2 bytes of
+                                * 32 rows; values load 8 at a time in one load, 8 rows' loads before their FMAs
+                                * (0: off) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

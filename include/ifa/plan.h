@@ -207,10 +207,10 @@ typedef struct ifa_plan {
     int32_t spread_prefetch;    /* all_vector with kv_heads_per_group > 1 and prefetch_rows > 0: 1 where each KV
                                  * head's register tiles ask for their share of a four-key-row step's K and V
                                  * lines, 0 where the step asks for the whole rows first */
-    int32_t key_tile;           /* all_vector with vector_loads and 16-bit K/V: 1 where each chunk's key rows are
-                                 * copied into local memory in 16-byte loads first and values load 16 bytes at a
-                                 * time (the kernel falls back to 8-element loads where an offset or stride of K/V
-                                 * is not a multiple of 16 bytes), 0 not */
+    int32_t key_tile;           /* all_vector with vector_loads and 16-bit or int8 K/V: 1 where each chunk's key rows
+                                 * are copied into local memory in 16-byte loads first and values load 8 at a time
+                                 * in one load (the kernel falls back to 8-element loads where an offset or stride
+                                 * of K/V is not a multiple of 16 bytes), 0 not */
     int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
