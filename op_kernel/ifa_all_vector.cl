@@ -135,8 +135,8 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * copied into local memory, 16 bytes a load with consecutive work-items on consecutive 16 bytes of a row, so
  * that a warp's load covers whole rows (a work-item per row touches 32 rows 2 bytes apart per load: 6-17 % of
  * an H200's bandwidth, docs/performance.md); each tile row has 16 bytes of padding, so that work-items reading
- * their own rows at one column fall on different banks. P.V loads values 16 bytes at a time, IFA_KT_B rows'
- * loads before their FMAs. */
+ * their own rows at one column fall on different banks. P.V loads 8 values in one load (16 bytes, 8 of int8),
+ * IFA_KT_B rows' loads before their FMAs. */
 #if KTILE
 #if !V8 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
 #error "the key tile needs 8-wide loads and 16-bit or int8 K/V"
@@ -1013,8 +1013,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 
 #if KTILE
         /* work-item (z, x): the 8 value columns x of every query row over the chunk rows j = z mod ZV, each value
-         * vector loaded once for all rows, IFA_KT_B rows' 16-byte loads before their FMAs; its slices of lacc
-         * rescaled first */
+         * vector loaded once for all rows, IFA_KT_B rows' loads before their FMAs; its slices of lacc rescaled
+         * first */
         {
             const int x = lid % IFA_XL * 8, z = lid / IFA_XL;
             if (z < IFA_ZV) {
