@@ -618,7 +618,10 @@ static int compare_templates(ifa_context *ctx, cl_command_queue queue, const ifa
              r[0].pass < 0 ? "skipped" : "pass");
     printf("%s\n", line);
     fflush(stdout);
-    if (csv) fprintf(csv, "%s\n", line);
+    if (csv) {
+        fprintf(csv, "%s\n", line);
+        fflush(csv);
+    }
     return chosen == winner;
 }
 
@@ -662,6 +665,7 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
         if (csv) fprintf(csv, "%s\n", line);
     }
     fflush(stdout);
+    if (csv) fflush(csv);
     return failures;
 }
 
@@ -908,7 +912,10 @@ int main(int argc, char **argv) {
                      ratio, (long long)o.query_len, r.mean_len);
             printf("%s\n", line);
             fflush(stdout);
-            if (csv) fprintf(csv, "%s,%.1f\n", line, bw);
+            if (csv) {
+                fprintf(csv, "%s,%.1f\n", line, bw);
+                fflush(csv); /* a run stopped by a time limit (a lent GPU's step) keeps the rows it measured */
+            }
             if (r.pass == 0) ++failures;
         }
     }
