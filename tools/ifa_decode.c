@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/bench_variants.h"
 #include "common/block_pool.h"
 #include "common/kv_quant.h"
 #include "common/pin.h"
@@ -859,11 +860,6 @@ static int load_trace(driver *dr) {
     return n > 0 ? 0 : -1;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* --kivi: per-channel key scales (and zero points) calibrated on the bank, the model's rows: each channel's
  * [min, max] over them, or with RoPE +-(the largest |x| x sqrt 2) for every channel (a rotation mixes pairs of
  * channels), so that no key saturates; then uploaded. */
@@ -1018,7 +1014,7 @@ static int run(driver *dr) {
 static void report(driver *dr) {
     const stats *s = &dr->st;
     const int64_t n = s->steps, m = s->timed;
-    qsort(s->step_us, (size_t)m, sizeof *s->step_us, cmp_double);
+    ifa_bench_sort(s->step_us, m);
     const double p50 = m ? s->step_us[m / 2] : 0, p99 = m ? s->step_us[(m * 99) / 100] : 0;
     printf("requests finished    %d of %d\n", dr->nfinished, dr->nreqs);
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,

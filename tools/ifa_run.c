@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/append_check.h"
+#include "common/bench_variants.h"
 #include "common/generic_run.h"
 #include "common/case.h"
 #include "common/generic_case.h"
@@ -185,11 +186,6 @@ static int support_ifa(ifa_context *ctx, const ifa_case *c) {
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y) {
-    const double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* One case's text (base: the folder its relative paths start from): 0 ran or passed, 1 failed, 2 bad case,
  * 3 device or runtime failure. */
 static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o) {
@@ -249,7 +245,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
             ifa_case_result_free(&ri);
         }
         if (n > 0) {
-            qsort(t, (size_t)n, sizeof *t, cmp_double);
+            ifa_bench_sort(t, n);
             printf("perf: median %.4f ms, min %.4f ms over %d runs\n", t[n / 2], t[0], n);
         }
         free(t);

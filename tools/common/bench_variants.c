@@ -53,8 +53,12 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+void ifa_bench_sort(double *v, int64_t n) {
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_double);
+}
+
 double ifa_bench_median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    ifa_bench_sort(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -1,8 +1,10 @@
-/* ifa-bench's --variant: configurations of one shape compared in alternating rounds. */
+/* ifa-bench's --variant: configurations of one shape compared in alternating rounds; the tools' sort and median
+ * of times. */
 #ifndef IFA_TOOLS_BENCH_VARIANTS_H
 #define IFA_TOOLS_BENCH_VARIANTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define IFA_BENCH_MAX_VARIANTS 8
 
@@ -20,6 +22,9 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
  * entries, so that v's entries win; unsets it when both are empty. Returns 0, or -1 when the environment
  * cannot be set. */
 int ifa_bench_variant_apply(const char *base, const ifa_bench_variant *v);
+
+/* Sorts v[0..n) ascending (the tools' times: ifa-run's runs, ifa-decode's steps). */
+void ifa_bench_sort(double *v, int64_t n);
 
 /* The median of v[0..n) (n >= 1; the mean of the middle two when n is even), sorting v in place: ifa-bench's
  * times, a run's and a variant's rounds alike. */
