@@ -119,8 +119,8 @@
 #define KTILE 0
 #endif
 #if V8
-#if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || R * (VDIM / 8) > WG
-#error "8-wide loads need VW = 1, no int4, D and D_v multiples of 8 and R x D_v / 8 <= WG"
+#if VW != 1 || KV_T == IFA_I4 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || (KTILE ? VDIM / 8 > WG || R > 16 : R * (VDIM / 8) > WG)
+#error "8-wide loads need VW = 1, no int4, D and D_v multiples of 8 and R x D_v / 8 <= WG (the key tile: D_v / 8 <= WG, R <= 16)"
 #endif
 #define IFA_XL (VDIM / 8)            /* work-items across one query row's D_v in P.V */
 #if KTILE
@@ -141,9 +141,18 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #if !V8 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
 #error "the key tile needs 8-wide loads and 16-bit or int8 K/V"
 #endif
-#define IFA_KT_E (16 / (int)sizeof(kv_store))     /* elements per 16-byte word: 8, or 16 of int8 */
+#if KV_T == IFA_I8
+#define IFA_KT_E 16 /* elements per 16-byte word */
+#else
+#define IFA_KT_E 8
+#endif
 #define IFA_KT_W (HEAD_DIM / IFA_KT_E + 1)        /* 16-byte words per tile row, one of them padding */
 #define IFA_KT_B 8
+/* P.V's accumulators stay in registers across the chunks; at the end the groups' slices are summed through the
+ * tile's memory, which must hold them */
+#if IFA_ZV * R * VDIM > CHUNK * IFA_KT_W * 4
+#error "the key tile's memory must hold the P.V groups' slices (WG / (D_v / 8) x R x D_v floats)"
+#endif
 /* elements x .. x + 7 of a tile row (x a multiple of 8) */
 #if KV_T == IFA_I8
 inline float8 ifa_kt_row8(__local const uint4 *row, int x) {
@@ -522,8 +531,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local float red_s[WG], m_use_s[R];
 #endif
 #if V8
+#if !KTILE
     /* P.V accumulators, one slice per (group z, query row r): lacc[(z * R + r) * VDIM + d] */
     __local float lacc[IFA_ZV * R * VDIM];
+#endif
 #endif
 #if KTILE
     __local uint4 ktile[CHUNK * IFA_KT_W];
@@ -654,7 +665,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
 #endif
     for (int i = lid; i < R * VDIM; i += WG) acc[i] = 0.0f;
-#if V8
+#if V8 && !KTILE
     for (int i = lid; i < IFA_ZV * R * VDIM; i += WG) lacc[i] = 0.0f;
 #endif
 #if (VAQ == 1 || VAQ == 2) && VW > 1
@@ -719,6 +730,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
+#endif
+#if KTILE && !MAX_PASS
+    /* work-item (z, x) of P.V: the 8 value columns x of every query row over the chunk rows j = z mod ZV, in
+     * registers across the chunks */
+    const int pv_x = lid % IFA_XL * 8, pv_z = lid / IFA_XL;
+    float8 pa[R];
+    _Pragma("unroll") for (int r = 0; r < R; ++r) pa[r] = (float8)0.0f;
 #endif
     for (int c = first; c < len; c += CHUNK) {
         const int rows = min(CHUNK, len - c);
@@ -1012,34 +1030,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if !MAX_PASS
 
 #if KTILE
-        /* work-item (z, x): the 8 value columns x of every query row over the chunk rows j = z mod ZV, each value
-         * vector loaded once for all rows, IFA_KT_B rows' loads before their FMAs; its slices of lacc rescaled
-         * first */
-        {
-            const int x = lid % IFA_XL * 8, z = lid / IFA_XL;
-            if (z < IFA_ZV) {
-                float8 a[R];
-                _Pragma("unroll") for (int r = 0; r < R; ++r)
-                    a[r] = r < rn ? vload8(0, lacc + (z * R + r) * VDIM + x) * a_s[r] : (float8)0.0f;
-                for (int j0 = z; j0 < rows; j0 += IFA_ZV * IFA_KT_B) {
-                    float8 vv[IFA_KT_B];
-                    _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
-                        const int j = j0 + u * IFA_ZV;
-                        vv[u] = j < rows ? IFA_KT_G(v, v_off + roff[j] + (ulong)x) : (float8)0.0f;
-                    }
-                    _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
-                        const int j = j0 + u * IFA_ZV;
-                        if (j < rows) {
+        /* each value vector loaded once for all query rows, IFA_KT_B rows' loads before their FMAs; the
+         * accumulators rescaled first */
+        if (pv_z < IFA_ZV) {
+            _Pragma("unroll") for (int r = 0; r < R; ++r) pa[r] = r < rn ? pa[r] * a_s[r] : (float8)0.0f;
+            for (int j0 = pv_z; j0 < rows; j0 += IFA_ZV * IFA_KT_B) {
+                float8 vv[IFA_KT_B];
+                _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                    const int j = j0 + u * IFA_ZV;
+                    vv[u] = j < rows ? IFA_KT_G(v, v_off + roff[j] + (ulong)pv_x) : (float8)0.0f;
+                }
+                _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                    const int j = j0 + u * IFA_ZV;
+                    if (j < rows) {
 #if VAQ == 1 || VAQ == 2
-                            vv[u] = fma(vv[u], vload8(0, aq_v + x), vload8(0, aq_v + VDIM + x));
+                        vv[u] = fma(vv[u], vload8(0, aq_v + pv_x), vload8(0, aq_v + VDIM + pv_x));
 #elif VAQ
-                            vv[u] = fma(vv[u], (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
+                        vv[u] = fma(vv[u], (float8)aq_t[j], (float8)aq_t[CHUNK + j]);
 #endif
-                            _Pragma("unroll") for (int r = 0; r < R; ++r) a[r] = fma((float8)sc[r * CHUNK + j], vv[u], a[r]);
-                        }
+                        _Pragma("unroll") for (int r = 0; r < R; ++r) pa[r] = fma((float8)sc[r * CHUNK + j], vv[u], pa[r]);
                     }
                 }
-                _Pragma("unroll") for (int r = 0; r < R; ++r) vstore8(a[r], 0, lacc + (z * R + r) * VDIM + x);
             }
         }
 #elif V8
@@ -1124,7 +1135,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid; i < rn * VDIM; i += WG) acc[i] += aq_c[i / VDIM];
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-#if V8 && !MAX_PASS
+#if KTILE && !MAX_PASS
+    /* the groups' slices through the tile's memory (its last chunk was read before the softmax's barriers) into
+     * acc */
+    {
+        __local float *slices = (__local float *)ktile;
+        if (pv_z < IFA_ZV)
+            _Pragma("unroll") for (int r = 0; r < R; ++r) vstore8(pa[r], 0, slices + (pv_z * R + r) * VDIM + pv_x);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = lid; i < rn * VDIM; i += WG) {
+            const int r = i / VDIM, d = i - r * VDIM;
+            float sum = 0.0f;
+            for (int z = 0; z < IFA_ZV; ++z) sum += slices[(z * R + r) * VDIM + d];
+            acc[i] = sum;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#elif V8 && !MAX_PASS
     /* the groups' slices into acc */
     for (int i = lid; i < rn * VDIM; i += WG) {
         const int r = i / VDIM, d = i - r * VDIM;

@@ -83,7 +83,10 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"PV_PREFETCH", plan->pv_prefetch},
         {"SPREAD_PF", plan->spread_prefetch},
         {"BATCH_FAST", plan->batch_fast},
-        {"V8", plan->vector_loads != 0},
+        /* a tile plan whose K/V rows are not 16-byte aligned and whose rows x D_v / 8 exceed the group runs the
+         * scalar loads (the 8-wide ones without the tile need them within it) */
+        {"V8", plan->vector_loads != 0 &&
+                   (key_tile || (int64_t)plan->heads_per_group * p->seq_q * (ifa__value_dim(p) / 8) <= plan->work_group_size)},
         {"KTILE", key_tile},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},

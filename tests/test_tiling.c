@@ -618,18 +618,20 @@ START_TEST(vector_loads_rule) {
 }
 END_TEST
 
-/* The key tile: with 8-wide loads and 16-bit or int8 K/V where the tile and P.V's slices fit (64 work-items and
- * 64-row chunks at G = 4, D = 128 on 48 KiB; not at 128 and 128), counted in the local memory; never for
- * other dtypes or without vector_loads; the plan check refuses it elsewhere, and any pad0. */
+/* The key tile: with 8-wide loads and 16-bit or int8 K/V where the tile fits the local memory and holds P.V's
+ * slices at the end (G = 4 and G = 8 at D = 128 with 64 work-items and 64-row chunks, G = 4 at 128 and 128;
+ * not G = 16), counted in the local memory, at G = 8 where 8-wide loads alone cannot go (8 x 16 slices > 64
+ * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and any
+ * pad0. */
 START_TEST(key_tile_rule) {
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
-                                               ifa__key_tile_local_bytes(128, 2, 64, 4, 128, 64));
-    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 2, 64, 4, 128, 64), 16 * 64 * 17 + 4 * 4 * 4 * 128);
-    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 1, 64, 4, 128, 64), 16 * 64 * 9 + 4 * 4 * 4 * 128);
+                                               ifa__key_tile_local_bytes(128, 2, 64));
+    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 2, 64), 16 * 64 * 17);
+    ck_assert_int_eq(ifa__key_tile_local_bytes(128, 1, 64), 16 * 64 * 9);
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
@@ -639,8 +641,20 @@ START_TEST(key_tile_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.key_tile = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    plan_tuned("vector_loads=1,key_tile=1", &p, &h100, &plan); /* 128 x 128: 34.8 KB of tile do not fit beside */
+    plan_tuned("vector_loads=1,key_tile=1", &p, &h100, &plan); /* 128 x 128: 34.8 KB of tile beside 9.3 */
+    ck_assert_int_eq(plan.key_tile, 1);
+    ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes - 1024);
+    ifa_problem g = problem(1, 64, 8, 128, 8192); /* G = 8 (all_vector asked for: the NVIDIA row gives it cv) */
+    plan_tuned("vector_loads=1,work_group_size=64,chunk_rows=64,cv_min_rows=0", &g, &h100, &plan);
+    ck_assert_int_eq(plan.vector_loads, 0);
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64,cv_min_rows=0", &g, &h100, &plan);
     ck_assert_int_eq(plan.vector_loads, 8);
+    ck_assert_int_eq(plan.key_tile, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.key_tile = 0; /* 8-wide loads alone: 8 x 16 slices > 64 work-items */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    g = problem(1, 128, 8, 128, 8192); /* G = 16: its slices (32 KB) do not fit the 17 KB tile */
+    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64,cv_min_rows=0", &g, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 0);
     p.kv_dtype = IFA_DTYPE_BFLOAT16;
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
@@ -649,7 +663,7 @@ START_TEST(key_tile_rule) {
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
-                                               ifa__key_tile_local_bytes(128, 1, 64, 4, 128, 64));
+                                               ifa__key_tile_local_bytes(128, 1, 64));
     p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 1-byte floats: not in the tile */
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 0);

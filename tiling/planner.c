@@ -30,14 +30,10 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
     return 4 * heads_per_group * seq_q * (head_dim + value_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * value_dim;
 }
 
-int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows, int64_t rows,
-                                  int64_t value_dim, int64_t work_group_size) {
-    /* the tile: 16-byte words per row, the row's D x kv_bytes / 16 and one of padding (work-items reading their
-     * own rows at the same column then fall on different banks); P.V's accumulator slices: (WG / (D_v / 8))
-     * groups x rows x D_v floats */
-    const int64_t xl = value_dim / 8;
-    return 16 * chunk_rows * (head_dim * kv_bytes / 16 + 1) +
-           (xl > 0 ? 4 * (work_group_size / xl) * rows * value_dim : 0);
+int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows) {
+    /* 16-byte words per row: the row's D x kv_bytes / 16 and one of padding (work-items reading their own rows
+     * at the same column then fall on different banks) */
+    return 16 * chunk_rows * (head_dim * kv_bytes / 16 + 1);
 }
 
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size) {
@@ -178,25 +174,34 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
+/* The key tile's rule beside 8-wide loads: 16-bit or int8 K/V (16-byte words of 8 or 16 elements), at most 16
+ * query rows (P.V keeps 8 columns of each in registers), D_v / 8 work-items within the group, the groups'
+ * slices (WG / (D_v / 8) x rows x D_v floats) within the tile's memory, which sums them at the end. */
+static int key_tile_fits(const ifa_problem *p, int64_t rows, int64_t wg, int64_t tile_bytes) {
+    const int64_t dv = ifa__value_dim(p), xl = dv / 8;
+    return IFA__KEY_TILE_KV(p->kv_dtype) && rows <= 16 && xl > 0 && xl <= wg && 4 * (wg / xl) * rows * dv <= tile_bytes;
+}
+
 /* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
  * D / 8 slices must fit in the work-group; D a multiple of 8, one KV head per group and no int4 (the
- * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. */
+ * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. With the
+ * row's key_tile, the key tile where key_tile_fits and its memory fits the budget, at up to 16 rows whatever
+ * rows x D / 8 (its P.V work-items take every row). */
 static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64_t budget, ifa_plan *plan) {
     plan->vector_loads = 0;
     plan->key_tile = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
+    const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
-        dv % 8 != 0 || rows * xl > plan->work_group_size || p->kv_dtype == IFA__KV_INT4)
+        dv % 8 != 0 || p->kv_dtype == IFA__KV_INT4)
         return;
-    if (block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
-            ifa__vector_loads_local_bytes(rows, dv, plan->work_group_size) <= budget)
+    const int64_t tile = ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, plan->chunk_rows);
+    if (t->key_tile > 0 && key_tile_fits(p, rows, wg, tile) && base + tile <= budget) {
         plan->vector_loads = 8;
-    /* the key tile: 16-bit or int8 K/V (16-byte words of 8 or 16 elements), where its rows fit beside the rest */
-    plan->key_tile = plan->vector_loads && t->key_tile > 0 && IFA__KEY_TILE_KV(p->kv_dtype) &&
-                     block_bytes(p, plan->heads_per_group, plan->chunk_rows) +
-                             ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2,
-                                                       plan->chunk_rows, rows, dv, plan->work_group_size) <=
-                         budget;
+        plan->key_tile = 1;
+    } else if (rows * xl <= wg && base + ifa__vector_loads_local_bytes(rows, dv, wg) <= budget) {
+        plan->vector_loads = 8;
+    }
 }
 
 /* The vector registers a CPU core gives the kernel's register tiles. OpenCL does not say; the native float
@@ -472,8 +477,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk,
-                                                    (int64_t)plan->heads_per_group * p->seq_q, dv, wg)
+        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +
         rope_local;
@@ -542,16 +546,17 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
-    if (plan->key_tile != 0 &&
-        (plan->key_tile != 1 || plan->vector_loads != 8 ||
-         !IFA__KEY_TILE_KV(p->kv_dtype)))
+    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
+    if (plan->pad0 != 0 || (plan->key_tile != 0 && plan->key_tile != 1)) return 0;
+    if (plan->key_tile &&
+        (plan->vector_loads != 8 ||
+         !key_tile_fits(p, rows, plan->work_group_size,
+                        ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, plan->chunk_rows))))
         return 0;
-    if (plan->pad0 != 0) return 0;
     if (plan->vector_loads == 0) return 1;
     return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
            plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && ifa__value_dim(p) % 8 == 0 &&
-           p->kv_dtype != IFA__KV_INT4 &&
-           (int64_t)plan->heads_per_group * p->seq_q * (ifa__value_dim(p) / 8) <= plan->work_group_size;
+           p->kv_dtype != IFA__KV_INT4 && (plan->key_tile || rows * (ifa__value_dim(p) / 8) <= plan->work_group_size);
 }
 
 /* The cv template's fields agree with the problem and with each other (all zero for all_vector). */

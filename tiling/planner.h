@@ -69,10 +69,9 @@ static inline int64_t ifa__value_dim(const ifa_problem *p) { return p->value_dim
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
                                     int64_t chunk_rows);
 /* What 8-wide loads with the key tile add (instead of ifa__vector_loads_local_bytes): a chunk's key rows of
- * head_dim elements of kv_bytes each (2, or 1 for int8), padded by 16 bytes each, and P.V's accumulator slices
- * for rows query rows. */
-int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows, int64_t rows,
-                                  int64_t value_dim, int64_t work_group_size);
+ * head_dim elements of kv_bytes each (2, or 1 for int8), padded by 16 bytes each (P.V's accumulators stay in
+ * registers and are summed through the same memory at the end). */
+int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows);
 /* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
  * work_group_size. */
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size);
