@@ -46,8 +46,8 @@ static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, cons
     }
     fprintf(f, "%s\n", rc->json);
     fclose(f);
-    printf("  %s: %s\n  replay: IFA_TUNING='%s' IFA_DEVICE_FACTS='%s' ifa-run %s --check\n", why, rc->summary, rc->tuning,
-           rc->facts, path);
+    printf("  %s: %s\n  replay: IFA_TUNING='%s' IFA_DEVICE_FACTS='%s' ifa-run %s --check%s\n", why, rc->summary,
+           rc->tuning, rc->facts, path, rc->buffer_create ? " --buffer-create" : "");
 }
 
 /* A case the generator wrote but its parser refused (err says why): reported and kept. */
@@ -176,6 +176,7 @@ int main(int argc, char **argv) {
         if (ifa_case_parse(rc.json, ".", &c, err, sizeof err) != 0) {
             unreadable(dir, s, &rc, err);
         } else {
+            c.kv_from_buffer_create = rc.buffer_create;
             const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
             if (st != IFA_STATUS_OK) {
                 refused(dir, s, &rc, st);

@@ -350,6 +350,10 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
         cJSON_AddStringToObject(attrs, "template_mode", "all_vector");
     }
     draw_tuning(&g, out->tuning, sizeof out->tuning);
+    /* last, so that the draws above stay as they were for a seed: on a CPU, K/V of 2 MiB and more then come in
+     * whole huge pages at the tuning row's offset (CL_MEM_USE_HOST_PTR), as ifa-bench and ifa-decode run */
+    out->buffer_create = chance(&g, 0.5);
+    if (out->buffer_create) add_summary(sum, sum_n, "buffers=created");
     return finish(root, out);
 }
 
