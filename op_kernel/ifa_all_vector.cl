@@ -743,12 +743,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* the softmax reads whole vectors of rows: rows up to the next multiple of VW score -inf */
         const int rows_pad = min(CHUNK, (rows + VW - 1) / VW * VW);
 #if KTILE
-        /* the chunk's key rows into the tile, a 16-byte word per work-item and step (each work-item computes its
-         * row's offset itself: one barrier fewer than sharing roff, which the score loop below fills for P.V) */
-        for (int i = lid; i < rows * (HEAD_DIM / IFA_KT_E); i += WG) {
-            const int j = i / (HEAD_DIM / IFA_KT_E), w = i - j * (HEAD_DIM / IFA_KT_E);
-            ktile[j * IFA_KT_W + w] =
-                *(__global const uint4 *)(k + k_off + IFA_ROW_OFF(c + j) + (ulong)(IFA_KT_E * w));
+        /* the chunk's key rows into the tile, a 16-byte word per work-item and step, IFA_KT_B steps' loads issued
+         * before their stores (a load then its store per step would wait out each load's latency); each
+         * work-item computes its rows' offsets itself: one barrier fewer than sharing roff, which the score loop
+         * below fills for P.V */
+        for (int i0 = lid; i0 < rows * (HEAD_DIM / IFA_KT_E); i0 += WG * IFA_KT_B) {
+            uint4 kw[IFA_KT_B];
+            _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                const int i = i0 + u * WG, j = i / (HEAD_DIM / IFA_KT_E), w = i - j * (HEAD_DIM / IFA_KT_E);
+                if (i < rows * (HEAD_DIM / IFA_KT_E))
+                    kw[u] = *(__global const uint4 *)(k + k_off + IFA_ROW_OFF(c + j) + (ulong)(IFA_KT_E * w));
+            }
+            _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
+                const int i = i0 + u * WG, j = i / (HEAD_DIM / IFA_KT_E), w = i - j * (HEAD_DIM / IFA_KT_E);
+                if (i < rows * (HEAD_DIM / IFA_KT_E)) ktile[j * IFA_KT_W + w] = kw[u];
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
