@@ -13,6 +13,8 @@ foreach(needle
     "against PyTorch SDPA timed on the same card \\(TEST CARD\\): faster on 2 of 3 rows, geomean 1.48x"
     "\\| vector_loads=1,key_tile=1 \\| 100.0 \\| 0.50x \\|"
     "fastest: vector_loads=1,key_tile=1"
+    "- vector_loads=0: global u16 x2, shared f32 x1"
+    "- vector_loads=1,key_tile=1: global v4.u32 x2, shared v4.u32 x1"
     "proposed cv_min_rows = 16 \\(G x S1 from which cv wins; matches every row\\)"
     "the planner chose the winner on 2 of 4 rows"
     "geometric mean 1.075 -> proposed split_rowmax = 1"

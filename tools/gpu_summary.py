@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads the CSVs (and the log) that scripts/gpu-measure writes into its output folder and prints, as Markdown,
 what each open issue asks of them: issue 8's H100 targets (per row and in total, and against PyTorch timed on
-the lent card itself when same_card_sdpa.csv is there), part tune's settings, issue 6's template winners
+the lent card itself when same_card_sdpa.csv is there), part tune's settings, the load widths in part ptx's
+PTX, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
 grid, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
@@ -14,7 +15,9 @@ import argparse
 import csv
 import math
 import os
+import re
 import sys
+import tarfile
 
 
 def read_rows(d, name):
@@ -336,6 +339,36 @@ def paged(d, out):
         out.append("not measured: no h100_paged_*.csv")
 
 
+def ptx(d, out):
+    """scripts/gpu-measure ptx: per setting, the global and local-memory loads the attention kernel's PTX holds,
+    by width (ld.global.v4.u32 is a 16-byte load; ld.global.u16 one half)."""
+    out.append("## What NVIDIA compiled (part ptx)")
+    path = os.path.join(d, "ptx.tar.gz")
+    if not os.path.exists(path):
+        out.append("not measured: no ptx.tar.gz")
+        return
+    settings, counts = {}, {}
+    with tarfile.open(path) as t:
+        for m in t.getmembers():
+            parts = m.name.strip("./").split("/")
+            if not m.isfile() or len(parts) != 2:
+                continue
+            text = t.extractfile(m).read().decode("utf-8", "replace")
+            if parts[1] == "setting":
+                settings[parts[0]] = text.strip()
+            elif parts[1].startswith("ifa_all_vector-") and parts[1].endswith(".bin"):
+                c = counts.setdefault(parts[0], {})
+                for space, nc, vec, typ in re.findall(r"\bld\.(global|shared)(\.nc)?(?:\.v(\d))?\.(\w+)", text):
+                    key = "%s %s%s" % (space, "v%s." % vec if vec else "", typ)
+                    c[key] = c.get(key, 0) + 1
+    if not counts:
+        out.append("ptx.tar.gz holds no ifa_all_vector program")
+        return
+    for k in sorted(counts):
+        loads = ", ".join("%s x%d" % kv for kv in sorted(counts[k].items()))
+        out.append("- %s: %s" % (settings.get(k, "setting " + k), loads or "no ld.global/ld.shared"))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="the folder scripts/gpu-measure wrote")
@@ -346,7 +379,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, tune, issue6, issue3, issue9, grid, mla, ragged, paged):
+    for part in (issue8, tune, ptx, issue6, issue3, issue9, grid, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
