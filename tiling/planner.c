@@ -174,6 +174,11 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
+/* The key tile's local memory for p at chunk_rows rows per chunk (int8 elements take 1 byte, the others 2). */
+static int64_t key_tile_bytes(const ifa_problem *p, int64_t chunk_rows) {
+    return ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk_rows);
+}
+
 /* The key tile's rule beside 8-wide loads: 16-bit or int8 K/V (16-byte words of 8 or 16 elements), at most 16
  * query rows (P.V keeps 8 columns of each in registers), D_v / 8 work-items within the group, the groups'
  * slices (WG / (D_v / 8) x rows x D_v floats) within the tile's memory, which sums them at the end. */
@@ -195,7 +200,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
         dv % 8 != 0 || p->kv_dtype == IFA__KV_INT4)
         return;
-    const int64_t tile = ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, plan->chunk_rows);
+    const int64_t tile = key_tile_bytes(p, plan->chunk_rows);
     if (t->key_tile > 0 && key_tile_fits(p, rows, wg, tile) && base + tile <= budget) {
         plan->vector_loads = 8;
         plan->key_tile = 1;
@@ -477,7 +482,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     choose_vector_loads(p, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->key_tile ? ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk)
+        (plan->key_tile ? key_tile_bytes(p, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +
         rope_local;
@@ -551,7 +556,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     if (plan->key_tile &&
         (plan->vector_loads != 8 ||
          !key_tile_fits(p, rows, plan->work_group_size,
-                        ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, plan->chunk_rows))))
+                        key_tile_bytes(p, plan->chunk_rows))))
         return 0;
     if (plan->vector_loads == 0) return 1;
     return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
