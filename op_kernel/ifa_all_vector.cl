@@ -1144,31 +1144,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     for (int i = lid; i < rn * VDIM; i += WG) acc[i] += aq_c[i / VDIM];
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-#if KTILE && !MAX_PASS
-    /* the groups' slices through the tile's memory (its last chunk was read before the softmax's barriers) into
-     * acc */
+#if V8 && !MAX_PASS
     {
+#if KTILE
+        /* the registers' slices go through the tile's memory (its last chunk was read before the softmax's
+         * barriers) */
         __local float *slices = (__local float *)ktile;
         if (pv_z < IFA_ZV)
             _Pragma("unroll") for (int r = 0; r < R; ++r) vstore8(pa[r], 0, slices + (pv_z * R + r) * VDIM + pv_x);
         barrier(CLK_LOCAL_MEM_FENCE);
+#else
+        __local const float *slices = lacc;
+#endif
+        /* the groups' slices into acc */
         for (int i = lid; i < rn * VDIM; i += WG) {
             const int r = i / VDIM, d = i - r * VDIM;
-            float sum = 0.0f;
-            for (int z = 0; z < IFA_ZV; ++z) sum += slices[(z * R + r) * VDIM + d];
-            acc[i] = sum;
+            float s = 0.0f;
+            for (int z = 0; z < IFA_ZV; ++z) s += slices[(z * R + r) * VDIM + d];
+            acc[i] = s;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-#elif V8 && !MAX_PASS
-    /* the groups' slices into acc */
-    for (int i = lid; i < rn * VDIM; i += WG) {
-        const int r = i / VDIM, d = i - r * VDIM;
-        float s = 0.0f;
-        for (int z = 0; z < IFA_ZV; ++z) s += lacc[(z * R + r) * VDIM + d];
-        acc[i] = s;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
 #if SPLIT || BALANCED
