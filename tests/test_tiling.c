@@ -16,6 +16,13 @@ static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t
     return p;
 }
 
+/* The same in the BSND layout. */
+static ifa_problem bsnd_problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s) {
+    ifa_problem p = problem(b, n, nkv, d, s);
+    p.layout = IFA_LAYOUT_BSND;
+    return p;
+}
+
 static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
 static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
 /* the same 2-core PoCL device planned with Intel's row, and as an AVX2 core (16 vector registers) */
@@ -624,9 +631,10 @@ END_TEST
  * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and any
  * pad0. */
 START_TEST(key_tile_rule) {
+    static const char *const tile64 = "vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
-    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
                                                ifa__key_tile_local_bytes(128, 2, 64));
@@ -657,19 +665,19 @@ START_TEST(key_tile_rule) {
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64,cv_min_rows=0", &g, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 0);
     p.kv_dtype = IFA_DTYPE_BFLOAT16;
-    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL; /* 16 elements a word */
-    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 64) +
                                                ifa__key_tile_local_bytes(128, 1, 64));
     p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 1-byte floats: not in the tile */
-    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 0);
     p.antiquant = IFA_ANTIQUANT_NONE;
     p.kv_dtype = IFA_DTYPE_FLOAT32, p.q_dtype = IFA_DTYPE_FLOAT32, p.out_dtype = IFA_DTYPE_FLOAT32;
-    plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan);
+    plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.vector_loads, 8);
     ck_assert_int_eq(plan.key_tile, 0);
     bad = plan, bad.key_tile = 1;
@@ -708,8 +716,7 @@ END_TEST
 
 /* The BSND plan of (b, n, nkv, d, s) on dev, which must plan. */
 static ifa_plan bsnd_plan(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s, const ifa_device_facts *dev) {
-    ifa_problem p = problem(b, n, nkv, d, s);
-    p.layout = IFA_LAYOUT_BSND;
+    const ifa_problem p = bsnd_problem(b, n, nkv, d, s);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, dev, &plan), IFA_STATUS_OK);
     return plan;
@@ -787,8 +794,7 @@ END_TEST
  * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
  * multi_head_chunk_bytes (128 KiB). */
 START_TEST(multi_head_prefetch_distance) {
-    ifa_problem p = problem(8, 32, 8, 128, 4096);
-    p.layout = IFA_LAYOUT_BSND;
+    ifa_problem p = bsnd_problem(8, 32, 8, 128, 4096);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
@@ -849,8 +855,7 @@ END_TEST
  * unmeasured); IFA_TUNING sets it either way; the plan check refuses it outside 0/1, without the prefetch,
  * with one KV head per work-group or with 16 registers. */
 START_TEST(spread_prefetch_rule) {
-    ifa_problem p = problem(8, 32, 8, 128, 4096);
-    p.layout = IFA_LAYOUT_BSND;
+    ifa_problem p = bsnd_problem(8, 32, 8, 128, 4096);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
