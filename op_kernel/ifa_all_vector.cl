@@ -131,6 +131,63 @@
 #define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
+/* LANES (the lane shape, a GPU shape beside the work-group shape's phases; LANES = key rows per lane group and step):
+ * each key row is read by D / 8 consecutive work-items, a lane group, 16 bytes each (8 elements: a warp's load
+ * covers whole rows), which hold 8 columns of every query row in registers, reduce each row's dot product among
+ * themselves (warp shuffles on NVIDIA, IFA_NV; local memory elsewhere) and run their own online softmax over
+ * their rows, P.V on the same 8 columns of the same rows in registers: no chunk, no barrier per chunk on NVIDIA.
+ * The WG / (D / 8) groups take LANES rows each of a step's (WG / (D / 8)) x LANES consecutive rows, and merge
+ * their maxima, sums and accumulators through local memory once, at the end. 16-bit or int8 K/V whose rows
+ * start at multiples of 16 bytes (the host checks), D / 8 a power of two up to 32 lanes, D_v <= D. */
+#ifndef LANES
+#define LANES 0
+#endif
+#ifndef IFA_NV
+#define IFA_NV 0
+#endif
+#if LANES
+#define IFA_LN (HEAD_DIM / 8)  /* lanes per key row */
+#define IFA_NG (WG / IFA_LN)   /* lane groups */
+#if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || \
+    (IFA_LN & (IFA_LN - 1)) != 0 || IFA_LN > 32 || WG % IFA_LN != 0 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
+#error "the lane shape needs VW = 1, one KV head per group, 16-bit or int8 K/V, D / 8 a power of two <= 32 dividing WG, D_v <= D"
+#endif
+#endif
+#if KTILE || LANES
+#if KV_T == IFA_I8
+/* 8 values from their 8 bytes */
+#define IFA_KT_G(p, i) convert_float8(as_char8(*(__global const uint2 *)((p) + (i))))
+#else
+inline float8 ifa_kt_cvt(uint4 u) {
+#if KV_T == IFA_F16
+    return vload_half8(0, (const __private half *)&u);
+#else
+    return as_float8(convert_uint8(as_ushort8(u)) << 16);
+#endif
+}
+/* 8 values from their 16 bytes */
+#define IFA_KT_G(p, i) ifa_kt_cvt(*(__global const uint4 *)((p) + (i)))
+#endif
+#endif
+#if LANES
+#undef IFA_TPR
+#define IFA_TPR 1 /* no softmax phase */
+inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
+/* the sum of x over the IFA_LN lanes of a group (every lane gets it): on NVIDIA a butterfly of warp shuffles
+ * (the groups are aligned runs of a warp's 32 lanes, and every lane of the warp runs it: the step loop is the
+ * work-group's); elsewhere through lred, which the caller fences (IFA_LANE_SUMS below) */
+#if IFA_NV
+inline float ifa_lane_sum(float x) {
+    _Pragma("unroll") for (int o = IFA_LN / 2; o > 0; o >>= 1) {
+        uint y;
+        asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
+        x += as_float(y);
+    }
+    return x;
+}
+#endif
+#endif
+
 /* KTILE (with V8, 16-bit or int8 K/V, every row 16-byte aligned: the host checks): each chunk's key rows are first
  * copied into local memory, 16 bytes a load with consecutive work-items on consecutive 16 bytes of a row, so
  * that a warp's load covers whole rows (a work-item per row touches 32 rows 2 bytes apart per load: 6-17 % of
@@ -159,19 +216,8 @@ inline float8 ifa_kt_row8(__local const uint4 *row, int x) {
     const char16 c = as_char16(row[x / 16]);
     return convert_float8((x & 8) ? c.hi : c.lo);
 }
-/* 8 values from their 8 bytes */
-#define IFA_KT_G(p, i) convert_float8(as_char8(*(__global const uint2 *)((p) + (i))))
 #else
-inline float8 ifa_kt_cvt(uint4 u) {
-#if KV_T == IFA_F16
-    return vload_half8(0, (const __private half *)&u);
-#else
-    return as_float8(convert_uint8(as_ushort8(u)) << 16);
-#endif
-}
 inline float8 ifa_kt_row8(__local const uint4 *row, int x) { return ifa_kt_cvt(row[x / 8]); }
-/* 8 values from their 16 bytes */
-#define IFA_KT_G(p, i) ifa_kt_cvt(*(__global const uint4 *)((p) + (i)))
 #endif
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
@@ -516,16 +562,30 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 
     __local float qs[R * HEAD_DIM];
     __local float acc[R * VDIM];
+#if !LANES
     __local float sc[R * CHUNK];
+#endif
     __local float m_s[R], l_s[R], a_s[R];
 #if IFA_PACKED
     __local int rg_s[R], rt_s[R]; /* each row's head and token (IFA_ROW_GT) */
 #endif
+#if !LANES
     __local ulong roff[CHUNK];
+#endif
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
-    __local float aq_q[R], aq_c[R], aq_v[2 * VDIM], aq_t[2 * CHUNK];
+    __local float aq_q[R], aq_c[R], aq_v[2 * VDIM];
+#if !LANES
+    __local float aq_t[2 * CHUNK];
+#endif
+#if LANES
+    /* each lane group's maxima and sums for the merge; elsewhere than NVIDIA, the lanes' partial dot products */
+    __local float lg_m[IFA_NG * R], lg_l[IFA_NG * R];
+#if !IFA_NV
+    __local float lred[WG * R * LANES];
+#endif
+#endif
 #if IFA_TPR > 1
     /* the softmax's partial maxima and sums, and each row's max to subtract */
     __local float red_s[WG], m_use_s[R];
@@ -731,6 +791,176 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
 #endif
+/* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
+ * KV, the key row otherwise */
+#if PAGED
+#define IFA_AQ_POS(mode, p) ((mode) == 5 ? (ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)((p) % block_size) : (ulong)(p))
+#else
+#define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
+#endif
+#if LANES
+    {
+        /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */
+        const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;
+        float8 qv[R], o[R];
+        float m[R], l[R];
+#if ANTIQUANT
+        float aqq[R];
+#endif
+        _Pragma("unroll") for (int r = 0; r < R; ++r) {
+            qv[r] = vload8(0, qs + r * HEAD_DIM + x);
+            o[r] = (float8)0.0f;
+            m[r] = m_s[r];
+            l[r] = 0.0f;
+#if ANTIQUANT
+            aqq[r] = aq_q[r];
+#endif
+        }
+#if VAQ == 1 || VAQ == 2
+        const float8 vsc = x < VDIM ? vload8(0, aq_v + x) : (float8)0.0f;
+        const float8 vof = x < VDIM ? vload8(0, aq_v + VDIM + x) : (float8)0.0f;
+#endif
+        /* the step loop is the work-group's (uniform: every lane of a warp reaches the shuffles) */
+        for (int jb = first; jb < len; jb += IFA_NG * LANES) {
+            const int j0 = jb + grp * LANES;
+            float8 kk[LANES], vv[LANES];
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                const int p = j0 + u;
+                kk[u] = (float8)0.0f, vv[u] = (float8)0.0f;
+                if (p < len) {
+                    const ulong ro = IFA_ROW_OFF(p);
+                    kk[u] = IFA_KT_G(k, k_off + ro + (ulong)x);
+#if !MAX_PASS
+                    if (x < VDIM) vv[u] = IFA_KT_G(v, v_off + ro + (ulong)x);
+#endif
+                }
+            }
+            float sd[LANES][R];
+#if IFA_NV
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u)
+                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_lane_sum(ifa_dot8(qv[r], kk[u]));
+#else
+            /* the partial dot products through local memory: each lane sums its group's IFA_LN partials itself */
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u)
+                _Pragma("unroll") for (int r = 0; r < R; ++r)
+                    lred[((grp * LANES + u) * R + r) * IFA_LN + ln] = ifa_dot8(qv[r], kk[u]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u)
+                _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                    __local const float *pd = lred + ((grp * LANES + u) * R + r) * IFA_LN;
+                    float t = 0.0f;
+                    for (int i = 0; i < IFA_LN; ++i) t += pd[i];
+                    sd[u][r] = t;
+                }
+            barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+            /* scores (the work-group shape's per-score code, in the same order), then the group's online softmax
+             * over its LANES rows: one rescale per step */
+#if ANTIQUANT >= 3
+            float ks_u[LANES], ko_u[LANES];
+#endif
+#if VAQ >= 3 && !MAX_PASS
+            float vs_u[LANES], vo_u[LANES];
+#endif
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                const int p = min(j0 + u, len - 1);
+#if ANTIQUANT >= 3
+                const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0);
+                ks_u[u] = AQ_SCALE(ai), ko_u[u] = AQ_OFFSET(ai);
+#endif
+#if VAQ >= 3 && !MAX_PASS
+                const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ, p), 0);
+                vs_u[u] = VAQ_SCALE(vai), vo_u[u] = VAQ_OFFSET(vai) * vs_u[u];
+#endif
+                (void)p;
+            }
+            _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                IFA_ROW_GT(r, g, t);
+                const int end = IFA_END(g, t);
+                float mt = -INFINITY;
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                    const int p = j0 + u;
+#if ANTIQUANT == 0
+                    float sv = sd[u][r] * scale;
+#elif ANTIQUANT <= 2
+                    float sv = (sd[u][r] + aqq[r]) * scale;
+#else
+                    float sv = fma(ko_u[u], aqq[r], sd[u][r]) * ks_u[u] * scale;
+#endif
+                    int visible = p < len && p < end && (window <= 0 || p >= end - window);
+#if HAS_PSE
+                    if (visible && g < gn)
+                        sv += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
+                                                     (ulong)t * pse_tstride + (ulong)p);
+#endif
+#if HAS_ALIBI
+                    if (g < gn) sv += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - qn + t);
+#endif
+#if SOFTCAP
+                    sv = softcap * tanh(sv / softcap);
+#endif
+#if HAS_MASK
+                    visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
+#endif
+                    sd[u][r] = visible ? sv : -INFINITY;
+                    mt = fmax(mt, sd[u][r]);
+                }
+                const float mn = fmax(m[r], mt);
+#if MAX_PASS
+                m[r] = mn;
+#else
+                if (mn != -INFINITY) {
+                    const float al = exp(m[r] - mn);
+                    float ps = 0.0f;
+                    float8 ov = o[r] * al;
+                    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                        const float pu = exp(sd[u][r] - mn);
+                        ps += pu;
+#if VAQ == 1 || VAQ == 2
+                        ov = fma((float8)pu, fma(vv[u], vsc, vof), ov);
+#elif VAQ
+                        ov = fma((float8)pu, fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov);
+#else
+                        ov = fma((float8)pu, vv[u], ov);
+#endif
+                    }
+                    l[r] = l[r] * al + ps;
+                    o[r] = ov;
+                    m[r] = mn;
+                }
+#endif
+            }
+        }
+        /* the groups' merge: each row's max over the groups, every group's sum and accumulator rescaled to it,
+         * the accumulators added into acc one group at a time */
+        if (ln == 0)
+            _Pragma("unroll") for (int r = 0; r < R; ++r) lg_m[grp * R + r] = m[r], lg_l[grp * R + r] = l[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        _Pragma("unroll") for (int r = 0; r < R; ++r) {
+            float mx = -INFINITY;
+            for (int q = 0; q < IFA_NG; ++q) mx = fmax(mx, lg_m[q * R + r]);
+            o[r] *= m[r] == -INFINITY ? 0.0f : exp(m[r] - mx);
+            if (lid == 0) {
+                float sum = 0.0f;
+                for (int q = 0; q < IFA_NG; ++q)
+                    if (lg_m[q * R + r] != -INFINITY) sum += lg_l[q * R + r] * exp(lg_m[q * R + r] - mx);
+                m_s[r] = mx;
+                l_s[r] = sum;
+            }
+        }
+#if !MAX_PASS
+        for (int q = 0; q < IFA_NG; ++q) {
+            if (grp == q && x < VDIM)
+                _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                    if (r < rn) vstore8(vload8(0, acc + r * VDIM + x) + o[r], 0, acc + r * VDIM + x);
+                }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+#else
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    }
+#else
 #if KTILE && !MAX_PASS
     /* work-item (z, x) of P.V: the 8 value columns x of every query row over the chunk rows j = z mod ZV, in
      * registers across the chunks */
@@ -763,13 +993,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 
         for (int j0 = lid * IFA_KJ; j0 < rows_pad; j0 += WG * IFA_KJ) {
-/* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
- * KV, the key row otherwise */
-#if PAGED
-#define IFA_AQ_POS(mode, p) ((mode) == 5 ? (ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)((p) % block_size) : (ulong)(p))
-#else
-#define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
-#endif
             /* the block's rows: offsets (kept for P.V), prefetches, per-token antiquant factors */
             ulong ro_j[IFA_KJ];
 #if PREFETCH > 0 && IFA_SLICE_PF
@@ -1140,6 +1363,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }
+#endif /* LANES */
 #if IFA_VFOLD
     for (int i = lid; i < rn * VDIM; i += WG) acc[i] += aq_c[i / VDIM];
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -54,11 +54,13 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    /* the key tile's 16-byte loads need every K/V row to start a multiple of 16 bytes (8 elements, 16 of int8)
-     * after an aligned base */
+    /* the key tile's and the lane shape's 16-byte loads need every K/V row to start a multiple of 16 bytes (8
+     * elements, 16 of int8) after an aligned base (the lane shape's int8 rows load 8 bytes per lane: the same
+     * rule keeps one) */
     const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 ? 16 : 8;
-    const int key_tile = plan->key_tile && a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 &&
-                         a.kv_head % kt == 0 && a.kv_row % kt == 0;
+    const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
+                        a.kv_row % kt == 0;
+    const int key_tile = plan->key_tile && aligned;
     ifa__define defines[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
@@ -88,6 +90,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"V8", plan->vector_loads != 0 &&
                    (key_tile || (int64_t)plan->heads_per_group * p->seq_q * (ifa__value_dim(p) / 8) <= plan->work_group_size)},
         {"KTILE", key_tile},
+        {"LANES", aligned ? plan->lanes : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},

@@ -252,8 +252,8 @@ START_TEST(program_cache_keys) {
     const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
     char opts[96];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -D IFA_CPU=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
-             ifa__vendor_is_cpu(ctx->facts.vendor));
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
+             ifa__vendor_is_cpu(ctx->facts.vendor), ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);

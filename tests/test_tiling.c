@@ -628,8 +628,8 @@ END_TEST
 /* The key tile: with 8-wide loads and 16-bit or int8 K/V where the tile fits the local memory and holds P.V's
  * slices at the end (G = 4 and G = 8 at D = 128 with 64 work-items and 64-row chunks, G = 4 at 128 and 128;
  * not G = 16), counted in the local memory, at G = 8 where 8-wide loads alone cannot go (8 x 16 slices > 64
- * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and any
- * pad0. */
+ * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and beside
+ * the lane shape. */
 START_TEST(key_tile_rule) {
     static const char *const tile64 = "vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -643,7 +643,7 @@ START_TEST(key_tile_rule) {
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
-    bad.pad0 = 1;
+    bad.lanes = 4;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.vector_loads = 0;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
@@ -687,6 +687,58 @@ START_TEST(key_tile_rule) {
     ck_assert_int_eq(plan.key_tile, 0);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row until measured */
     ck_assert_int_eq(plan.key_tile, 0);
+}
+END_TEST
+
+/* The lane shape: where the row asks for it, with 16-bit or int8 K/V, D / 8 a power of two up to 32 lanes that
+ * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
+ * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
+ * the plan check refuses it beside 8-wide loads, past its rule or off its range; off in every row until measured. */
+START_TEST(lanes_rule) {
+    static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1";
+    ifa_problem p = problem(1, 32, 8, 128, 8192);
+    ifa_plan plan;
+    plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.vector_loads, 0);
+    ck_assert_int_eq(plan.key_tile, 0);
+    /* 128 work-items, 16 lanes a row: 8 groups x 4 rows x (max, sum); no partials with shuffles */
+    ck_assert_int_eq(ifa__lanes_local_bytes(4, 128, 128, 4, 1), 8 * 8 * 4);
+    ck_assert_int_eq(ifa__lanes_local_bytes(4, 128, 128, 4, 0), 8 * 8 * 4 + 4 * 128 * 4 * 4);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 128) +
+                                               ifa__lanes_local_bytes(4, 128, 128, 4, 1));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.lanes = 9;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.vector_loads = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned(lanes4, &p, &pocl, &plan); /* PoCL's row is the vector shape: never */
+    ck_assert_int_eq(plan.lanes, 0);
+    plan_tuned("lanes=4,vector_width=1,work_group_size=32,chunk_rows=32", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 32) +
+                                               ifa__lanes_local_bytes(4, 128, 32, 4, 0));
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_TOKEN;
+    plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 1-byte floats: not in the lane shape */
+    plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 0);
+    p = problem(1, 32, 8, 96, 8192); /* 12 lanes a row: not a power of two */
+    plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 0);
+    p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
+    plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than registers */
+    plan_tuned("lanes=4,cv_min_rows=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 0);
+    bad = plan, bad.lanes = 4;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(1, 32, 8, 128, 8192);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row until measured */
+    ck_assert_int_eq(plan.lanes, 0);
 }
 END_TEST
 
@@ -1257,6 +1309,7 @@ int main(void) {
     tcase_add_test(t, vector_shape_follows_native_width);
     tcase_add_test(t, vector_loads_rule);
     tcase_add_test(t, key_tile_rule);
+    tcase_add_test(t, lanes_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

@@ -187,16 +187,37 @@ static int key_tile_fits(const ifa_problem *p, int64_t rows, int64_t wg, int64_t
     return IFA__KEY_TILE_KV(p->kv_dtype) && rows <= 16 && xl > 0 && xl <= wg && 4 * (wg / xl) * rows * dv <= tile_bytes;
 }
 
+/* The lane shape's rule (ifa_all_vector.cl's LANES): 16-bit or int8 K/V, D / 8 lanes per key row a power of two
+ * up to 32 that divides the group, D_v <= D a multiple of 8, at most 8 query rows (each lane keeps 8 columns of
+ * every row's query and accumulator in registers: 16 rows would spill), 1 to 8 rows per lane group and step. */
+static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes) {
+    const int64_t ln = p->head_dim / 8, dv = ifa__value_dim(p);
+    return IFA__KEY_TILE_KV(p->kv_dtype) && p->head_dim % 8 == 0 && ln >= 1 && ln <= 32 && (ln & (ln - 1)) == 0 &&
+           wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim && rows <= 8 && lanes >= 1 && lanes <= 8;
+}
+
+int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles) {
+    /* each lane group's maxima and sums, and without shuffles every lane's partial dot products of a step */
+    return 8 * (work_group_size / (head_dim / 8)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
+}
+
 /* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
  * D / 8 slices must fit in the work-group; D a multiple of 8, one KV head per group and no int4 (the
  * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. With the
  * row's key_tile, the key tile where key_tile_fits and its memory fits the budget, at up to 16 rows whatever
  * rows x D / 8 (its P.V work-items take every row). */
-static void choose_vector_loads(const ifa_problem *p, const ifa_tuning *t, int64_t budget, ifa_plan *plan) {
+static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int64_t budget,
+                                ifa_plan *plan) {
     plan->vector_loads = 0;
     plan->key_tile = 0;
+    plan->lanes = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
+    if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
+        base + ifa__lanes_local_bytes(rows, p->head_dim, wg, t->lanes, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        plan->lanes = t->lanes;
+        return;
+    }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
         dv % 8 != 0 || p->kv_dtype == IFA__KV_INT4)
         return;
@@ -479,10 +500,12 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
      * burst, ahead of it in cache; twenty-third and twenty-fourth sessions) */
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
-    choose_vector_loads(p, &t, budget, plan);
+    choose_vector_loads(p, dev, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->key_tile ? key_tile_bytes(p, chunk)
+        (plan->lanes ? ifa__lanes_local_bytes((int64_t)plan->heads_per_group * p->seq_q, p->head_dim, wg, plan->lanes,
+                                              dev->vendor == IFA_VENDOR_NVIDIA)
+         : plan->key_tile ? key_tile_bytes(p, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +
         rope_local;
@@ -552,7 +575,11 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
-    if (plan->pad0 != 0 || (plan->key_tile != 0 && plan->key_tile != 1)) return 0;
+    if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
+    if (plan->lanes != 0)
+        return plan->vector_loads == 0 && plan->key_tile == 0 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR &&
+               plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
+               lanes_fit(p, rows, plan->work_group_size, plan->lanes);
     if (plan->key_tile &&
         (plan->vector_loads != 8 ||
          !key_tile_fits(p, rows, plan->work_group_size,

@@ -72,6 +72,12 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
  * head_dim elements of kv_bytes each (2, or 1 for int8), padded by 16 bytes each (P.V's accumulators stay in
  * registers and are summed through the same memory at the end). */
 int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows);
+
+/* The local memory the lane shape adds to a work-group of work_group_size work-items with rows query rows at
+ * head_dim and lanes rows per lane group and step: each group's maxima and sums, and without shuffles (shuffles
+ * 0: every device but NVIDIA's) the partial dot products of a step. */
+int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles);
+
 /* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
  * work_group_size. */
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size);

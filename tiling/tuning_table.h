@@ -63,6 +63,10 @@ typedef struct ifa_tuning {
                                 * consecutive bytes, so that a warp's loads are whole rows instead of 2 bytes of
                                 * 32 rows; values load 8 at a time in one load, 8 rows' loads before their FMAs
                                 * (0: off) */
+    int32_t lanes;             /* all_vector's work-group shape with 16-bit or int8 K/V, D / 8 a power of two up to
+                                * 32 lanes and at most 8 query rows per KV head: the lane shape (a key row read by
+                                * D / 8 work-items, registers instead of chunks) with this many rows per lane group
+                                * and step, 1 to 8 (0: off) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -211,7 +211,11 @@ typedef struct ifa_plan {
                                  * are copied into local memory in 16-byte loads first and values load 8 at a time
                                  * in one load (the kernel falls back to 8-element loads where an offset or stride
                                  * of K/V is not a multiple of 16 bytes), 0 not */
-    int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
+    int32_t lanes;              /* all_vector, work-group shape: key rows per lane group and step of the lane shape
+                                 * (D / 8 work-items read a key and a value row 16 bytes each, reduce its dot
+                                 * products among themselves and keep their own online softmax and 8 accumulator
+                                 * columns in registers; the kernel falls back to scalar loads where a K/V offset or
+                                 * stride is not a multiple of 16 bytes), 0 not */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
