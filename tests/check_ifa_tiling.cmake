@@ -24,12 +24,12 @@ execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile a100
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "an unknown profile gave ${rc}")
 endif()
-# The template candidates: all_vector chosen by the h100 row's rule (cv from 8 query rows per KV head), cv
+# The template candidates: all_vector chosen by the h100 row's rule (cv from 16 query rows per KV head), cv
 # when forced (with its entries and chunks), and a forced cv refused with the reason for a shared-prefix case.
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON tmpl GET "${out}" template)
 string(JSON cv_reason GET "${out}" template_candidates 0 reason)
-if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "G x S1 = 4 query rows per KV head < cv_min_rows = 8")
+if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "G x S1 = 4 query rows per KV head < cv_min_rows = 16")
   message(FATAL_ERROR "expected all_vector with cv refused by cv_min_rows: ${tmpl}, ${cv_reason}")
 endif()
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 --template cv RESULT_VARIABLE rc
@@ -65,7 +65,13 @@ foreach(pr "pocl-2;16;32;4;4" "pocl-2-avx2;8;16;2;2")
                         "${want_rows}, pv_block ${want_pv}; got ${rc} ${vw} ${regs} ${rows} ${pv}")
   endif()
 endforeach()
-set(ENV{IFA_TUNING} "vector_loads=1")
+# The h100 row's lane shape (4 rows a step), and 8-wide loads where the lane shape is turned off
+execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON lanes GET "${out}" lanes)
+if(NOT rc EQUAL 0 OR NOT lanes EQUAL 4)
+  message(FATAL_ERROR "h100: expected lanes 4, got ${rc} ${lanes}")
+endif()
+set(ENV{IFA_TUNING} "vector_loads=1,lanes=0")
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 unset(ENV{IFA_TUNING})
 string(JSON prefetch GET "${out}" prefetch_rows)

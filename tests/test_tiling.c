@@ -290,10 +290,11 @@ START_TEST(template_choice) {
     p.template_request = IFA_TEMPLATE_ALL_VECTOR, p.has_prefix = 0;
     ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
     ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
-    /* the NVIDIA row as the H200 measured it (docs/templates.md): cv from G = 8, all_vector at G = 4 and 1 */
+    /* the NVIDIA row as the H100 measured it with the lane shape (docs/templates.md): cv from G = 16,
+     * all_vector at G = 8, 4 and 1 */
     const ifa_tuning nv = ifa__tuning_for(IFA_VENDOR_NVIDIA);
     const struct { int64_t n, nkv; int32_t want; } rows[] = {
-        {32, 8, IFA_TEMPLATE_ALL_VECTOR}, {8, 8, IFA_TEMPLATE_ALL_VECTOR}, {64, 8, IFA_TEMPLATE_CV},
+        {32, 8, IFA_TEMPLATE_ALL_VECTOR}, {8, 8, IFA_TEMPLATE_ALL_VECTOR}, {64, 8, IFA_TEMPLATE_ALL_VECTOR},
         {64, 4, IFA_TEMPLATE_CV}, {128, 1, IFA_TEMPLATE_CV}};
     for (int i = 0; i < 5; ++i) {
         ifa_problem g = problem(1, rows[i].n, rows[i].nkv, 128, 4096);
@@ -382,8 +383,8 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(plan.ws_part_acc_offset % IFA_WORKSPACE_ALIGN, 0);
     ck_assert_int_ge(plan.ws_part_m_offset, plan.ws_part_acc_offset + 4 * 32 * plan.max_splits * 128);
     ck_assert_int_ge(plan.ws_part_l_offset, plan.ws_part_m_offset + 4 * 32 * plan.max_splits);
-    /* enough blocks already: no split */
-    p = problem(64, 32, 8, 128, 8192);
+    /* enough blocks already (1024 against the NVIDIA row's 4 waves of 132): no split */
+    p = problem(128, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_eq(plan.max_splits, 1);
@@ -395,11 +396,11 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 1024, 512);
     ck_assert_int_eq(plan.max_splits, 2);
-    /* 33 blocks need 8 splits to reach 132 units x 2 waves = 264 slots */
+    /* 33 blocks need 16 splits to reach 132 units x 4 waves (the NVIDIA row) = 528 slots */
     p = problem(33, 8, 1, 128, 65536);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
-    ck_assert_int_eq(plan.max_splits, 8);
+    ck_assert_int_eq(plan.max_splits, 16);
     /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
@@ -451,7 +452,7 @@ START_TEST(balanced_units) {
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 3);
-    ck_assert_int_eq(plan.units, 132 * 2);
+    ck_assert_int_eq(plan.units, 132 * 4); /* the NVIDIA row's 4 waves */
     ck_assert_int_eq(plan.num_work_groups, plan.units);
     ck_assert_int_eq(plan.total_cost, (32768 + 3 * 16) * 8 + 4 * 8 * plan.block_cost_rows);
     ck_assert_int_le(plan.load_ratio_milli, 1100);
@@ -460,15 +461,15 @@ START_TEST(balanced_units) {
     ck_assert_int_ge(plan.ws_part_acc_offset, plan.ws_prefix_offset + 8 * 5);
     ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 2 * plan.units * plan.heads_per_group);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    /* without balancing the same case is far from even */
-    setenv("IFA_TUNING", "balance_milli=1000000", 1);
+    /* without balancing the same case is far from even (at 2 waves: 4 even out the equal splits) */
+    setenv("IFA_TUNING", "balance_milli=1000000,split_waves=2", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     unsetenv("IFA_TUNING");
     ck_assert_int_ne(plan.split_kv, 3);
     ck_assert_int_gt(plan.load_ratio_milli, 1100);
-    /* even lengths need no balancing */
-    p = problem(64, 32, 8, 128, 4096);
-    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 64 * 4000;
+    /* even lengths need no balancing (1024 blocks fill the 528 slots unsplit) */
+    p = problem(128, 32, 8, 128, 4096);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 128 * 4000;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_le(plan.load_ratio_milli, 1100);
@@ -593,6 +594,7 @@ END_TEST
  * slice of P.V in the work-group, D a multiple of 8 and no int4; their accumulator slices are in the local
  * memory count; the plan check refuses them anywhere else. */
 START_TEST(vector_loads_rule) {
+    test_tuning_push("lanes=0"); /* the NVIDIA row's lane shape comes first where it applies (lanes_rule) */
     ifa_problem p = problem(1, 32, 8, 128, 8192); /* G = 4: 4 x 16 slices <= 128 work-items */
     ifa_plan plan, off;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &off), IFA_STATUS_OK);
@@ -622,6 +624,7 @@ START_TEST(vector_loads_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.work_group_size = 32, bad.chunk_rows = 128; /* 64 slices > 32 work-items */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    test_tuning_pop();
 }
 END_TEST
 
@@ -631,6 +634,7 @@ END_TEST
  * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and beside
  * the lane shape. */
 START_TEST(key_tile_rule) {
+    test_tuning_push("lanes=0"); /* the NVIDIA row's lane shape comes first where it applies (lanes_rule) */
     static const char *const tile64 = "vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
@@ -685,15 +689,17 @@ START_TEST(key_tile_rule) {
     p = problem(1, 32, 8, 128, 8192);
     plan_tuned("key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan); /* no 8-wide loads */
     ck_assert_int_eq(plan.key_tile, 0);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row until measured */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row (the lane shape won) */
     ck_assert_int_eq(plan.key_tile, 0);
+    test_tuning_pop();
 }
 END_TEST
 
 /* The lane shape: where the row asks for it, with 16-bit or int8 K/V, D / 8 a power of two up to 32 lanes that
  * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
- * the plan check refuses it beside 8-wide loads, past its rule or off its range; off in every row until measured. */
+ * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 4 rows a
+ * step (the H100's measurement, docs/tiling.md), off in the others. */
 START_TEST(lanes_rule) {
     static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -737,7 +743,10 @@ START_TEST(lanes_rule) {
     bad = plan, bad.lanes = 4;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p = problem(1, 32, 8, 128, 8192);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* off in the NVIDIA row until measured */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.lanes, 4);
+    const ifa_device_facts other = {IFA_VENDOR_GENERIC_GPU, 64, 1024, 0, 48 * 1024}; /* an unmeasured GPU */
+    ck_assert_int_eq(ifa__plan_make(&p, &other, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 0);
 }
 END_TEST

@@ -21,12 +21,15 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * measurement of docs/performance.md says they beat one element per load; the key tile (key_tile,
      * twenty-sixth session) is off until one measures it. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    /* NVIDIA: the generic GPU row but cv from 8 query rows per KV head. Measured on an H200 (driver 580,
-     * 2026-11-26, docs/templates.md): cv won every G >= 8 row by 1.36-2.12x, all_vector every G = 4 row by
-     * 1.18-1.48x, G = 1 was a tie (cv 1.03-1.04x); partial rowmax beat global by 1.27-1.62x (split_rowmax 1);
-     * 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0); split_min_tokens 128, split_waves 4
-     * and 256-wide groups no faster in geometric mean (docs/performance.md). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 8, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* NVIDIA: the generic GPU row with the lane shape (lanes 4), 4 waves of splits and cv from 16 query rows per
+     * KV head. On an H100 (driver 580, 2026-11-26, twenty-seventh session, docs/performance.md): the lane shape
+     * at 4 rows a step beat one element per load by 3.5x in geometric mean over six shapes (726 -> 210 us; 2 rows
+     * 216, 8 rows 251, 64-wide groups 307, 256-wide 212; the key tile 368), 4 waves of splits 201 (mixed: B = 1
+     * 32K and B = 16 8K slower, MHA and G = 8 faster), split_min_tokens 128 204; with it all_vector won every
+     * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
+     * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
+     * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 4, 64, 1, 32, 1100, 1, 1, 64, 16, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
