@@ -71,7 +71,8 @@ static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), vo
 
     ifa_case_result r;
     ifa_status st = ifa_case_run(test_ctx(), test_queue(), &c, adjust, user, &r);
-    ck_assert_msg(st == IFA_STATUS_OK, "run failed: %s", ifa_last_error());
+    ck_assert_msg(st == IFA_STATUS_OK, "run failed: %s (%s)", ifa_status_name(st),
+                  st == IFA_STATUS_INTERNAL && adjust ? "the adjusted plan was refused" : ifa_last_error());
     ifa_case_check k;
     ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
     ck_assert_msg(k.pass,
@@ -87,15 +88,20 @@ static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), vo
 static void check_spec(const spec *p) { check_spec_with(p, NULL, NULL); }
 
 /* Replans for a device with little local memory, so the query heads of a KV head are split into groups;
- * a plan that does not split them fails the run. */
+ * a plan that does not split them fails the run. All_vector's head groups (cv_min_rows 0: cv has none). */
 static int small_local_memory(ifa_plan *plan, void *user) {
     const ifa_device_facts *facts = user;
     ifa_problem p = plan->problem;
-    return ifa__plan_make(&p, facts, plan) == IFA_STATUS_OK && plan->head_groups > 1 ? 0 : -1;
+    test_tuning_push("cv_min_rows=0");
+    const ifa_status st = ifa__plan_make(&p, facts, plan);
+    test_tuning_pop();
+    return st == IFA_STATUS_OK && plan->head_groups > 1 ? 0 : -1;
 }
 
 /* Replans as if the device had many compute units and splits could be short, so PoCL runs split-KV; a GPU
- * keeps its own facts (its vendor's plan shape) with the given compute units. */
+ * keeps its own facts (its vendor's plan shape) with the given compute units. Always all_vector (cv_min_rows 0):
+ * the split algorithms these tests ask for (global rowmax, balanced units) are all_vector's, and a GPU row
+ * would give G >= 16 to cv, which refuses them. */
 typedef struct split_force {
     int32_t compute_units;
     const char *tuning;
@@ -109,9 +115,11 @@ static int force_split(ifa_plan *plan, void *user) {
         facts = test_ctx()->facts;
         facts.compute_units = f->compute_units;
     }
+    test_tuning_push("cv_min_rows=0");
     test_tuning_push(f->tuning);
     ifa_problem p = plan->problem;
     ifa_status st = ifa__plan_make(&p, &facts, plan);
+    test_tuning_pop();
     test_tuning_pop();
     return st == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
 }

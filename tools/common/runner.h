@@ -119,7 +119,8 @@ void ifa_case_result_free(ifa_case_result *r);
 
 /* Uploads the inputs, poisons the outputs with NaN, plans, runs and reads back. Returns the library's
  * status (the last error says why). adjust, if not NULL, may replace the plan after get_workspace_size
- * (tests use it to force plan variants the device would not choose); it returns 0 or -1 to fail. On failure
+ * (tests use it to force plan variants the device would not choose); it returns 0 or -1 to fail, which makes
+ * the run INTERNAL without touching the last error (an earlier call's message may still be there). On failure
  * r holds nothing to free (freeing it anyway is harmless). */
 ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c,
                         int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r);
