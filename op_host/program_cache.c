@@ -55,11 +55,17 @@ static ifa_status load_sources(const char *const *names, int count, const char *
 
 /* IFA_BUILD_LOG=1: every program built prints its kernel, options and the compiler's log to stderr, so a
  * warning in a kernel variant (or a vendor compiler's complaint) is seen; tests/check_kernel_warnings.cmake
- * fails on any warning that points into ifa's sources. Read at each build: builds are rare and slow. */
+ * fails on any warning that points into ifa's sources. On NVIDIA the build also asks for -cl-nv-verbose (the
+ * log then gives ptxas's registers and spills per kernel), and every device's kernel gets a line of its
+ * private (spilled) and local memory. Read at each build: builds are rare and slow. */
+static int build_log_on(void) {
+    const char *env = getenv("IFA_BUILD_LOG");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
 static void print_build_log(const ifa_context *ctx, cl_program program, const char *kernel_name,
                             const char *options) {
-    const char *env = getenv("IFA_BUILD_LOG");
-    if (!env || !*env || strcmp(env, "0") == 0) return;
+    if (!build_log_on()) return;
     size_t n = 0;
     char *log = NULL;
     if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n > 0 &&
@@ -121,6 +127,10 @@ static ifa_status build(ifa_context *ctx, const char *const *names, int count, c
         if (owned[i]) free((void *)texts[i]);
     if (st != IFA_STATUS_OK) return st;
 
+    char verbose[2100];
+    if (build_log_on() && ctx->facts.vendor == IFA_VENDOR_NVIDIA &&
+        (size_t)snprintf(verbose, sizeof verbose, "%s -cl-nv-verbose", options) < sizeof verbose)
+        options = verbose;
     err = clBuildProgram(e->program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[1536] = "";
@@ -140,6 +150,12 @@ static ifa_status build(ifa_context *ctx, const char *const *names, int count, c
         err = clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof e->local_mem_bytes,
                                        &e->local_mem_bytes, NULL);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetKernelWorkGroupInfo", "kernel %s", kernel_name);
+    cl_ulong private_bytes = 0;
+    if (build_log_on() && clGetKernelWorkGroupInfo(e->kernel, ctx->device, CL_KERNEL_PRIVATE_MEM_SIZE,
+                                                   sizeof private_bytes, &private_bytes, NULL) == CL_SUCCESS)
+        fprintf(stderr, "ifa_kernel_info: kernel=%s private_mem_bytes=%llu local_mem_bytes=%llu max_work_group_size=%zu\n",
+                kernel_name, (unsigned long long)private_bytes, (unsigned long long)e->local_mem_bytes,
+                e->max_work_group_size);
     return IFA_STATUS_OK;
 }
 

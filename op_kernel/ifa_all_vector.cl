@@ -138,12 +138,16 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * their rows, P.V on the same 8 columns of the same rows in registers: no chunk, no barrier per chunk on NVIDIA.
  * The WG / (D / 8) groups take LANES rows each of a step's (WG / (D / 8)) x LANES consecutive rows, and merge
  * their maxima, sums and accumulators through local memory once, at the end. 16-bit or int8 K/V whose rows
- * start at multiples of 16 bytes (the host checks), D / 8 a power of two up to 32 lanes, D_v <= D. */
+ * start at multiples of 16 bytes (the host checks), D / 8 a power of two up to 32 lanes, D_v <= D. LANE_PF 1:
+ * each step loads the next step's rows before its own arithmetic (their latency behind the math). */
 #ifndef LANES
 #define LANES 0
 #endif
 #ifndef IFA_NV
 #define IFA_NV 0
+#endif
+#ifndef LANE_PF
+#define LANE_PF 0
 #endif
 #if LANES
 #define IFA_LN (HEAD_DIM / 8)  /* lanes per key row */
@@ -154,20 +158,24 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #endif
 #endif
 #if KTILE || LANES
+/* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8, 16 of 16-bit floats), loaded at element i of
+ * p in one load, and as floats */
 #if KV_T == IFA_I8
-/* 8 values from their 8 bytes */
-#define IFA_KT_G(p, i) convert_float8(as_char8(*(__global const uint2 *)((p) + (i))))
+typedef uint2 ifa_raw8;
+inline float8 ifa_cvt8(uint2 u) { return convert_float8(as_char8(u)); }
+#define IFA_RAW8(p, i) (*(__global const uint2 *)((p) + (i)))
 #else
-inline float8 ifa_kt_cvt(uint4 u) {
+typedef uint4 ifa_raw8;
+inline float8 ifa_cvt8(uint4 u) {
 #if KV_T == IFA_F16
     return vload_half8(0, (const __private half *)&u);
 #else
     return as_float8(convert_uint8(as_ushort8(u)) << 16);
 #endif
 }
-/* 8 values from their 16 bytes */
-#define IFA_KT_G(p, i) ifa_kt_cvt(*(__global const uint4 *)((p) + (i)))
+#define IFA_RAW8(p, i) (*(__global const uint4 *)((p) + (i)))
 #endif
+#define IFA_KT_G(p, i) ifa_cvt8(IFA_RAW8(p, i))
 #endif
 #if LANES
 #undef IFA_TPR
@@ -217,7 +225,7 @@ inline float8 ifa_kt_row8(__local const uint4 *row, int x) {
     return convert_float8((x & 8) ? c.hi : c.lo);
 }
 #else
-inline float8 ifa_kt_row8(__local const uint4 *row, int x) { return ifa_kt_cvt(row[x / 8]); }
+inline float8 ifa_kt_row8(__local const uint4 *row, int x) { return ifa_cvt8(row[x / 8]); }
 #endif
 #endif
 /* query rows per register tile of the dot products and of P.V (all of them in the scalar shape); with MH > 1
@@ -820,21 +828,38 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const float8 vsc = x < VDIM ? vload8(0, aq_v + x) : (float8)0.0f;
         const float8 vof = x < VDIM ? vload8(0, aq_v + VDIM + x) : (float8)0.0f;
 #endif
+        /* the group's rows of the step at jb, raw, into rk and rv (zero past the block's end) */
+        ifa_raw8 rk[LANES], rv[LANES];
+#if MAX_PASS
+#define IFA_LANE_VLOAD(u, ro)
+#else
+#define IFA_LANE_VLOAD(u, ro) if (x < VDIM) rv[u] = IFA_RAW8(v, v_off + (ro) + (ulong)x)
+#endif
+#define IFA_LANE_LOAD(jb)                                                                                          \
+    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {                                                           \
+        const int p = (jb) + grp * LANES + u;                                                                     \
+        rk[u] = 0, rv[u] = 0;                                                                                     \
+        if (p < len) {                                                                                            \
+            const ulong ro = IFA_ROW_OFF(p);                                                                      \
+            rk[u] = IFA_RAW8(k, k_off + ro + (ulong)x);                                                           \
+            IFA_LANE_VLOAD(u, ro);                                                                                \
+        }                                                                                                         \
+    }
+#if LANE_PF
+        IFA_LANE_LOAD(first)
+#endif
         /* the step loop is the work-group's (uniform: every lane of a warp reaches the shuffles) */
         for (int jb = first; jb < len; jb += IFA_NG * LANES) {
             const int j0 = jb + grp * LANES;
             float8 kk[LANES], vv[LANES];
-            _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                const int p = j0 + u;
-                kk[u] = (float8)0.0f, vv[u] = (float8)0.0f;
-                if (p < len) {
-                    const ulong ro = IFA_ROW_OFF(p);
-                    kk[u] = IFA_KT_G(k, k_off + ro + (ulong)x);
-#if !MAX_PASS
-                    if (x < VDIM) vv[u] = IFA_KT_G(v, v_off + ro + (ulong)x);
+#if LANE_PF
+            /* this step's rows came with the last step; the next step's loads go out before this one's math */
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u) kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);
+            IFA_LANE_LOAD(jb + IFA_NG * LANES)
+#else
+            IFA_LANE_LOAD(jb)
+            _Pragma("unroll") for (int u = 0; u < LANES; ++u) kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);
 #endif
-                }
-            }
             float sd[LANES][R];
 #if IFA_NV
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)

@@ -91,6 +91,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                    (key_tile || (int64_t)plan->heads_per_group * p->seq_q * (ifa__value_dim(p) / 8) <= plan->work_group_size)},
         {"KTILE", key_tile},
         {"LANES", aligned ? plan->lanes : 0},
+        {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},

@@ -14,7 +14,8 @@ set(runs
   "TUNING=work_group_size=16,chunk_rows=128,vector_width=1,pv_block=1,append_work_group_size=16,append_heads=2|${EXAMPLES}|--mode|test"
   "TUNING=work_group_size=32,chunk_rows=32,vector_width=1,pv_block=1,vector_loads=1|${EXAMPLES}|--mode|test"
   "TUNING=work_group_size=32,chunk_rows=32,vector_width=1,pv_block=1,vector_loads=1,key_tile=1|${EXAMPLES}|--mode|test"
-  "TUNING=work_group_size=32,chunk_rows=32,vector_width=1,pv_block=1,lanes=3|${EXAMPLES}|--mode|test")
+  "TUNING=work_group_size=32,chunk_rows=32,vector_width=1,pv_block=1,lanes=3|${EXAMPLES}|--mode|test"
+  "TUNING=work_group_size=32,chunk_rows=32,vector_width=1,pv_block=1,lanes=3,lane_prefetch=1|${EXAMPLES}|--mode|test")
 set(builds 0)
 foreach(r ${runs})
   string(REPLACE "|" ";" args "${r}")

@@ -699,7 +699,8 @@ END_TEST
  * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
  * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 4 rows a
- * step (the H100's measurement, docs/tiling.md), off in the others. */
+ * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
+ * it, and pad0 always 0. */
 START_TEST(lanes_rule) {
     static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -714,10 +715,22 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, 128) +
                                                ifa__lanes_local_bytes(4, 128, 128, 4, 1));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.lane_prefetch, 0);
     ifa_plan bad = plan;
     bad.lanes = 9;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.pad0 = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.lane_prefetch = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.vector_loads = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("lanes=4,lane_prefetch=1", &p, &h100, &plan); /* the next step's loads ahead: with the lane shape only */
+    ck_assert_int_eq(plan.lane_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("lanes=0,lane_prefetch=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lane_prefetch, 0);
+    bad = plan, bad.lane_prefetch = 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     plan_tuned(lanes4, &p, &pocl, &plan); /* PoCL's row is the vector shape: never */
     ck_assert_int_eq(plan.lanes, 0);

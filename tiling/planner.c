@@ -211,11 +211,13 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->vector_loads = 0;
     plan->key_tile = 0;
     plan->lanes = 0;
+    plan->lane_prefetch = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
         base + ifa__lanes_local_bytes(rows, p->head_dim, wg, t->lanes, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
         plan->lanes = t->lanes;
+        plan->lane_prefetch = t->lane_prefetch != 0;
         return;
     }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
@@ -576,6 +578,9 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
+    if (plan->pad0 != 0 || (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
+        (plan->lane_prefetch && !plan->lanes))
+        return 0;
     if (plan->lanes != 0)
         return plan->vector_loads == 0 && plan->key_tile == 0 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR &&
                plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&

@@ -67,6 +67,8 @@ typedef struct ifa_tuning {
                                 * 32 lanes and at most 8 query rows per KV head: the lane shape (a key row read by
                                 * D / 8 work-items, registers instead of chunks) with this many rows per lane group
                                 * and step, 1 to 8 (0: off) */
+    int32_t lane_prefetch;     /* with the lane shape: 1 loads the next step's key and value rows before the
+                                * step's arithmetic (0: each step's loads first, then their math) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

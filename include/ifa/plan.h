@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 20u
+#define IFA_PLAN_VERSION 21u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -216,6 +216,9 @@ typedef struct ifa_plan {
                                  * products among themselves and keep their own online softmax and 8 accumulator
                                  * columns in registers; the kernel falls back to scalar loads where a K/V offset or
                                  * stride is not a multiple of 16 bytes), 0 not */
+    int32_t lane_prefetch;      /* with lanes: 1 where each step loads the next step's key and value rows before its
+                                 * own arithmetic (twice the rows' registers, their latency behind the math), 0 not */
+    int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
