@@ -828,12 +828,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const float8 vsc = x < VDIM ? vload8(0, aq_v + x) : (float8)0.0f;
         const float8 vof = x < VDIM ? vload8(0, aq_v + VDIM + x) : (float8)0.0f;
 #endif
-        /* the group's rows of the step at jb, raw, into rk and rv (zero past the block's end) */
+        /* the group's rows of the step at jb, raw, into rk and rv, with their per-token scale and offset (token
+         * antiquant modes) in the same round trip: zero past the block's end */
         ifa_raw8 rk[LANES], rv[LANES];
 #if MAX_PASS
 #define IFA_LANE_VLOAD(u, ro)
 #else
 #define IFA_LANE_VLOAD(u, ro) if (x < VDIM) rv[u] = IFA_RAW8(v, v_off + (ro) + (ulong)x)
+#endif
+#if ANTIQUANT >= 3
+        float rks[LANES], rko[LANES];
+#define IFA_LANE_KS(u, p) rks[u] = (p) < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0)) : 0.0f, \
+                          rko[u] = (p) < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0)) : 0.0f
+#else
+#define IFA_LANE_KS(u, p)
+#endif
+#if VAQ >= 3 && !MAX_PASS
+        float rvs[LANES], rvo[LANES];
+#define IFA_LANE_VS(u, p) rvs[u] = (p) < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, p), 0)) : 0.0f, \
+                          rvo[u] = (p) < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, p), 0)) : 0.0f
+#else
+#define IFA_LANE_VS(u, p)
 #endif
 #define IFA_LANE_LOAD(jb)                                                                                          \
     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {                                                           \
@@ -844,6 +859,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             rk[u] = IFA_RAW8(k, k_off + ro + (ulong)x);                                                           \
             IFA_LANE_VLOAD(u, ro);                                                                                \
         }                                                                                                         \
+        IFA_LANE_KS(u, p);                                                                                        \
+        IFA_LANE_VS(u, p);                                                                                        \
     }
 #if LANE_PF
         IFA_LANE_LOAD(first)
@@ -852,13 +869,36 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         for (int jb = first; jb < len; jb += IFA_NG * LANES) {
             const int j0 = jb + grp * LANES;
             float8 kk[LANES], vv[LANES];
+#if ANTIQUANT >= 3
+            float ks_u[LANES], ko_u[LANES];
+#endif
+#if VAQ >= 3 && !MAX_PASS
+            float vs_u[LANES], vo_u[LANES];
+#endif
+            /* the step's rows (and token scales) as floats */
+#define IFA_LANE_TAKE                                                                                              \
+    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {                                                           \
+        kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);                                                         \
+        IFA_LANE_TAKE_KS(u);                                                                                      \
+        IFA_LANE_TAKE_VS(u);                                                                                      \
+    }
+#if ANTIQUANT >= 3
+#define IFA_LANE_TAKE_KS(u) ks_u[u] = rks[u], ko_u[u] = rko[u]
+#else
+#define IFA_LANE_TAKE_KS(u)
+#endif
+#if VAQ >= 3 && !MAX_PASS
+#define IFA_LANE_TAKE_VS(u) vs_u[u] = rvs[u], vo_u[u] = rvo[u] * rvs[u]
+#else
+#define IFA_LANE_TAKE_VS(u)
+#endif
 #if LANE_PF
             /* this step's rows came with the last step; the next step's loads go out before this one's math */
-            _Pragma("unroll") for (int u = 0; u < LANES; ++u) kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);
+            IFA_LANE_TAKE
             IFA_LANE_LOAD(jb + IFA_NG * LANES)
 #else
             IFA_LANE_LOAD(jb)
-            _Pragma("unroll") for (int u = 0; u < LANES; ++u) kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);
+            IFA_LANE_TAKE
 #endif
             float sd[LANES][R];
 #if IFA_NV
@@ -881,24 +921,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
             /* scores (the work-group shape's per-score code, in the same order), then the group's online softmax
              * over its LANES rows: one rescale per step */
-#if ANTIQUANT >= 3
-            float ks_u[LANES], ko_u[LANES];
-#endif
-#if VAQ >= 3 && !MAX_PASS
-            float vs_u[LANES], vo_u[LANES];
-#endif
-            _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                const int p = min(j0 + u, len - 1);
-#if ANTIQUANT >= 3
-                const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0);
-                ks_u[u] = AQ_SCALE(ai), ko_u[u] = AQ_OFFSET(ai);
-#endif
-#if VAQ >= 3 && !MAX_PASS
-                const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ, p), 0);
-                vs_u[u] = VAQ_SCALE(vai), vo_u[u] = VAQ_OFFSET(vai) * vs_u[u];
-#endif
-                (void)p;
-            }
             _Pragma("unroll") for (int r = 0; r < R; ++r) {
                 IFA_ROW_GT(r, g, t);
                 const int end = IFA_END(g, t);
