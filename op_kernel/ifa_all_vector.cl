@@ -806,23 +806,58 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
 #endif
+/* The score of query row r (head g, token t) at key position p from its dot product d, into s: antiquant's
+ * correction (ko, ks: a token mode's offset and scale of the row), scale, pse, ALiBi, soft-cap; s_vis: whether
+ * the row sees p (window, causal end, mask). Both shapes' one-score paths (the four-row path has its own). */
+#if ANTIQUANT == 0
+#define IFA_SCORE_BASE(d, r, ko, ks) ((d) * scale)
+#elif ANTIQUANT <= 2
+#define IFA_SCORE_BASE(d, r, ko, ks) (((d) + aq_q[r]) * scale)
+#else
+#define IFA_SCORE_BASE(d, r, ko, ks) (fma((ko), aq_q[r], (d)) * (ks) * scale)
+#endif
+#if HAS_PSE
+#define IFA_SCORE_PSE(s, g, t, p)                                                                                 \
+    if ((g) < gn) (s) += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + (g)) * pse_hstride +      \
+                                              (ulong)(t) * pse_tstride + (ulong)(p))
+#else
+#define IFA_SCORE_PSE(s, g, t, p)
+#endif
+#if HAS_ALIBI
+#define IFA_SCORE_ALIBI(s, g, t, p) \
+    if ((g) < gn) (s) += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + (g))], (p), len_b - qn + (t))
+#else
+#define IFA_SCORE_ALIBI(s, g, t, p)
+#endif
+#if SOFTCAP
+#define IFA_SCORE_CAP(s) (s) = softcap * tanh((s) / softcap)
+#else
+#define IFA_SCORE_CAP(s)
+#endif
+#if HAS_MASK
+#define IFA_SCORE_MASK(vis, t, p) \
+    (vis) = (vis) && mask[mask_off + b * mask_bstride + (ulong)(t) * mask_tstride + (ulong)(p)] == 0
+#else
+#define IFA_SCORE_MASK(vis, t, p)
+#endif
+#define IFA_SCORE(s, s_vis, d, r, g, t, p, end, ko, ks)                                                          \
+    float s = IFA_SCORE_BASE(d, r, ko, ks);                                                                       \
+    IFA_SCORE_PSE(s, g, t, p);                                                                                    \
+    IFA_SCORE_ALIBI(s, g, t, p);                                                                                  \
+    IFA_SCORE_CAP(s);                                                                                             \
+    int s_vis = (p) < (end) && (window <= 0 || (p) >= (end) - window);                                           \
+    IFA_SCORE_MASK(s_vis, t, p)
 #if LANES
     {
         /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */
         const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;
         float8 qv[R], o[R];
         float m[R], l[R];
-#if ANTIQUANT
-        float aqq[R];
-#endif
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
             qv[r] = vload8(0, qs + r * HEAD_DIM + x);
             o[r] = (float8)0.0f;
             m[r] = m_s[r];
             l[r] = 0.0f;
-#if ANTIQUANT
-            aqq[r] = aq_q[r];
-#endif
         }
 #if VAQ == 1 || VAQ == 2
         const float8 vsc = x < VDIM ? vload8(0, aq_v + x) : (float8)0.0f;
@@ -927,28 +962,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 float mt = -INFINITY;
                 _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
                     const int p = j0 + u;
-#if ANTIQUANT == 0
-                    float sv = sd[u][r] * scale;
-#elif ANTIQUANT <= 2
-                    float sv = (sd[u][r] + aqq[r]) * scale;
+                    /* past the block's end: a row in the block stands in for the pse and mask reads, unseen */
+                    const int pl = min(p, len - 1);
+#if ANTIQUANT >= 3
+                    IFA_SCORE(sv, visible, sd[u][r], r, g, t, pl, end, ko_u[u], ks_u[u]);
 #else
-                    float sv = fma(ko_u[u], aqq[r], sd[u][r]) * ks_u[u] * scale;
+                    IFA_SCORE(sv, visible, sd[u][r], r, g, t, pl, end, 0.0f, 1.0f);
 #endif
-                    int visible = p < len && p < end && (window <= 0 || p >= end - window);
-#if HAS_PSE
-                    if (visible && g < gn)
-                        sv += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
-                                                     (ulong)t * pse_tstride + (ulong)p);
-#endif
-#if HAS_ALIBI
-                    if (g < gn) sv += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - qn + t);
-#endif
-#if SOFTCAP
-                    sv = softcap * tanh(sv / softcap);
-#endif
-#if HAS_MASK
-                    visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
-#endif
+                    visible = visible && p < len;
                     sd[u][r] = visible ? sv : -INFINITY;
                     mt = fmax(mt, sd[u][r]);
                 }
@@ -1213,26 +1234,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         sc[r * CHUNK + j] = -INFINITY;
                         continue;
                     }
-#if ANTIQUANT == 0
-                    float s = dsum[jj][r] * scale;
-#elif ANTIQUANT <= 2
-                    float s = (dsum[jj][r] + aq_q[r]) * scale;
+#if ANTIQUANT >= 3
+                    IFA_SCORE(s, visible, dsum[jj][r], r, g, t, p, end, ko_j[jj], ks_j[jj]);
 #else
-                    float s = fma(ko_j[jj], aq_q[r], dsum[jj][r]) * ks_j[jj] * scale;
-#endif
-#if HAS_PSE
-                    if (g < gn) s += IFA_LOAD(Q_T, pse, pse_off + b * pse_bstride + (ulong)(h0 + g) * pse_hstride +
-                                                            (ulong)t * pse_tstride + (ulong)p);
-#endif
-#if HAS_ALIBI
-                    if (g < gn) s += ifa_alibi(alibi[alibi_off + b * alibi_bstride + (ulong)(h0 + g)], p, len_b - qn + t);
-#endif
-#if SOFTCAP
-                    s = softcap * tanh(s / softcap);
-#endif
-                    int visible = p < end && (window <= 0 || p >= end - window);
-#if HAS_MASK
-                    visible = visible && mask[mask_off + b * mask_bstride + (ulong)t * mask_tstride + (ulong)p] == 0;
+                    IFA_SCORE(s, visible, dsum[jj][r], r, g, t, p, end, 0.0f, 1.0f);
 #endif
                     sc[r * CHUNK + j] = visible ? s : -INFINITY;
                 }
