@@ -871,17 +871,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_LANE_VLOAD(u, ro) if (x < VDIM) rv[u] = IFA_RAW8(v, v_off + (ro) + (ulong)x)
 #endif
+/* a token mode's scale and offset at position p into sa[u] and oa[u] (zero past the block's end) */
+#define IFA_LANE_TS(sa, oa, mode, IDX, SCALE, OFFSET, u, p)                                                      \
+    sa[u] = (p) < len ? SCALE(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f,                                                \
+    oa[u] = (p) < len ? OFFSET(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f
 #if ANTIQUANT >= 3
         float rks[LANES], rko[LANES];
-#define IFA_LANE_KS(u, p) rks[u] = (p) < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0)) : 0.0f, \
-                          rko[u] = (p) < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0)) : 0.0f
+#define IFA_LANE_KS(u, p) IFA_LANE_TS(rks, rko, ANTIQUANT, AQ_IDX, AQ_SCALE, AQ_OFFSET, u, p)
 #else
 #define IFA_LANE_KS(u, p)
 #endif
 #if VAQ >= 3 && !MAX_PASS
         float rvs[LANES], rvo[LANES];
-#define IFA_LANE_VS(u, p) rvs[u] = (p) < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, p), 0)) : 0.0f, \
-                          rvo[u] = (p) < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, p), 0)) : 0.0f
+#define IFA_LANE_VS(u, p) IFA_LANE_TS(rvs, rvo, VAQ, VAQ_IDX, VAQ_SCALE, VAQ_OFFSET, u, p)
 #else
 #define IFA_LANE_VS(u, p)
 #endif
