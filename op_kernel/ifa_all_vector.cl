@@ -181,17 +181,14 @@ inline float8 ifa_cvt8(uint4 u) {
 #undef IFA_TPR
 #define IFA_TPR 1 /* no softmax phase */
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
-/* the sum of x over the IFA_LN lanes of a group (every lane gets it): on NVIDIA a butterfly of warp shuffles
- * (the groups are aligned runs of a warp's 32 lanes, and every lane of the warp runs it: the step loop is the
- * work-group's); elsewhere through lred, which the caller fences (IFA_LANE_SUMS below) */
+/* x of the lane whose index differs from this one's in the bits of o: a warp shuffle on NVIDIA (the lane groups
+ * are aligned runs of a warp's 32 lanes, and every lane of the warp runs it: the step loop is the work-group's);
+ * elsewhere the lanes' sums go through local memory (lred) */
 #if IFA_NV
-inline float ifa_lane_sum(float x) {
-    _Pragma("unroll") for (int o = IFA_LN / 2; o > 0; o >>= 1) {
-        uint y;
-        asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
-        x += as_float(y);
-    }
-    return x;
+inline float ifa_shfl_xor(float x, int o) {
+    uint y;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
+    return as_float(y);
 }
 #endif
 #endif
@@ -939,8 +936,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
             float sd[LANES][R];
 #if IFA_NV
+            /* the butterfly stage by stage over all of the step's sums: a stage's shuffles do not depend on each
+             * other, so they are in flight together (the asm is volatile: chain by chain, each shuffle would wait
+             * for the one before it) */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
-                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_lane_sum(ifa_dot8(qv[r], kk[u]));
+                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_dot8(qv[r], kk[u]);
+            _Pragma("unroll") for (int o = IFA_LN / 2; o > 0; o >>= 1)
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u)
+                    _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] += ifa_shfl_xor(sd[u][r], o);
 #else
             /* the partial dot products through local memory: each lane sums its group's IFA_LN partials itself */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)

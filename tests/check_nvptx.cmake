@@ -1,0 +1,81 @@
+# ctest nvptx_lanes: the lane shape's NVIDIA-only path (-D IFA_NV=1: warp shuffles in inline PTX), which no CI
+# device runs, compiled by clang for nvptx64 (OpenCL C, NVIDIA's target) in several variants: it must compile,
+# and hold lanes x query rows x log2(D / 8) shuffles, stage by stage (a stage's shuffles, which do not depend on
+# each other, together). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
+# Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
+# targets nvptx64.
+#   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
+cmake_policy(SET CMP0007 NEW) # "64|": the empty changes stay an element
+if(NOT CLANG)
+  message("no clang: skipped")
+  cmake_language(EXIT 77)
+endif()
+file(MAKE_DIRECTORY ${OUT})
+file(READ ${SRC}/ifa_common.cl common)
+file(READ ${SRC}/ifa_all_vector.cl fused)
+file(WRITE ${OUT}/lanes.cl "${common}${fused}")
+# The defines templates/all_vector.c passes (a fp16 plan of the NVIDIA row at D = 128, G = 4), then each
+# variant's changes: NAME=VALUE pairs replacing the base's, and the shuffles it must hold.
+set(base IFA_CPU=0 IFA_NV=1 Q_T=1 KV_T=1 O_T=1 HEAD_DIM=128 VDIM=128 WG=128 VW=1 XB=1 PV_RB=0 RS_MAX=0 CHUNK=128
+  GT=4 SQ=1 HAS_LSE=0 CAUSAL=0 HAS_MASK=0 HAS_PSE=0 HAS_ALIBI=0 SOFTCAP=0 HAS_PAD=0 QLEN=0 PAGED=0 ANTIQUANT=0
+  AQ_T=0 AQ_OFF=0 VAQ=0 VAQ_T=0 VAQ_OFF=0 ROPE=0 ROPE_DIM=0 ROPE_TAB=0 ROPE_OFF=0 QUANT_OUT=0 Q2_T=0 Q2_OFF=0
+  PREFIX_SLOTS=0 SINK=0 MH=1 RB_MH=4 GSQ=4 PREFETCH=0 PV_PREFETCH=0 SPREAD_PF=0 BATCH_FAST=1 V8=0 KTILE=0 LANES=4
+  LANE_PF=0 SPLIT=0 BALANCED=0 ROWMAX=1 MAX_PASS=0)
+set(variants
+  "64|"
+  "64|LANE_PF=1"
+  "64|KV_T=3,ANTIQUANT=3,VAQ=3,AQ_T=0,VAQ_T=0,PAGED=1,LANE_PF=1"
+  "64|KV_T=2,SPLIT=1,ROWMAX=2,MAX_PASS=1"
+  "64|HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1"
+  "160|HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
+  "96|HEAD_DIM=64,VDIM=64,QLEN=1,SQ=2,GSQ=8,RB_MH=8,LANES=4"
+  "24|LANES=3,GT=2,RB_MH=2,GSQ=2")
+foreach(v ${variants})
+  string(REPLACE "|" ";" parts "${v}")
+  list(GET parts 0 want)
+  list(LENGTH parts n)
+  set(defs ${base})
+  if(n GREATER 1)
+    list(GET parts 1 changes)
+    string(REPLACE "," ";" changes "${changes}")
+    foreach(c ${changes})
+      string(REGEX REPLACE "=.*" "" name "${c}")
+      list(FILTER defs EXCLUDE REGEX "^${name}=")
+      list(APPEND defs ${c})
+    endforeach()
+  endif()
+  set(args)
+  foreach(d ${defs})
+    list(APPEND args -D${d})
+  endforeach()
+  execute_process(COMMAND ${CLANG} -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header
+    -Dasm=__asm__ -O2 -S ${args} ${OUT}/lanes.cl -o ${OUT}/lanes.ptx RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    if(err MATCHES "unknown target|No available targets|unable to create target")
+      message("${CLANG} has no nvptx64 target: skipped")
+      cmake_language(EXIT 77)
+    endif()
+    message(FATAL_ERROR "variant ${v}: clang for nvptx64 failed:\n${err}")
+  endif()
+  file(STRINGS ${OUT}/lanes.ptx shuffles REGEX "shfl\\.sync\\.bfly\\.b32")
+  list(LENGTH shuffles got)
+  if(NOT got EQUAL want)
+    message(FATAL_ERROR "variant ${v}: ${got} warp shuffles, expected ${want}")
+  endif()
+  # stage by stage: the shuffles of a stage share one offset register, so the offset operand changes about once
+  # a stage (chain by chain it would change at almost every shuffle)
+  set(last "")
+  set(changes 0)
+  foreach(s ${shuffles})
+    if(s MATCHES "shfl\\.sync\\.bfly\\.b32[^,]*,[^,]*, *([^,]+),")
+      if(NOT CMAKE_MATCH_1 STREQUAL last)
+        math(EXPR changes "${changes} + 1")
+      endif()
+      set(last "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(changes GREATER 10)
+    message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
+  endif()
+endforeach()
+message(STATUS "the lane shape's NVIDIA path compiles for nvptx64 in every variant, its shuffles stage by stage")
