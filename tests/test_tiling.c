@@ -698,7 +698,7 @@ END_TEST
 /* The lane shape: where the row asks for it, with 16-bit or int8 K/V, D / 8 a power of two up to 32 lanes that
  * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
- * more rows per KV head go in even groups of up to 8 rows;
+ * more rows per KV head go in even groups of up to 8 rows where the row asks (lane_head_groups);
  * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 4 rows a
  * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
  * it, and pad0 always 0. */
@@ -751,8 +751,11 @@ START_TEST(lanes_rule) {
     p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
-    p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than registers, so two groups of 8 heads */
+    p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than registers: the work-group shape */
     plan_tuned("lanes=4,cv_min_rows=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 0);
+    ck_assert_int_eq(plan.head_groups, 1);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* or two groups of 8 heads */
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 2);
@@ -761,11 +764,11 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p = problem(1, 96, 8, 128, 8192); /* G = 12, S1 = 2: 24 rows in even groups of 4 heads (8 rows) */
     p.seq_q = 2;
-    plan_tuned("lanes=4,cv_min_rows=0", &p, &h100, &plan);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 4);
     ck_assert_int_eq(plan.head_groups, 3);
-    plan_tuned("lanes=0,cv_min_rows=0", &p, &h100, &plan); /* without the lane shape the heads stay together */
+    plan_tuned("lanes=0,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* no lane shape: heads together */
     ck_assert_int_eq(plan.head_groups, 1);
     p = problem(1, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);

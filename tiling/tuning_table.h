@@ -69,6 +69,8 @@ typedef struct ifa_tuning {
                                 * and step, 1 to 8 (0: off) */
     int32_t lane_prefetch;     /* with the lane shape: 1 loads the next step's key and value rows before the
                                 * step's arithmetic (0: each step's loads first, then their math) */
+    int32_t lane_head_groups;  /* with the lane shape: 1 puts more than 8 query rows per KV head in even head groups
+                                * of up to 8 rows that run the lane shape (0: they keep the work-group shape) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
