@@ -108,9 +108,13 @@
 #ifndef V8
 #define V8 0
 #endif
+#ifndef LANES
+#define LANES 0
+#endif
 /* work-items per query row in the softmax: the work-group shape on GPUs spreads each row's chunk over
- * WG / R work-items (capped at 32) instead of leaving the chunk to one work-item per row */
-#if VW == 1 && WG >= 2 * R
+ * WG / R work-items (capped at 32) instead of leaving the chunk to one work-item per row (the lane shape has no
+ * softmax phase) */
+#if VW == 1 && WG >= 2 * R && !LANES
 #define IFA_TPR (WG / R > 32 ? 32 : WG / R)
 #else
 #define IFA_TPR 1
@@ -129,6 +133,8 @@
 #define IFA_ZV (WG / (IFA_XL * R))   /* groups of them, each its own chunk rows */
 #endif
 #define IFA_L8(c, p, i) IFA_NLOAD(c, 8, p, i)
+#endif
+#if V8 || LANES
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
 /* LANES (the lane shape, a GPU shape beside the work-group shape's phases; LANES = key rows per lane group and step):
@@ -140,9 +146,6 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * their maxima, sums and accumulators through local memory once, at the end. 16-bit or int8 K/V whose rows
  * start at multiples of 16 bytes (the host checks), D / 8 a power of two up to 32 lanes, D_v <= D. LANE_PF 1:
  * each step loads the next step's rows before its own arithmetic (their latency behind the math). */
-#ifndef LANES
-#define LANES 0
-#endif
 #ifndef IFA_NV
 #define IFA_NV 0
 #endif
@@ -178,9 +181,6 @@ inline float8 ifa_cvt8(uint4 u) {
 #define IFA_KT_G(p, i) ifa_cvt8(IFA_RAW8(p, i))
 #endif
 #if LANES
-#undef IFA_TPR
-#define IFA_TPR 1 /* no softmax phase */
-inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 /* x of the lane whose index differs from this one's in the bits of o: a warp shuffle on NVIDIA (the lane groups
  * are aligned runs of a warp's 32 lanes, and every lane of the warp runs it: the step loop is the work-group's);
  * elsewhere the lanes' sums go through local memory (lred) */

@@ -201,6 +201,12 @@ int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_grou
     return 8 * (work_group_size / (head_dim / 8)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
 }
 
+/* The lane shape's local memory for rows query rows in a group of wg work-items on dev (NVIDIA's shuffles need
+ * no room for the partial dot products). */
+static int64_t lanes_bytes(const ifa_problem *p, const ifa_device_facts *dev, int64_t rows, int64_t wg, int64_t lanes) {
+    return ifa__lanes_local_bytes(rows, p->head_dim, wg, lanes, dev->vendor == IFA_VENDOR_NVIDIA);
+}
+
 /* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
  * D / 8 slices must fit in the work-group; D a multiple of 8, one KV head per group and no int4 (the
  * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. With the
@@ -215,7 +221,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
-        base + ifa__lanes_local_bytes(rows, p->head_dim, wg, t->lanes, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        base + lanes_bytes(p, dev, rows, wg, t->lanes) <= budget) {
         plan->lanes = t->lanes;
         plan->lane_prefetch = t->lane_prefetch != 0;
         return;
@@ -513,8 +519,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     choose_vector_loads(p, dev, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->lanes ? ifa__lanes_local_bytes((int64_t)plan->heads_per_group * p->seq_q, p->head_dim, wg, plan->lanes,
-                                              dev->vendor == IFA_VENDOR_NVIDIA)
+        (plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
          : plan->key_tile ? key_tile_bytes(p, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +

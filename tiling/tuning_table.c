@@ -16,10 +16,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
      * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
      * spread_prefetch, multi_head_prefetch_bytes, multi_head_chunk_bytes_g1, key_tile, lanes, lane_prefetch, lane_head_groups.
-     * GPUs: the cv template is never chosen by itself (cv_min_rows 0) until a GPU measurement of
-     * docs/templates.md says where it wins; 8-wide loads (vector_loads) stay off until a GPU
-     * measurement of docs/performance.md says they beat one element per load; the key tile (key_tile,
-     * twenty-sixth session) is off until one measures it. */
+     * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
+     * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* NVIDIA: the generic GPU row with the lane shape (lanes 4), 4 waves of splits and cv from 16 query rows per
      * KV head. On an H100 (driver 580, 2026-11-26, twenty-seventh session, docs/performance.md): the lane shape
