@@ -87,21 +87,27 @@ static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), vo
 
 static void check_spec(const spec *p) { check_spec_with(p, NULL, NULL); }
 
-/* Replans for a device with little local memory, so the query heads of a KV head are split into groups;
- * a plan that does not split them fails the run. All_vector's head groups (cv_min_rows 0: cv has none). */
-static int small_local_memory(ifa_plan *plan, void *user) {
-    const ifa_device_facts *facts = user;
-    ifa_problem p = plan->problem;
+/* Replans plan's problem for facts with the all_vector template (cv_min_rows 0: the head groups and split
+ * algorithms the hooks below ask for are all_vector's, and a GPU row gives many query heads per KV head to cv)
+ * and tuning (NULL: none) on top of IFA_TUNING. */
+static ifa_status replan_all_vector(ifa_plan *plan, const ifa_device_facts *facts, const char *tuning) {
     test_tuning_push("cv_min_rows=0");
+    if (tuning) test_tuning_push(tuning);
+    ifa_problem p = plan->problem;
     const ifa_status st = ifa__plan_make(&p, facts, plan);
+    if (tuning) test_tuning_pop();
     test_tuning_pop();
-    return st == IFA_STATUS_OK && plan->head_groups > 1 ? 0 : -1;
+    return st;
+}
+
+/* Replans for a device with little local memory, so the query heads of a KV head are split into groups;
+ * a plan that does not split them fails the run. */
+static int small_local_memory(ifa_plan *plan, void *user) {
+    return replan_all_vector(plan, user, NULL) == IFA_STATUS_OK && plan->head_groups > 1 ? 0 : -1;
 }
 
 /* Replans as if the device had many compute units and splits could be short, so PoCL runs split-KV; a GPU
- * keeps its own facts (its vendor's plan shape) with the given compute units. Always all_vector (cv_min_rows 0):
- * the split algorithms these tests ask for (global rowmax, balanced units) are all_vector's, and a GPU row
- * would give G >= 16 to cv, which refuses them. */
+ * keeps its own facts (its vendor's plan shape) with the given compute units. */
 typedef struct split_force {
     int32_t compute_units;
     const char *tuning;
@@ -115,13 +121,7 @@ static int force_split(ifa_plan *plan, void *user) {
         facts = test_ctx()->facts;
         facts.compute_units = f->compute_units;
     }
-    test_tuning_push("cv_min_rows=0");
-    test_tuning_push(f->tuning);
-    ifa_problem p = plan->problem;
-    ifa_status st = ifa__plan_make(&p, &facts, plan);
-    test_tuning_pop();
-    test_tuning_pop();
-    return st == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
+    return replan_all_vector(plan, &facts, f->tuning) == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
 }
 
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
