@@ -152,12 +152,41 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #ifndef LANE_PF
 #define LANE_PF 0
 #endif
+#ifndef LANE_SC
+#define LANE_SC 0
+#endif
 #if LANES
 #define IFA_LN (HEAD_DIM / 8)  /* lanes per key row */
 #define IFA_NG (WG / IFA_LN)   /* lane groups */
 #if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || \
     (IFA_LN & (IFA_LN - 1)) != 0 || IFA_LN > 32 || WG % IFA_LN != 0 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
 #error "the lane shape needs VW = 1, one KV head per group, 16-bit or int8 K/V, D / 8 a power of two <= 32 dividing WG, D_v <= D"
+#endif
+#endif
+/* LANE_SC (with LANES): a step's IFA_ST = R x LANES dot products, sum s = r x LANES + u for query row r and key row
+ * u, are summed by a transposing butterfly: at each lane bit a lane keeps the half of its sums its bit selects
+ * and adds its partner's partials of that half, so that log2(D / 8) exchanges leave IFA_SOWN consecutive sums
+ * from s0 in each lane (IFA_SREP lanes hold the same ones where there are fewer sums than lanes): 15 shuffles
+ * for 16 sums where the plain butterfly takes 64. A lane scores and exponentiates its own sums only (one query
+ * row's), the row's max comes from the IFA_SROWL lanes that share the row, and the probabilities and each row's
+ * rescale reach every lane by broadcast for P.V, which is unchanged. Each lane keeps its row's max and its own
+ * part of the row's sum; they meet after the loop. */
+#if LANE_SC
+#define IFA_ST (R * LANES)
+#define IFA_SOWN (IFA_ST > IFA_LN ? IFA_ST / IFA_LN : 1)
+#define IFA_SREP (IFA_ST < IFA_LN ? IFA_LN / IFA_ST : 1)
+#define IFA_SROWL (LANES / IFA_SOWN)
+#define IFA_LOG_LN (IFA_LN >= 32 ? 5 : IFA_LN >= 16 ? 4 : IFA_LN >= 8 ? 3 : IFA_LN >= 4 ? 2 : IFA_LN >= 2 ? 1 : 0)
+/* the group lane that holds sum s (and where in its share), the first lane of row r; where a lane's share,
+ * rescale, max and sum lie in its exchange array */
+#define IFA_SC_PSRC(s) ((s) / IFA_SOWN * IFA_SREP)
+#define IFA_SC_PIDX(s) ((s) % IFA_SOWN)
+#define IFA_SC_ASRC(r) ((r) * LANES / IFA_SOWN * IFA_SREP)
+#define IFA_SC_AIDX(r) IFA_SOWN
+#define IFA_SC_MIDX(r) 0
+#define IFA_SC_LIDX(r) 1
+#if !LANES || (R & (R - 1)) != 0 || (LANES & (LANES - 1)) != 0 || R > IFA_LN || IFA_ST < 2
+#error "lane_scores needs the lane shape, query rows and lanes powers of two, rows <= D / 8 and 2 sums or more"
 #endif
 #endif
 #if KTILE || LANES
@@ -190,6 +219,35 @@ inline float ifa_shfl_xor(float x, int o) {
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
     return as_float(y);
 }
+/* x of lane src of the warp (0 to 31) */
+inline float ifa_shfl_idx(float x, int src) {
+    uint y;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(src));
+    return as_float(y);
+}
+#endif
+#if LANE_SC
+/* lane_scores' exchanges among a lane group, n values at once: rcv[i] = snd[i] of the lane whose index differs
+ * in the bits of o (IFA_XOR_N), or of the group's lane src (IFA_IDX_N, src[i] per value); warp shuffles on
+ * NVIDIA, elsewhere through lred (IFA_ST floats per work-item), one barrier pair per exchange: the same
+ * algorithm, so that every CI device runs its index arithmetic */
+#if IFA_NV
+#define IFA_XOR_N(rcv, snd, n, o)                                                                                \
+    _Pragma("unroll") for (int i_ = 0; i_ < IFA_ST; ++i_) if (i_ < (n)) rcv[i_] = ifa_shfl_xor(snd[i_], (o))
+#define IFA_IDX_N(rcv, snd, ns, n, SRC, SI)                                                                      \
+    _Pragma("unroll") for (int i_ = 0; i_ < (n); ++i_) rcv[i_] = ifa_shfl_idx(snd[SI(i_)], lane_base + (SRC(i_)))
+#else
+#define IFA_XOR_N(rcv, snd, n, o)                                                                                \
+    _Pragma("unroll") for (int i_ = 0; i_ < IFA_ST; ++i_) if (i_ < (n)) lred[lid * IFA_ST + i_] = snd[i_];       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                               \
+    _Pragma("unroll") for (int i_ = 0; i_ < IFA_ST; ++i_) if (i_ < (n)) rcv[i_] = lred[(lid ^ (o)) * IFA_ST + i_];\
+    barrier(CLK_LOCAL_MEM_FENCE)
+#define IFA_IDX_N(rcv, snd, ns, n, SRC, SI)                                                                      \
+    _Pragma("unroll") for (int i_ = 0; i_ < (ns); ++i_) lred[lid * IFA_ST + i_] = snd[i_];                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                               \
+    _Pragma("unroll") for (int i_ = 0; i_ < (n); ++i_) rcv[i_] = lred[(lane_base + (SRC(i_))) * IFA_ST + SI(i_)]; \
+    barrier(CLK_LOCAL_MEM_FENCE)
+#endif
 #endif
 #endif
 
@@ -899,6 +957,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if LANE_PF
         IFA_LANE_LOAD(first)
 #endif
+#if LANE_SC
+        /* this lane's share of a step's sums (IFA_SOWN from s0: row r_own, key rows u0 ..), the warp lane (NVIDIA)
+         * or work-item (elsewhere) of its group's first lane, its row's max and its part of the row's sum */
+        const int s0 = ln / IFA_SREP * IFA_SOWN, r_own = s0 / LANES, u0 = s0 % LANES;
+        const int lane_base = IFA_NV ? (lid & 31) - ln : lid - ln;
+        float m_own = m_s[r_own], l_own = 0.0f;
+#endif
         /* the step loop is the work-group's (uniform: every lane of a warp reaches the shuffles) */
         for (int jb = first; jb < len; jb += IFA_NG * LANES) {
             const int j0 = jb + grp * LANES;
@@ -934,6 +999,91 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_LANE_LOAD(jb)
             IFA_LANE_TAKE
 #endif
+#if LANE_SC
+            /* the transposing butterfly over the step's sums, s = r x LANES + u */
+            float sv[IFA_ST];
+            _Pragma("unroll") for (int r = 0; r < R; ++r)
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) sv[r * LANES + u] = ifa_dot8(qv[r], kk[u]);
+            /* stage k at lane bit o over n sums (a counted loop: unrolled, the arrays stay in registers) */
+            _Pragma("unroll") for (int k = 0; k < IFA_LOG_LN; ++k) {
+                const int o = IFA_LN >> (k + 1), n = IFA_ST >> k;
+                float snd[IFA_ST / 2 + 1], rcv[IFA_ST / 2 + 1];
+                if (n > 1) {
+                    /* the lane whose bit o is set keeps the upper half and sends the lower (bit masks, not a
+                     * select: a select of two array elements can become one load at a selected index, which
+                     * keeps the array out of registers; clang did so while these loops counted to n / 2) */
+                    const uint hi = (ln & o) != 0 ? 0xffffffffu : 0u;
+                    /* the loops count to IFA_ST / 2 (inner loops unroll before the stage loop) */
+                    _Pragma("unroll") for (int i = 0; i < IFA_ST / 2; ++i) if (i < n / 2) {
+                        const uint a = as_uint(sv[i]), b = as_uint(sv[i + n / 2]);
+                        snd[i] = as_float((a & hi) | (b & ~hi));
+                        sv[i] = as_float((b & hi) | (a & ~hi));
+                    }
+                    IFA_XOR_N(rcv, snd, n / 2, o);
+                    _Pragma("unroll") for (int i = 0; i < IFA_ST / 2; ++i) if (i < n / 2) sv[i] += rcv[i];
+                } else {
+                    IFA_XOR_N(rcv, sv, 1, o);
+                    sv[0] += rcv[0];
+                }
+            }
+            /* this lane's sums (row r_own, key rows u0 ..), scored as the other paths score them */
+            float mt = -INFINITY;
+            {
+                IFA_ROW_GT(r_own, g, t);
+                const int end = IFA_END(g, t);
+                _Pragma("unroll") for (int i = 0; i < IFA_SOWN; ++i) {
+                    const int u = u0 + i, p = j0 + u, pl = min(p, len - 1);
+#if ANTIQUANT >= 3
+                    float ks = ks_u[0], ko = ko_u[0];
+                    _Pragma("unroll") for (int w = 1; w < LANES; ++w) ks = u == w ? ks_u[w] : ks, ko = u == w ? ko_u[w] : ko;
+                    IFA_SCORE(sc, visible, sv[i], r_own, g, t, pl, end, ko, ks);
+#else
+                    IFA_SCORE(sc, visible, sv[i], r_own, g, t, pl, end, 0.0f, 1.0f);
+#endif
+                    visible = visible && p < len;
+                    sv[i] = visible ? sc : -INFINITY;
+                    mt = fmax(mt, sv[i]);
+                }
+            }
+            /* the row's max over the lanes that share it */
+            _Pragma("unroll") for (int w = 1; w < IFA_SROWL; w <<= 1) {
+                float mx[1], my[1] = {mt};
+                IFA_XOR_N(mx, my, 1, w * IFA_SREP);
+                mt = fmax(mt, mx[0]);
+            }
+            const float mn = fmax(m_own, mt);
+#if MAX_PASS
+            m_own = mn;
+#else
+            /* own probabilities and the row's rescale (1 and 0 while the row has seen nothing) */
+            float pown[IFA_SOWN + 1], ps = 0.0f;
+            _Pragma("unroll") for (int i = 0; i < IFA_SOWN; ++i) {
+                pown[i] = mn == -INFINITY ? 0.0f : exp(sv[i] - mn);
+                ps += pown[i];
+            }
+            pown[IFA_SOWN] = mn == -INFINITY ? 1.0f : exp(m_own - mn);
+            l_own = l_own * pown[IFA_SOWN] + ps;
+            m_own = mn;
+            /* every probability and every row's rescale to every lane, then P.V as in the other path */
+            float pb[IFA_ST], ab[R];
+            IFA_IDX_N(pb, pown, IFA_SOWN + 1, IFA_ST, IFA_SC_PSRC, IFA_SC_PIDX);
+            IFA_IDX_N(ab, pown, IFA_SOWN + 1, R, IFA_SC_ASRC, IFA_SC_AIDX);
+            _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                float8 ov = o[r] * ab[r];
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                    const float pu = pb[r * LANES + u];
+#if VAQ == 1 || VAQ == 2
+                    ov = fma((float8)pu, fma(vv[u], vsc, vof), ov);
+#elif VAQ
+                    ov = fma((float8)pu, fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov);
+#else
+                    ov = fma((float8)pu, vv[u], ov);
+#endif
+                }
+                o[r] = ov;
+            }
+#endif
+#else
             float sd[LANES][R];
 #if IFA_NV
             /* the butterfly stage by stage over all of the step's sums: a stage's shuffles do not depend on each
@@ -1003,7 +1153,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 }
 #endif
             }
+#endif
         }
+#if LANE_SC
+        /* each row's max and sum (its lanes' parts added) to every lane, for the merge */
+        {
+            float mo[2] = {m_own, l_own};
+#if !MAX_PASS
+            _Pragma("unroll") for (int w = 1; w < IFA_SROWL; w <<= 1) {
+                float lx[1], ly[1] = {mo[1]};
+                IFA_XOR_N(lx, ly, 1, w * IFA_SREP);
+                mo[1] += lx[0];
+            }
+#endif
+            float mb[R], lb[R];
+            IFA_IDX_N(mb, mo, 2, R, IFA_SC_ASRC, IFA_SC_MIDX);
+#if !MAX_PASS
+            IFA_IDX_N(lb, mo, 2, R, IFA_SC_ASRC, IFA_SC_LIDX);
+#endif
+            _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                m[r] = mb[r];
+#if !MAX_PASS
+                l[r] = lb[r];
+#endif
+            }
+        }
+#endif
         /* the groups' merge: each row's max over the groups, every group's sum and accumulator rescaled to it,
          * the accumulators added into acc one group at a time */
         if (ln == 0)

@@ -92,6 +92,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"KTILE", key_tile},
         {"LANES", aligned ? plan->lanes : 0},
         {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
+        {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},

@@ -1,7 +1,8 @@
 # ctest nvptx_lanes: the lane shape's NVIDIA-only path (-D IFA_NV=1: warp shuffles in inline PTX), which no CI
 # device runs, compiled by clang for nvptx64 (OpenCL C, NVIDIA's target) in several variants: it must compile,
 # and hold lanes x query rows x log2(D / 8) shuffles, stage by stage (a stage's shuffles, which do not depend on
-# each other, together). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
+# each other, together); with lane_scores (LANE_SC=1) the transposing butterfly's count and its broadcasts
+# (shfl.sync.idx), and no float array in local (stack) memory: an array indexed at run time leaves registers. NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
 # Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
 # targets nvptx64.
 #   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
@@ -15,7 +16,9 @@ file(READ ${SRC}/ifa_common.cl common)
 file(READ ${SRC}/ifa_all_vector.cl fused)
 file(WRITE ${OUT}/lanes.cl "${common}${fused}")
 # The defines templates/all_vector.c passes (a fp16 plan of the NVIDIA row at D = 128, G = 4), then each
-# variant's changes: NAME=VALUE pairs replacing the base's, and the shuffles it must hold.
+# variant's changes: NAME=VALUE pairs replacing the base's, and the shuffles it must hold (butterfly[/broadcast]).
+# lane_scores at G = 4, D = 128, 4 rows a step: 8+4+2+1 = 15 to sum 16 dot products, 2 for the row max, 2 after
+# the loop for the row sum; 16 probabilities and 4 rescales a step, 4 maxima and 4 sums after the loop.
 set(base IFA_CPU=0 IFA_NV=1 Q_T=1 KV_T=1 O_T=1 HEAD_DIM=128 VDIM=128 WG=128 VW=1 XB=1 PV_RB=0 RS_MAX=0 CHUNK=128
   GT=4 SQ=1 HAS_LSE=0 CAUSAL=0 HAS_MASK=0 HAS_PSE=0 HAS_ALIBI=0 SOFTCAP=0 HAS_PAD=0 QLEN=0 PAGED=0 ANTIQUANT=0
   AQ_T=0 AQ_OFF=0 VAQ=0 VAQ_T=0 VAQ_OFF=0 ROPE=0 ROPE_DIM=0 ROPE_TAB=0 ROPE_OFF=0 QUANT_OUT=0 Q2_T=0 Q2_OFF=0
@@ -29,10 +32,22 @@ set(variants
   "64|HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1"
   "160|HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
   "96|HEAD_DIM=64,VDIM=64,QLEN=1,SQ=2,GSQ=8,RB_MH=8,LANES=4"
-  "24|LANES=3,GT=2,RB_MH=2,GSQ=2")
+  "24|LANES=3,GT=2,RB_MH=2,GSQ=2"
+  "19/28|LANE_SC=1"
+  "19/28|LANE_SC=1,KV_T=3,ANTIQUANT=3,VAQ=3,AQ_T=0,VAQ_T=0,PAGED=1,LANE_PF=1"
+  "17/4|LANE_SC=1,KV_T=2,SPLIT=1,ROWMAX=2,MAX_PASS=1"
+  "19/28|LANE_SC=1,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1"
+  "35/56|LANE_SC=1,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
+  "28/56|LANE_SC=1,HEAD_DIM=64,VDIM=64,QLEN=1,SQ=2,GSQ=8,RB_MH=8"
+  "9/7|LANE_SC=1,GT=1,RB_MH=1,GSQ=1")
 foreach(v ${variants})
   string(REPLACE "|" ";" parts "${v}")
   list(GET parts 0 want)
+  set(want_idx 0)
+  if(want MATCHES "^([0-9]+)/([0-9]+)$")
+    set(want ${CMAKE_MATCH_1})
+    set(want_idx ${CMAKE_MATCH_2})
+  endif()
   list(LENGTH parts n)
   set(defs ${base})
   if(n GREATER 1)
@@ -61,6 +76,16 @@ foreach(v ${variants})
   list(LENGTH shuffles got)
   if(NOT got EQUAL want)
     message(FATAL_ERROR "variant ${v}: ${got} warp shuffles, expected ${want}")
+  endif()
+  file(STRINGS ${OUT}/lanes.ptx broadcasts REGEX "shfl\\.sync\\.idx\\.b32")
+  list(LENGTH broadcasts got_idx)
+  if(NOT got_idx EQUAL want_idx)
+    message(FATAL_ERROR "variant ${v}: ${got_idx} broadcast shuffles, expected ${want_idx}")
+  endif()
+  file(STRINGS ${OUT}/lanes.ptx spilled REGEX "(ld|st)\\.local\\.(v[24]\\.)?f32")
+  if(spilled)
+    list(GET spilled 0 first)
+    message(FATAL_ERROR "variant ${v}: floats in local (stack) memory, e.g. ${first}")
   endif()
   # stage by stage: the shuffles of a stage share one offset register, so the offset operand changes about once
   # a stage (chain by chain it would change at almost every shuffle)

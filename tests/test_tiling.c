@@ -779,6 +779,48 @@ START_TEST(lanes_rule) {
 }
 END_TEST
 
+/* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
+ * rows and lanes powers of two, rows <= D / 8 and at least 2 sums; off in every row until a GPU measures it; the
+ * plan check refuses it off its range, without the lane shape or past its rule. */
+START_TEST(lane_scores_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan); /* 4 rows x 4 lanes: a sum per lane of 16 */
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lane_scores, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.lane_scores = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.lanes = 3; /* 12 sums do not halve down to the lanes */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.lanes = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("lanes=3,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 3);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    plan_tuned("lanes=1,lane_scores=1", &p, &h100, &plan); /* 4 sums over 16 lanes: each held by 4 lanes */
+    ck_assert_int_eq(plan.lane_scores, 1);
+    p = problem(1, 24, 8, 128, 8192); /* G = 3 */
+    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    p = problem(1, 8, 8, 128, 8192); /* MHA at 1 row a step: a single sum */
+    plan_tuned("lanes=1,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 1);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    p = problem(1, 64, 8, 32, 8192); /* G = 8 at D = 32: more rows than the 4 lanes */
+    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    p = problem(1, 32, 8, 32, 8192); /* G = 4 at D = 32: 4 sums per lane */
+    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lane_scores, 1);
+}
+END_TEST
+
 /* Software prefetch belongs to the vector shape: the CPU row asks for it, the GPU rows and the scalar shape
  * never, and the plan check refuses a scalar-shape plan that carries it. */
 START_TEST(prefetch_rows_rule) {
@@ -1347,6 +1389,7 @@ int main(void) {
     tcase_add_test(t, vector_loads_rule);
     tcase_add_test(t, key_tile_rule);
     tcase_add_test(t, lanes_rule);
+    tcase_add_test(t, lane_scores_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

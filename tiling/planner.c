@@ -196,6 +196,13 @@ static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lan
            wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim && rows <= 8 && lanes >= 1 && lanes <= 8;
 }
 
+/* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
+ * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= D / 8 lanes, and at
+ * least 2 sums (the exchange through local memory holds a lane's share and its rescale). */
+static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
+    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
+}
+
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles) {
     /* each lane group's maxima and sums, and without shuffles every lane's partial dot products of a step */
     return 8 * (work_group_size / (head_dim / 8)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
@@ -218,12 +225,14 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->key_tile = 0;
     plan->lanes = 0;
     plan->lane_prefetch = 0;
+    plan->lane_scores = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
         base + lanes_bytes(p, dev, rows, wg, t->lanes) <= budget) {
         plan->lanes = t->lanes;
         plan->lane_prefetch = t->lane_prefetch != 0;
+        plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, t->lanes);
         return;
     }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
@@ -592,7 +601,8 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if (plan->pad0 != 0 || (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
-        (plan->lane_prefetch && !plan->lanes))
+        (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
+        (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
         return 0;
     if (plan->lanes != 0)
         return plan->vector_loads == 0 && plan->key_tile == 0 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR &&

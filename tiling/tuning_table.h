@@ -71,6 +71,9 @@ typedef struct ifa_tuning {
                                 * step's arithmetic (0: each step's loads first, then their math) */
     int32_t lane_head_groups;  /* with the lane shape: 1 puts more than 8 query rows per KV head in even head groups
                                 * of up to 8 rows that run the lane shape (0: they keep the work-group shape) */
+    int32_t lane_scores;       /* with the lane shape: 1 sums a step's dot products with a transposing butterfly
+                                * and has each lane score and exponentiate its share only, where rows and lanes are
+                                * powers of two and rows <= D / 8 (0: every lane scores all of them) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

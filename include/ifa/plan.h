@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 21u
+#define IFA_PLAN_VERSION 22u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -218,6 +218,11 @@ typedef struct ifa_plan {
                                  * stride is not a multiple of 16 bytes), 0 not */
     int32_t lane_prefetch;      /* with lanes: 1 where each step loads the next step's key and value rows before its
                                  * own arithmetic (twice the rows' registers, their latency behind the math), 0 not */
+    int32_t lane_scores;        /* with lanes, query rows and lanes powers of two, rows <= D / 8 and rows x lanes >= 2:
+                                 * 1 where a step's rows x lanes dot products are summed by a transposing butterfly
+                                 * so that each work-item scores and exponentiates its share only (D / 8 lanes split
+                                 * them; the probabilities and rescales reach every lane by a broadcast), 0 where
+                                 * every lane sums, scores and exponentiates all of them */
     int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
