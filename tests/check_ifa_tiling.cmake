@@ -24,9 +24,18 @@ execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile a100
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "an unknown profile gave ${rc}")
 endif()
-# The template candidates: all_vector chosen by the h100 row's rule (cv from 16 query rows per KV head), cv
-# when forced (with its entries and chunks), and a forced cv refused with the reason for a shared-prefix case.
+# The template candidates: all_vector chosen by the h100 row (cv never by itself: the lane shape in head groups
+# beat it at every G) and by a threshold rule (cv from 16 query rows per KV head), cv when forced (with its
+# entries and chunks), and a forced cv refused with the reason for a shared-prefix case.
+execute_process(COMMAND ${TILING} --shape 1,128,1,128,32768 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON tmpl GET "${out}" template)
+string(JSON cv_reason GET "${out}" template_candidates 0 reason)
+if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "never prefers it")
+  message(FATAL_ERROR "expected all_vector with cv never preferred: ${tmpl}, ${cv_reason}")
+endif()
+set(ENV{IFA_TUNING} "cv_min_rows=16")
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+unset(ENV{IFA_TUNING})
 string(JSON tmpl GET "${out}" template)
 string(JSON cv_reason GET "${out}" template_candidates 0 reason)
 if(NOT tmpl STREQUAL "all_vector" OR NOT cv_reason MATCHES "G x S1 = 4 query rows per KV head < cv_min_rows = 16")
@@ -65,11 +74,13 @@ foreach(pr "pocl-2;16;32;4;4" "pocl-2-avx2;8;16;2;2")
                         "${want_rows}, pv_block ${want_pv}; got ${rc} ${vw} ${regs} ${rows} ${pv}")
   endif()
 endforeach()
-# The h100 row's lane shape (4 rows a step), and 8-wide loads where the lane shape is turned off
+# The h100 row's lane shape (2 rows a step, the transposing butterfly), and 8-wide loads where the lane shape is
+# turned off
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON lanes GET "${out}" lanes)
-if(NOT rc EQUAL 0 OR NOT lanes EQUAL 4)
-  message(FATAL_ERROR "h100: expected lanes 4, got ${rc} ${lanes}")
+string(JSON scores GET "${out}" lane_scores)
+if(NOT rc EQUAL 0 OR NOT lanes EQUAL 2 OR NOT scores)
+  message(FATAL_ERROR "h100: expected lanes 2 with lane_scores, got ${rc} ${lanes} ${scores}")
 endif()
 set(ENV{IFA_TUNING} "vector_loads=1,lanes=0")
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)

@@ -290,12 +290,12 @@ START_TEST(template_choice) {
     p.template_request = IFA_TEMPLATE_ALL_VECTOR, p.has_prefix = 0;
     ck_assert_int_eq(ifa__template_choose(&p, &t, c, &chosen), IFA_STATUS_OK);
     ck_assert_int_eq(chosen, IFA_TEMPLATE_ALL_VECTOR);
-    /* the NVIDIA row as the H100 measured it with the lane shape (docs/templates.md): cv from G = 16,
-     * all_vector at G = 8, 4 and 1 */
+    /* the NVIDIA row as the H100 measured it with the lane shape in head groups (docs/templates.md): all_vector
+     * at every G (cv_min_rows 0) */
     const ifa_tuning nv = ifa__tuning_for(IFA_VENDOR_NVIDIA);
     const struct { int64_t n, nkv; int32_t want; } rows[] = {
         {32, 8, IFA_TEMPLATE_ALL_VECTOR}, {8, 8, IFA_TEMPLATE_ALL_VECTOR}, {64, 8, IFA_TEMPLATE_ALL_VECTOR},
-        {64, 4, IFA_TEMPLATE_CV}, {128, 1, IFA_TEMPLATE_CV}};
+        {64, 4, IFA_TEMPLATE_ALL_VECTOR}, {128, 1, IFA_TEMPLATE_ALL_VECTOR}};
     for (int i = 0; i < 5; ++i) {
         ifa_problem g = problem(1, rows[i].n, rows[i].nkv, 128, 4096);
         ck_assert_int_eq(ifa__template_choose(&g, &nv, c, &chosen), IFA_STATUS_OK);
@@ -699,7 +699,7 @@ END_TEST
  * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
  * more rows per KV head go in even groups of up to 8 rows where the row asks (lane_head_groups);
- * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 4 rows a
+ * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 2 rows a
  * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
  * it, and pad0 always 0. */
 START_TEST(lanes_rule) {
@@ -752,7 +752,7 @@ START_TEST(lanes_rule) {
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than registers: the work-group shape */
-    plan_tuned("lanes=4,cv_min_rows=0", &p, &h100, &plan);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_eq(plan.head_groups, 1);
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* or two groups of 8 heads */
@@ -772,7 +772,7 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.head_groups, 1);
     p = problem(1, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lanes, 2);
     const ifa_device_facts other = {IFA_VENDOR_GENERIC_GPU, 64, 1024, 0, 48 * 1024}; /* an unmeasured GPU */
     ck_assert_int_eq(ifa__plan_make(&p, &other, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 0);
@@ -780,12 +780,16 @@ START_TEST(lanes_rule) {
 END_TEST
 
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
- * rows and lanes powers of two, rows <= D / 8 and at least 2 sums; off in every row until a GPU measures it; the
- * plan check refuses it off its range, without the lane shape or past its rule. */
+ * rows and lanes powers of two, rows <= D / 8 and at least 2 sums; on in the NVIDIA row (the H100's measurement,
+ * docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane shape or past its
+ * rule. */
 START_TEST(lane_scores_rule) {
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the NVIDIA row: 2 rows a step */
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(plan.lane_scores, 1);
+    plan_tuned("lane_scores=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_scores, 0);
     plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan); /* 4 rows x 4 lanes: a sum per lane of 16 */
     ck_assert_int_eq(plan.lanes, 4);
@@ -818,6 +822,28 @@ START_TEST(lane_scores_rule) {
     p = problem(1, 32, 8, 32, 8192); /* G = 4 at D = 32: 4 sums per lane */
     plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_scores, 1);
+}
+END_TEST
+
+/* NVIDIA's register cap (max_registers, off in every row) goes into the plan on NVIDIA only, within 32..255; the
+ * plan check refuses a value off that range. */
+START_TEST(max_registers_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.max_registers, 0);
+    plan_tuned("max_registers=128", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_registers, 128);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.max_registers = 16;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad.max_registers = 256;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("max_registers=300", &p, &h100, &plan); /* out of range: the compiler's choice */
+    ck_assert_int_eq(plan.max_registers, 0);
+    plan_tuned("max_registers=128", &p, &pocl, &plan); /* other compilers have no such option */
+    ck_assert_int_eq(plan.max_registers, 0);
 }
 END_TEST
 
@@ -1390,6 +1416,7 @@ int main(void) {
     tcase_add_test(t, key_tile_rule);
     tcase_add_test(t, lanes_rule);
     tcase_add_test(t, lane_scores_rule);
+    tcase_add_test(t, max_registers_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

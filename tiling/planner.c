@@ -2,6 +2,7 @@
 #include "tiling/planner.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "op_host/status.h"
@@ -526,6 +527,9 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, dev, &t, budget, plan);
+    /* NVIDIA's register cap: its compiler's option, out of range values left to the compiler */
+    plan->max_registers =
+        dev->vendor == IFA_VENDOR_NVIDIA && t.max_registers >= 32 && t.max_registers <= 255 ? t.max_registers : 0;
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
         (plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
@@ -595,12 +599,17 @@ static int multi_heads_consistent(const ifa_plan *plan) {
                        plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
+/* A plan is dumped and compared as bytes: no hidden padding before its 64-bit fields. */
+_Static_assert(offsetof(ifa_plan, pad0) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
+               "ifa_plan: hidden padding after pad0");
+
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
-    if (plan->pad0 != 0 || (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
+    if (plan->pad0 != 0 || (plan->max_registers != 0 && (plan->max_registers < 32 || plan->max_registers > 255)) ||
+        (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
         return 0;

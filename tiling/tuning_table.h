@@ -74,6 +74,8 @@ typedef struct ifa_tuning {
     int32_t lane_scores;       /* with the lane shape: 1 sums a step's dot products with a transposing butterfly
                                 * and has each lane score and exponentiate its share only, where rows and lanes are
                                 * powers of two and rows <= D / 8 (0: every lane scores all of them) */
+    int32_t max_registers;     /* NVIDIA: the most registers per work-item of the fused kernel (-cl-nv-maxrregcount),
+                               * so that more work-groups are resident at once (0: the compiler's choice) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

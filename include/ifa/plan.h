@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 22u
+#define IFA_PLAN_VERSION 23u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -223,6 +223,9 @@ typedef struct ifa_plan {
                                  * so that each work-item scores and exponentiates its share only (D / 8 lanes split
                                  * them; the probabilities and rescales reach every lane by a broadcast), 0 where
                                  * every lane sums, scores and exponentiates all of them */
+    int32_t max_registers;      /* all_vector on NVIDIA: the most registers per work-item the compiler may use
+                                 * (-cl-nv-maxrregcount), so that more work-groups fit on a multiprocessor at once;
+                                 * 0: the compiler's choice (always 0 elsewhere) */
     int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
