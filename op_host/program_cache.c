@@ -193,10 +193,11 @@ static int format_options(const ifa_context *ctx, const ifa__define *defines, in
                      ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i) {
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
-        /* a plan's register cap is NVIDIA's compiler option (other compilers have none) */
+        /* a plan's register cap is NVIDIA's compiler option (other compilers have none), in cl_nv_compiler_options'
+         * form "-cl-nv-maxrregcount N": the H100's driver 580 ignored "-cl-nv-maxrregcount=N" without a word */
         if (n > 0 && (size_t)n < size && strcmp(defines[i].name, "IFA_MAXRREG") == 0 && defines[i].value > 0 &&
             ctx->facts.vendor == IFA_VENDOR_NVIDIA)
-            n += snprintf(out + n, size - (size_t)n, " -cl-nv-maxrregcount=%lld", (long long)defines[i].value);
+            n += snprintf(out + n, size - (size_t)n, " -cl-nv-maxrregcount %lld", (long long)defines[i].value);
     }
     return n > 0 && (size_t)n < size;
 }

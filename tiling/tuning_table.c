@@ -24,8 +24,10 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * lane_scores 1), more than 8 query rows per KV head in head groups of the lane shape (lane_head_groups 1)
      * instead of cv (cv_min_rows 0), 4 waves of splits. On an H100 (2026-11-26, twenty-eighth session,
      * docs/performance.md): the butterfly took the six-shape geometric mean from 206 us (lanes 4) to 190 at 4
-     * rows a step and 182 at 2 (B = 1 32K 159 -> 110 us at 2 rows, not understood: a register cap of 128 did not
-     * move 4 rows); next-step loads, 64-row splits, 256-wide groups and 2 waves mixed or slower; with head groups
+     * rows a step and 182 at 2 (B = 1 32K 159 -> 110 us: 2 rows take 128 registers, 4 groups of 128 a
+     * multiprocessor, 4 rows 137, 3 groups, and its 512 work-groups then run in 2 waves; the register cap tried,
+     * max_registers, was not applied); next-step loads, 64-row splits, 256-wide groups and 2 waves mixed or
+     * slower; with head groups
      * all_vector beat cv on every G >= 16 row of docs/templates.md by 1.42-1.76x. Before (twenty-seventh
      * session): on an H100 (driver 580, 2026-11-26, twenty-seventh session, docs/performance.md): the lane shape
      * at 4 rows a step beat one element per load by 3.5x in geometric mean over six shapes (726 -> 210 us; 2 rows
