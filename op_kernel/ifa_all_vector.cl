@@ -991,6 +991,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_LANE_TAKE_VS(u)
 #endif
+/* ov += probability pu times the step's value row u (its 8 columns), with the value's antiquant */
+#if VAQ == 1 || VAQ == 2
+#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), fma(vv[u], vsc, vof), ov)
+#elif VAQ
+#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov)
+#else
+#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), vv[u], ov)
+#endif
 #if LANE_PF
             /* this step's rows came with the last step; the next step's loads go out before this one's math */
             IFA_LANE_TAKE
@@ -1071,14 +1079,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             _Pragma("unroll") for (int r = 0; r < R; ++r) {
                 float8 ov = o[r] * ab[r];
                 _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                    const float pu = pb[r * LANES + u];
-#if VAQ == 1 || VAQ == 2
-                    ov = fma((float8)pu, fma(vv[u], vsc, vof), ov);
-#elif VAQ
-                    ov = fma((float8)pu, fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov);
-#else
-                    ov = fma((float8)pu, vv[u], ov);
-#endif
+                    IFA_LANE_PV(ov, pb[r * LANES + u], u);
                 }
                 o[r] = ov;
             }
@@ -1139,13 +1140,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
                         const float pu = exp(sd[u][r] - mn);
                         ps += pu;
-#if VAQ == 1 || VAQ == 2
-                        ov = fma((float8)pu, fma(vv[u], vsc, vof), ov);
-#elif VAQ
-                        ov = fma((float8)pu, fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov);
-#else
-                        ov = fma((float8)pu, vv[u], ov);
-#endif
+                        IFA_LANE_PV(ov, pu, u);
                     }
                     l[r] = l[r] * al + ps;
                     o[r] = ov;

@@ -770,6 +770,19 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.head_groups, 3);
     plan_tuned("lanes=0,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* no lane shape: heads together */
     ck_assert_int_eq(plan.head_groups, 1);
+    p = problem(1, 64, 8, 128, 8192); /* G = 8: one group of 8 rows, or two of 4 under lane_group_rows 4 */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(plan.head_groups, 1);
+    plan_tuned("lane_group_rows=4", &p, &h100, &plan);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    ck_assert_int_eq(plan.head_groups, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p = problem(1, 24, 8, 128, 8192); /* G = 3 at 2 rows a group: 2 groups of 2 heads, the last one short */
+    plan_tuned("lane_group_rows=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.head_groups * plan.heads_per_group >= 3, 1);
+    ck_assert_int_eq(plan.heads_per_group, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     p = problem(1, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 2);

@@ -490,11 +490,15 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     int64_t groups, per_group;
     IFA__TRY(fit_heads(p, mh * group, chunk, budget, &per_group, &groups));
     /* The lane shape holds at most 8 query rows: where the row asks for it (lane_head_groups) and more rows share
-     * a KV head, the heads go in even groups of up to 8 rows, each group reading the head's K and V again (at
-     * about the same time, so mostly from the L2) instead of all of them in the work-group shape's per-row loads.
-     * Off until a GPU measures it against cv and the work-group shape (docs/templates.md's G >= 16 rows). */
-    if (t.lanes > 0 && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > 8 && p->seq_q <= 8) {
-        const int64_t cap = 8 / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
+     * a KV head than the row's lane_group_rows (8, or fewer: each row's query and accumulator columns take 16
+     * registers, and 8 rows' kernels 231-242 on an H100, 2 work-groups a multiprocessor), the heads go in even
+     * groups of up to that many rows, each group reading the head's K and V again (at about the same time, so
+     * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
+     * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
+    const int64_t lane_rows = t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
+    if (t.lanes > 0 && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
+        p->seq_q <= lane_rows) {
+        const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
         if (g2 <= INT32_MAX && lanes_fit(p, per2 * p->seq_q, wg, t.lanes)) groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;

@@ -76,6 +76,8 @@ typedef struct ifa_tuning {
                                 * powers of two and rows <= D / 8 (0: every lane scores all of them) */
     int32_t max_registers;     /* NVIDIA: the most registers per work-item of the fused kernel (-cl-nv-maxrregcount),
                                * so that more work-groups are resident at once (0: the compiler's choice) */
+    int32_t lane_group_rows;   /* with lane_head_groups: the most query rows per lane-shape work-group, 1 to 8 (more
+                                * rows per KV head go in even head groups of up to this many) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
