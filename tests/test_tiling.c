@@ -703,7 +703,7 @@ END_TEST
  * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
  * it, and pad0 always 0. */
 START_TEST(lanes_rule) {
-    static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1";
+    static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1,small_grid_work_group_size=0";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
     plan_tuned(lanes4, &p, &h100, &plan);
@@ -835,6 +835,31 @@ START_TEST(lane_scores_rule) {
     p = problem(1, 32, 8, 32, 8192); /* G = 4 at D = 32: 4 sums per lane */
     plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_scores, 1);
+}
+END_TEST
+
+/* A grid of no more work-groups than compute units takes the row's small_grid_work_group_size in the lane shape
+ * (256 in the NVIDIA row: B = 1 8192 on an H100, docs/performance.md), other grids and rows keep theirs. */
+START_TEST(small_grid_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192); /* 8 blocks x 16 splits = 128 <= 132 units */
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.work_group_size, 256);
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_le(plan.num_work_groups, h100.compute_units);
+    ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(4, 1, 128, 128, plan.chunk_rows) +
+                                               ifa__lanes_local_bytes(4, 128, 256, 2, 1));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("small_grid_work_group_size=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.work_group_size, 128);
+    p = problem(1, 32, 8, 128, 32768); /* 512 work-groups: more than the units */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.work_group_size, 128);
+    p = problem(1, 32, 8, 128, 8192);
+    plan_tuned("lanes=0", &p, &h100, &plan); /* the lane shape only */
+    ck_assert_int_eq(plan.work_group_size, 128);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK); /* the CPU row: off */
+    ck_assert_int_eq(plan.work_group_size, 1);
 }
 END_TEST
 
@@ -1430,6 +1455,7 @@ int main(void) {
     tcase_add_test(t, lanes_rule);
     tcase_add_test(t, lane_scores_rule);
     tcase_add_test(t, max_registers_rule);
+    tcase_add_test(t, small_grid_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

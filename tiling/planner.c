@@ -432,6 +432,8 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     return make_key(plan, &plan->tiling_key);
 }
 
+static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *dev, ifa_tuning t, ifa_plan *plan);
+
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
     if (!p || !dev || !plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "planner: problem, device facts or plan is NULL");
     memset(plan, 0, sizeof *plan);
@@ -445,6 +447,26 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     int32_t chosen;
     IFA__TRY(ifa__template_choose(p, &t, candidates, &chosen));
     if (chosen == IFA_TEMPLATE_CV) return plan_cv(p, dev, &t, plan);
+    IFA__TRY(plan_all_vector(p, dev, t, plan));
+    /* A grid of no more work-groups than compute units holds one work-group per unit, a few warps each: where
+     * the row says so (small_grid_work_group_size), the lane shape's plan with wider work-groups instead, when it
+     * still keeps within the units (on an H100, B = 1 8192 as 128 work-groups: 54 -> 45 us at 256 work-items;
+     * wider groups were slower on every larger grid measured; docs/performance.md, twenty-eighth session). */
+    if (plan->lanes && t.small_grid_work_group_size > plan->work_group_size &&
+        plan->num_work_groups <= dev->compute_units &&
+        (dev->max_work_group_size <= 0 || t.small_grid_work_group_size <= dev->max_work_group_size)) {
+        ifa_tuning wide_t = t;
+        wide_t.work_group_size = t.small_grid_work_group_size;
+        ifa_plan wide = *plan;
+        if (plan_all_vector(p, dev, wide_t, &wide) == IFA_STATUS_OK && wide.lanes &&
+            wide.work_group_size == t.small_grid_work_group_size && wide.num_work_groups <= dev->compute_units)
+            *plan = wide;
+    }
+    return IFA_STATUS_OK;
+}
+
+/* The all_vector plan of p under the tuning row t into *plan (its header and problem already set). */
+static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *dev, ifa_tuning t, ifa_plan *plan) {
     int32_t wg = t.work_group_size;
     if (dev->max_work_group_size > 0 && wg > dev->max_work_group_size) wg = floor_pow2(dev->max_work_group_size);
     /* the widest power-of-2 vector (up to the tuning row's and the device's native width) that divides D:

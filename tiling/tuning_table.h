@@ -78,6 +78,8 @@ typedef struct ifa_tuning {
                                * so that more work-groups are resident at once (0: the compiler's choice) */
     int32_t lane_group_rows;   /* with lane_head_groups: the most query rows per lane-shape work-group, 1 to 8 (more
                                 * rows per KV head go in even head groups of up to this many) */
+    int32_t small_grid_work_group_size; /* with the lane shape: the work-group size where the grid has no more
+                                         * work-groups than compute units (and still has at that size; 0: off) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
