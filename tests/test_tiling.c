@@ -863,6 +863,24 @@ START_TEST(small_grid_rule) {
 }
 END_TEST
 
+/* split_fill takes floor(slots / blocks) splits where that is 2 or more: no partial last wave (off in every row). */
+START_TEST(split_fill_rule) {
+    ifa_problem p = problem(16, 32, 8, 128, 8192); /* 128 blocks, 528 slots: 5 splits (640), or 4 (512) */
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.max_splits, 5);
+    plan_tuned("split_fill=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 4);
+    ck_assert_int_le(plan.num_work_groups, 528);
+    p = problem(64, 32, 8, 128, 4096); /* 512 blocks: floor 1, so the ceiling's 2 */
+    plan_tuned("split_fill=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 2);
+    p = problem(1, 32, 8, 128, 32768); /* 8 blocks: 66 either way, then split_min_tokens: 64 */
+    plan_tuned("split_fill=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 64);
+}
+END_TEST
+
 /* NVIDIA's register cap (max_registers, off in every row) goes into the plan on NVIDIA only, within 32..255; the
  * plan check refuses a value off that range. */
 START_TEST(max_registers_rule) {
@@ -1456,6 +1474,7 @@ int main(void) {
     tcase_add_test(t, lane_scores_rule);
     tcase_add_test(t, max_registers_rule);
     tcase_add_test(t, small_grid_rule);
+    tcase_add_test(t, split_fill_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

@@ -80,6 +80,8 @@ typedef struct ifa_tuning {
                                 * rows per KV head go in even head groups of up to this many) */
     int32_t small_grid_work_group_size; /* with the lane shape: the work-group size where the grid has no more
                                          * work-groups than compute units (and still has at that size; 0: off) */
+    int32_t split_fill;        /* 1: splits = floor(slots / blocks) where that is 2 or more (no partial last wave),
+                                * 0: the ceiling (at least as many work-groups as slots) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
