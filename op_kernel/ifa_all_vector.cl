@@ -155,6 +155,9 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #ifndef LANE_SC
 #define LANE_SC 0
 #endif
+#ifndef LANE_QL
+#define LANE_QL 0
+#endif
 #if LANES
 #define IFA_LN (HEAD_DIM / 8)  /* lanes per key row */
 #define IFA_NG (WG / IFA_LN)   /* lane groups */
@@ -906,10 +909,26 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     {
         /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */
         const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;
-        float8 qv[R], o[R];
+        float8 o[R];
         float m[R], l[R];
+#if LANE_QL
+        /* LANE_QL: the query's 8 columns of row r from local memory at each use (qs + qz, qz a zero set each step:
+         * on NVIDIA an asm result the compiler cannot see through, so the loads are not hoisted out of the step
+         * loop into the registers they are meant to save) */
+#define IFA_QV(r) vload8(0, qs + (r) * HEAD_DIM + x + qz)
+#if IFA_NV
+#define IFA_QZERO(z) asm volatile("mov.u32 %0, 0;" : "=r"(z))
+#else
+#define IFA_QZERO(z) (z) = 0u
+#endif
+#else
+        float8 qv[R];
+#define IFA_QV(r) qv[r]
+#endif
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
+#if !LANE_QL
             qv[r] = vload8(0, qs + r * HEAD_DIM + x);
+#endif
             o[r] = (float8)0.0f;
             m[r] = m_s[r];
             l[r] = 0.0f;
@@ -968,6 +987,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         for (int jb = first; jb < len; jb += IFA_NG * LANES) {
             const int j0 = jb + grp * LANES;
             float8 kk[LANES], vv[LANES];
+#if LANE_QL
+            uint qz;
+            IFA_QZERO(qz);
+#endif
 #if ANTIQUANT >= 3
             float ks_u[LANES], ko_u[LANES];
 #endif
@@ -1011,7 +1034,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* the transposing butterfly over the step's sums, s = r x LANES + u */
             float sv[IFA_ST];
             _Pragma("unroll") for (int r = 0; r < R; ++r)
-                _Pragma("unroll") for (int u = 0; u < LANES; ++u) sv[r * LANES + u] = ifa_dot8(qv[r], kk[u]);
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) sv[r * LANES + u] = ifa_dot8(IFA_QV(r), kk[u]);
             /* stage k at lane bit o over n sums (a counted loop: unrolled, the arrays stay in registers) */
             _Pragma("unroll") for (int k = 0; k < IFA_LOG_LN; ++k) {
                 const int o = IFA_LN >> (k + 1), n = IFA_ST >> k;
@@ -1091,7 +1114,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
              * other, so they are in flight together (the asm is volatile: chain by chain, each shuffle would wait
              * for the one before it) */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
-                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_dot8(qv[r], kk[u]);
+                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_dot8(IFA_QV(r), kk[u]);
             _Pragma("unroll") for (int o = IFA_LN / 2; o > 0; o >>= 1)
                 _Pragma("unroll") for (int u = 0; u < LANES; ++u)
                     _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] += ifa_shfl_xor(sd[u][r], o);
@@ -1099,7 +1122,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* the partial dot products through local memory: each lane sums its group's IFA_LN partials itself */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
                 _Pragma("unroll") for (int r = 0; r < R; ++r)
-                    lred[((grp * LANES + u) * R + r) * IFA_LN + ln] = ifa_dot8(qv[r], kk[u]);
+                    lred[((grp * LANES + u) * R + r) * IFA_LN + ln] = ifa_dot8(IFA_QV(r), kk[u]);
             barrier(CLK_LOCAL_MEM_FENCE);
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
                 _Pragma("unroll") for (int r = 0; r < R; ++r) {

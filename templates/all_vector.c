@@ -93,6 +93,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"LANES", aligned ? plan->lanes : 0},
         {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
         {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
+        {"LANE_QL", aligned && plan->lanes ? plan->lane_q_local : 0},
         {"IFA_MAXRREG", plan->max_registers},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},

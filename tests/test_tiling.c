@@ -701,7 +701,7 @@ END_TEST
  * more rows per KV head go in even groups of up to 8 rows where the row asks (lane_head_groups);
  * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 2 rows a
  * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
- * it, and pad0 always 0. */
+ * it, and so the query's columns from local memory (lane_q_local). */
 START_TEST(lanes_rule) {
     static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1,small_grid_work_group_size=0";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -720,7 +720,7 @@ START_TEST(lanes_rule) {
     ifa_plan bad = plan;
     bad.lanes = 9;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.pad0 = 1;
+    bad = plan, bad.lane_q_local = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad = plan, bad.lane_prefetch = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
@@ -733,6 +733,13 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.lane_prefetch, 0);
     bad = plan, bad.lane_prefetch = 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("lanes=0,lane_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lane_q_local, 0);
+    bad = plan, bad.lane_q_local = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("lanes=4,lane_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lane_q_local, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     plan_tuned(lanes4, &p, &pocl, &plan); /* PoCL's row is the vector shape: never */
     ck_assert_int_eq(plan.lanes, 0);
     plan_tuned("lanes=4,vector_width=1,work_group_size=32,chunk_rows=32", &p, &pocl, &plan);

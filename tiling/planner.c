@@ -227,6 +227,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->lanes = 0;
     plan->lane_prefetch = 0;
     plan->lane_scores = 0;
+    plan->lane_q_local = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
@@ -234,6 +235,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
         plan->lanes = t->lanes;
         plan->lane_prefetch = t->lane_prefetch != 0;
         plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, t->lanes);
+        plan->lane_q_local = t->lane_q_local != 0;
         return;
     }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
@@ -630,15 +632,16 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 }
 
 /* A plan is dumped and compared as bytes: no hidden padding before its 64-bit fields. */
-_Static_assert(offsetof(ifa_plan, pad0) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
-               "ifa_plan: hidden padding after pad0");
+_Static_assert(offsetof(ifa_plan, lane_q_local) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
+               "ifa_plan: hidden padding after lane_q_local");
 
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
-    if (plan->pad0 != 0 || (plan->max_registers != 0 && (plan->max_registers < 32 || plan->max_registers > 255)) ||
+    if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
+        (plan->max_registers != 0 && (plan->max_registers < 32 || plan->max_registers > 255)) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))

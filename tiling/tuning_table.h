@@ -82,6 +82,8 @@ typedef struct ifa_tuning {
                                          * work-groups than compute units (and still has at that size; 0: off) */
     int32_t split_fill;        /* 1: splits = floor(slots / blocks) where that is 2 or more (no partial last wave),
                                 * 0: the ceiling (at least as many work-groups as slots) */
+    int32_t lane_q_local;      /* with the lane shape: 1 reads the query's columns from local memory each step instead
+                                * of registers (0: registers) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 23u
+#define IFA_PLAN_VERSION 24u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -226,7 +226,10 @@ typedef struct ifa_plan {
     int32_t max_registers;      /* all_vector on NVIDIA: the most registers per work-item the compiler may use
                                  * (-cl-nv-maxrregcount), so that more work-groups fit on a multiprocessor at once;
                                  * 0: the compiler's choice (always 0 elsewhere) */
-    int32_t pad0;               /* no hidden padding before the 64-bit fields after it; always 0 */
+    int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
+                                 * of holding them in registers (8 per query row a lane: fewer registers, more
+                                 * work-groups a multiprocessor), 0 not. Also the last 32-bit field before the
+                                 * 64-bit ones: the planner asserts there is no hidden padding */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
