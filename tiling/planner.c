@@ -440,6 +440,9 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
 
 static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *dev, ifa_tuning t, ifa_plan *plan);
 
+/* A register cap NVIDIA's compiler takes (ptxas allows 32 to 255 per thread): the planner's and the check's range. */
+static int max_registers_ok(int32_t v) { return v >= 32 && v <= 255; }
+
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
     if (!p || !dev || !plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "planner: problem, device facts or plan is NULL");
     memset(plan, 0, sizeof *plan);
@@ -560,8 +563,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, dev, &t, budget, plan);
     /* NVIDIA's register cap: its compiler's option, out of range values left to the compiler */
-    plan->max_registers =
-        dev->vendor == IFA_VENDOR_NVIDIA && t.max_registers >= 32 && t.max_registers <= 255 ? t.max_registers : 0;
+    plan->max_registers = dev->vendor == IFA_VENDOR_NVIDIA && max_registers_ok(t.max_registers) ? t.max_registers : 0;
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
         (plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
@@ -641,7 +643,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        (plan->max_registers != 0 && (plan->max_registers < 32 || plan->max_registers > 255)) ||
+        (plan->max_registers != 0 && !max_registers_ok(plan->max_registers)) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
