@@ -396,11 +396,12 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 1024, 512);
     ck_assert_int_eq(plan.max_splits, 2);
-    /* 33 blocks need 16 splits to reach 132 units x 4 waves (the NVIDIA row) = 528 slots */
+    /* 33 x 2 head groups of 4 rows = 66 blocks need 8 splits to fill 132 units x 4 waves (the NVIDIA row) = 528
+     * slots exactly */
     p = problem(33, 8, 1, 128, 65536);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
-    ck_assert_int_eq(plan.max_splits, 16);
+    ck_assert_int_eq(plan.max_splits, 8);
     /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
@@ -762,7 +763,7 @@ START_TEST(lanes_rule) {
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_eq(plan.head_groups, 1);
-    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* or two groups of 8 heads */
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan); /* or 2 groups of 8 */
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 2);
@@ -771,17 +772,17 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p = problem(1, 96, 8, 128, 8192); /* G = 12, S1 = 2: 24 rows in even groups of 4 heads (8 rows) */
     p.seq_q = 2;
-    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 4);
     ck_assert_int_eq(plan.head_groups, 3);
     plan_tuned("lanes=0,cv_min_rows=0,lane_head_groups=1", &p, &h100, &plan); /* no lane shape: heads together */
     ck_assert_int_eq(plan.head_groups, 1);
-    p = problem(1, 64, 8, 128, 8192); /* G = 8: one group of 8 rows, or two of 4 under lane_group_rows 4 */
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    p = problem(1, 64, 8, 128, 8192); /* G = 8: one group of 8 rows, or two of 4 under lane_group_rows 4 (the row) */
+    plan_tuned("lane_group_rows=8", &p, &h100, &plan);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 1);
-    plan_tuned("lane_group_rows=4", &p, &h100, &plan);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.heads_per_group, 4);
     ck_assert_int_eq(plan.head_groups, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -836,7 +837,7 @@ START_TEST(lane_scores_rule) {
     ck_assert_int_eq(plan.lanes, 1);
     ck_assert_int_eq(plan.lane_scores, 0);
     p = problem(1, 64, 8, 32, 8192); /* G = 8 at D = 32: more rows than the 4 lanes */
-    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
+    plan_tuned("lanes=4,lane_scores=1,lane_group_rows=8", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.lane_scores, 0);
     p = problem(1, 32, 8, 32, 8192); /* G = 4 at D = 32: 4 sums per lane */
@@ -870,13 +871,14 @@ START_TEST(small_grid_rule) {
 }
 END_TEST
 
-/* split_fill takes floor(slots / blocks) splits where that is 2 or more: no partial last wave (off in every row). */
+/* split_fill takes floor(slots / blocks) splits where that is 2 or more: no partial last wave (on in the NVIDIA
+ * row since the H100's tune of the twenty-ninth session). */
 START_TEST(split_fill_rule) {
     ifa_problem p = problem(16, 32, 8, 128, 8192); /* 128 blocks, 528 slots: 5 splits (640), or 4 (512) */
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("split_fill=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 5);
-    plan_tuned("split_fill=1", &p, &h100, &plan);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.max_splits, 4);
     ck_assert_int_le(plan.num_work_groups, 528);
     p = problem(64, 32, 8, 128, 4096); /* 512 blocks: floor 1, so the ceiling's 2 */

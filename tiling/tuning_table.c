@@ -22,8 +22,14 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0},
     /* NVIDIA: the generic GPU row with the lane shape at 2 rows a step with the transposing butterfly (lanes 2,
-     * lane_scores 1), more than 8 query rows per KV head in head groups of the lane shape (lane_head_groups 1)
-     * instead of cv (cv_min_rows 0), 4 waves of splits. On an H100 (2026-11-26, twenty-eighth session,
+     * lane_scores 1), more than 4 query rows per KV head in head groups of 4 rows of the lane shape
+     * (lane_head_groups 1, lane_group_rows 4) instead of cv (cv_min_rows 0), 4 waves of splits cut to whole
+     * waves (split_fill 1). On an H100 (2026-11-26, twenty-ninth session, docs/performance.md): whole waves took
+     * the seven-shape geometric mean from 187.9 to 176.7 us (B = 16 8K 346 -> 250 us, 5 -> 4 splits; 8,64,8 16K
+     * 510 -> 449), head groups of 4 rows on top to 168.6 (G = 16 D = 64 274 -> 216 us, 2 -> 1 splits; D = 256
+     * G = 8 146 -> 140); the register cap (max_registers) does not build: the driver rejects
+     * "-cl-nv-maxrregcount N"; the query from local memory (lane_q_local) 215.7, 256-wide groups 200-203, 64- and
+     * 128-row splits 196-202. Before, on an H100 (2026-11-26, twenty-eighth session,
      * docs/performance.md): the butterfly took the six-shape geometric mean from 206 us (lanes 4) to 190 at 4
      * rows a step and 182 at 2 (B = 1 32K 159 -> 110 us: 2 rows take 128 registers, 4 groups of 128 a
      * multiprocessor, 4 rows 137, 3 groups, and its 512 work-groups then run in 2 waves; the register cap tried,
@@ -38,7 +44,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 4, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 0, 8, 256, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 4, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 0, 4, 256, 1, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
