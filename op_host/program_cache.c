@@ -186,18 +186,13 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
 /* "-cl-std=CL1.2 -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
  * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
  * a GPU): clang's __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a
- * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles), no other does. */
+ * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix instructions), no other does. */
 static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
                           size_t size) {
     int n = snprintf(out, size, "-cl-std=CL1.2 -D IFA_CPU=%d -D IFA_NV=%d", ifa__vendor_is_cpu(ctx->facts.vendor),
                      ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i) {
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
-        /* a plan's register cap is NVIDIA's compiler option (other compilers have none), in cl_nv_compiler_options'
-         * form "-cl-nv-maxrregcount N": the H100's driver 580 ignored "-cl-nv-maxrregcount=N" without a word */
-        if (n > 0 && (size_t)n < size && strcmp(defines[i].name, "IFA_MAXRREG") == 0 && defines[i].value > 0 &&
-            ctx->facts.vendor == IFA_VENDOR_NVIDIA)
-            n += snprintf(out + n, size - (size_t)n, " -cl-nv-maxrregcount %lld", (long long)defines[i].value);
     }
     return n > 0 && (size_t)n < size;
 }

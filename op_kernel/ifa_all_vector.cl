@@ -111,10 +111,13 @@
 #ifndef LANES
 #define LANES 0
 #endif
+#ifndef MMA
+#define MMA 0
+#endif
 /* work-items per query row in the softmax: the work-group shape on GPUs spreads each row's chunk over
  * WG / R work-items (capped at 32) instead of leaving the chunk to one work-item per row (the lane shape has no
  * softmax phase) */
-#if VW == 1 && WG >= 2 * R && !LANES
+#if VW == 1 && WG >= 2 * R && !LANES && !MMA
 #define IFA_TPR (WG / R > 32 ? 32 : WG / R)
 #else
 #define IFA_TPR 1
@@ -192,7 +195,126 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #error "lane_scores needs the lane shape, query rows and lanes powers of two, rows <= D / 8 and 2 sums or more"
 #endif
 #endif
-#if KTILE || LANES
+/* MMA (the matrix shape, beside the lane shape): each warp of 32 work-items takes 16 key rows a step and computes
+ * the step's scores and P.V as warp matrix products (m16n8k16: 16 query rows by 8 key rows or value columns over
+ * 16 terms, fp16 inputs, fp32 sums), the query rows as the 16-row side (R <= 16, rows past R zero). A quad of
+ * lanes reads a key row and its value row, a quarter each (D / 4 elements: 16-byte loads); the terms of the
+ * products are the quarter's elements in an order both operands share, so no data moves between lanes for the
+ * scores, and one 8 x 8 transpose per value tile (movmatrix) gives P.V its operand. Inputs are exact: fp16 query
+ * (no RoPE, no antiquant: qs holds the stored values) and fp16 K/V; each product of two fp16 values is exact in
+ * fp32. The probabilities enter P.V as two fp16 parts (p = hi + lo, both products accumulated): about 22 bits of
+ * each, where one fp16 part would keep 11. Lane (g, t) = (lane / 4, lane % 4) holds scores and accumulators of
+ * rows g and g + 8; its accumulator columns are t x D / 4 + 2j and + 1 of value tile j: one contiguous quarter
+ * of each of its two rows. Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same
+ * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device). */
+#ifndef MMA
+#define MMA 0
+#endif
+#if MMA
+#define IFA_NW (WG / 32)         /* warps */
+#define IFA_KQ (HEAD_DIM / 4)    /* elements of a key or value row per quad lane */
+#define IFA_KW (HEAD_DIM / 8)    /* their 32-bit words (two fp16 each) */
+#define IFA_KS (HEAD_DIM / 16)   /* 16-term steps of a score tile */
+#define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
+#if VW != 1 || V8 || KTILE || LANES || MH != 1 || KV_T != IFA_F16 || Q_T != IFA_F16 || ANTIQUANT || VAQ || ROPE || \
+    HEAD_DIM % 32 != 0 || HEAD_DIM > 128 || VDIM != HEAD_DIM || R > 16 || WG % 32 != 0 || MAX_PASS
+#error "the matrix shape needs fp16 Q and K/V without RoPE or antiquant, D a multiple of 32 up to 128, D_v = D, R <= 16, warps of 32"
+#endif
+/* two floats as fp16 (round to nearest even), lo in the low half: an f16x2 operand; and back */
+#if IFA_NV
+inline uint ifa_h2(float lo, float hi) {
+    uint u;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(hi), "f"(lo));
+    return u;
+}
+inline float2 ifa_f2(uint u) {
+    float lo, hi;
+    asm("{.reg .f16 l, h;\n\tmov.b32 {l, h}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, h;}" : "=f"(lo), "=f"(hi) : "r"(u));
+    return (float2)(lo, hi);
+}
+#else
+inline uint ifa_h2(float lo, float hi) {
+    ushort2 h;
+    vstore_half2_rte((float2)(lo, hi), 0, (__private half *)&h);
+    return as_uint(h);
+}
+inline float2 ifa_f2(uint u) { return vload_half2(0, (const __private half *)&u); }
+#endif
+#if IFA_NV
+/* d = a (16 x 16, row) x b (16 x 8, col) + c: a in 4 f16x2 words, b in 2, c and d 4 floats (PTX's fragments) */
+inline float4 ifa_mma(float4 c, uint4 a, uint2 b) {
+    float d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "f"(c.x), "f"(c.y), "f"(c.z), "f"(c.w));
+    return (float4)(d0, d1, d2, d3);
+}
+/* the warp's 8 x 8 fp16 matrix (lane (g, t): row g, columns 2t and 2t + 1) transposed, in the same fragment */
+inline uint ifa_movt(uint x) {
+    uint y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+}
+/* x of the lane whose index differs in the bits of o */
+inline float ifa_mxor(float x, int o) {
+    uint y;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
+    return as_float(y);
+}
+#define IFA_MMA(c, a, b) (c) = ifa_mma((c), (a), (b))
+#define IFA_MOVT(y, x) (y) = ifa_movt(x)
+#define IFA_QXOR(y, x, o) (y) = ifa_mxor((x), (o))
+#define IFA_MMA_UNROLL _Pragma("unroll")
+#else
+/* the same products through the warp's scratch in local memory (ms: 16 x 16 + 16 x 8 floats a warp, mw: 64 words);
+ * every work-item of the group calls them together (barriers) */
+/* the loops over a step's products stay loops here: unrolled, their barriers would multiply PoCL's compile time */
+#define IFA_MMA_UNROLL _Pragma("nounroll")
+#define IFA_MMA(c, a, b) (c) = ifa_mma_l((c), (a), (b), ms + wp * 384, lane)
+#define IFA_MOVT(y, x) (y) = ifa_movt_l((x), mw + wp * 64, lane)
+#define IFA_QXOR(y, x, o) (y) = ifa_qxor_l((x), (o), (__local float *)(mw + wp * 64), lane)
+inline float4 ifa_mma_l(float4 c, uint4 a, uint2 b, __local float *m, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+    __local float *A = m, *B = m + 256; /* A[row][k], B[k][col] */
+    float2 x = ifa_f2(a.x), y = ifa_f2(a.y), z = ifa_f2(a.z), w = ifa_f2(a.w), u = ifa_f2(b.x), v = ifa_f2(b.y);
+    A[g * 16 + 2 * t] = x.x, A[g * 16 + 2 * t + 1] = x.y;
+    A[(g + 8) * 16 + 2 * t] = y.x, A[(g + 8) * 16 + 2 * t + 1] = y.y;
+    A[g * 16 + 2 * t + 8] = z.x, A[g * 16 + 2 * t + 9] = z.y;
+    A[(g + 8) * 16 + 2 * t + 8] = w.x, A[(g + 8) * 16 + 2 * t + 9] = w.y;
+    B[(2 * t) * 8 + g] = u.x, B[(2 * t + 1) * 8 + g] = u.y;
+    B[(2 * t + 8) * 8 + g] = v.x, B[(2 * t + 9) * 8 + g] = v.y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float4 d = c;
+    for (int k = 0; k < 16; ++k) {
+        d.x = fma(A[g * 16 + k], B[k * 8 + 2 * t], d.x);
+        d.y = fma(A[g * 16 + k], B[k * 8 + 2 * t + 1], d.y);
+        d.z = fma(A[(g + 8) * 16 + k], B[k * 8 + 2 * t], d.z);
+        d.w = fma(A[(g + 8) * 16 + k], B[k * 8 + 2 * t + 1], d.w);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return d;
+}
+inline uint ifa_movt_l(uint x, __local uint *m, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+    m[g * 4 + t] = x; /* row g, columns 2t and 2t + 1 */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* row g of the transpose: column g of rows 2t and 2t + 1 */
+    const uint r0 = m[(2 * t) * 4 + g / 2], r1 = m[(2 * t + 1) * 4 + g / 2];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint sh = (uint)(g & 1) * 16u;
+    return ((r0 >> sh) & 0xffffu) | (((r1 >> sh) & 0xffffu) << 16);
+}
+inline float ifa_qxor_l(float x, int o, __local float *m, int lane) {
+    m[lane] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float y = m[lane ^ o];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return y;
+}
+#endif
+#endif
+#if KTILE || LANES || MMA
 /* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8, 16 of 16-bit floats), loaded at element i of
  * p in one load, and as floats */
 #if KV_T == IFA_I8
@@ -628,22 +750,30 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 
     __local float qs[R * HEAD_DIM];
     __local float acc[R * VDIM];
-#if !LANES
+#if !LANES && !MMA
     __local float sc[R * CHUNK];
 #endif
     __local float m_s[R], l_s[R], a_s[R];
 #if IFA_PACKED
     __local int rg_s[R], rt_s[R]; /* each row's head and token (IFA_ROW_GT) */
 #endif
-#if !LANES
+#if !LANES && !MMA
     __local ulong roff[CHUNK];
 #endif
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
      * modes) */
     __local float aq_q[R], aq_c[R], aq_v[2 * VDIM];
-#if !LANES
+#if !LANES && !MMA
     __local float aq_t[2 * CHUNK];
+#endif
+#if MMA
+    /* each warp's maxima and sums for the merge; elsewhere than NVIDIA, each warp's scratch for its products */
+    __local float mg_m[IFA_NW * R], mg_l[IFA_NW * R];
+#if !IFA_NV
+    __local float ms[IFA_NW * 384];
+    __local uint mw[IFA_NW * 64];
+#endif
 #endif
 #if LANES
     /* each lane group's maxima and sums for the merge; elsewhere than NVIDIA, the lanes' partial dot products */
@@ -905,7 +1035,153 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     IFA_SCORE_CAP(s);                                                                                             \
     int s_vis = (p) < (end) && (window <= 0 || (p) >= (end) - window);                                           \
     IFA_SCORE_MASK(s_vis, t, p)
-#if LANES
+#if MMA
+    {
+        /* warp wp, lane (mg, mt4): query rows r0 and r1 of every tile, quarter xq of the key and value rows */
+        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
+        const int r0 = mg, r1 = mg + 8;
+        /* the query as the products' 16-row operand: step s2 holds columns xq + 4 s2 .. + 3 of rows r0 and r1 (the
+         * key's operand takes the same columns: the terms' order within a step is the lanes' choice), zero past R */
+        uint4 qf[IFA_KS];
+        _Pragma("unroll") for (int s2 = 0; s2 < IFA_KS; ++s2) {
+            const int d = xq + 4 * s2;
+            const float4 q0 = r0 < R ? vload4(0, qs + r0 * HEAD_DIM + d) : (float4)0.0f;
+            const float4 q1 = r1 < R ? vload4(0, qs + r1 * HEAD_DIM + d) : (float4)0.0f;
+            qf[s2] = (uint4)(ifa_h2(q0.x, q0.y), ifa_h2(q1.x, q1.y), ifa_h2(q0.z, q0.w), ifa_h2(q1.z, q1.w));
+        }
+        float4 oacc[IFA_DT];
+        _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) oacc[j] = (float4)0.0f;
+        float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
+/* element x of row r at key position p scored as the other paths score it (-inf where unseen or past R) */
+#define IFA_MMA_SC(x, r, p)                                                                                        \
+    if ((r) < R) {                                                                                                \
+        IFA_ROW_GT(r, gq, tq);                                                                                    \
+        const int end = IFA_END(gq, tq), pl = min((p), len - 1);                                                  \
+        IFA_SCORE(sc_, vis_, (x), (r), gq, tq, pl, end, 0.0f, 1.0f);                                              \
+        vis_ = vis_ && (p) < len;                                                                                 \
+        (x) = vis_ ? sc_ : -INFINITY;                                                                             \
+    } else                                                                                                        \
+        (x) = -INFINITY
+#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
+        /* the step loop is the work-group's (uniform: every lane reaches the products) */
+        for (int jb = first; jb < len; jb += IFA_NW * 16) {
+            /* this lane's key rows: column mg of the step's two 8-row tiles */
+            const int pa = jb + wp * 16 + mg, pb = pa + 8;
+            const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
+            uint kaw[IFA_KW], kbw[IFA_KW], vaw[IFA_KW], vbw[IFA_KW];
+            _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {
+                uint4 x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+                if (pa < len) {
+                    x0 = IFA_RAW8(k, k_off + roa + (ulong)(xq + 8 * u));
+                    y0 = IFA_RAW8(v, v_off + roa + (ulong)(xq + 8 * u));
+                }
+                if (pb < len) {
+                    x1 = IFA_RAW8(k, k_off + rob + (ulong)(xq + 8 * u));
+                    y1 = IFA_RAW8(v, v_off + rob + (ulong)(xq + 8 * u));
+                }
+                kaw[4 * u] = x0.x, kaw[4 * u + 1] = x0.y, kaw[4 * u + 2] = x0.z, kaw[4 * u + 3] = x0.w;
+                kbw[4 * u] = x1.x, kbw[4 * u + 1] = x1.y, kbw[4 * u + 2] = x1.z, kbw[4 * u + 3] = x1.w;
+                vaw[4 * u] = y0.x, vaw[4 * u + 1] = y0.y, vaw[4 * u + 2] = y0.z, vaw[4 * u + 3] = y0.w;
+                vbw[4 * u] = y1.x, vbw[4 * u + 1] = y1.y, vbw[4 * u + 2] = y1.z, vbw[4 * u + 3] = y1.w;
+            }
+            /* scores: tile a's rows r0, r1 at key columns 2 mt4, + 1 (sa), tile b's 8 rows later (sb) */
+            float4 sa = (float4)0.0f, sb = (float4)0.0f;
+            IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
+                IFA_MMA(sa, qf[s2], (uint2)(kaw[2 * s2], kaw[2 * s2 + 1]));
+                IFA_MMA(sb, qf[s2], (uint2)(kbw[2 * s2], kbw[2 * s2 + 1]));
+            }
+            {
+                const int c = jb + wp * 16 + 2 * mt4;
+                IFA_MMA_SC(sa.x, r0, c);
+                IFA_MMA_SC(sa.y, r0, c + 1);
+                IFA_MMA_SC(sa.z, r1, c);
+                IFA_MMA_SC(sa.w, r1, c + 1);
+                IFA_MMA_SC(sb.x, r0, c + 8);
+                IFA_MMA_SC(sb.y, r0, c + 9);
+                IFA_MMA_SC(sb.z, r1, c + 8);
+                IFA_MMA_SC(sb.w, r1, c + 9);
+            }
+            /* each row's max over its quad's 16 key columns */
+            float mt0 = fmax(fmax(sa.x, sa.y), fmax(sb.x, sb.y)), mt1 = fmax(fmax(sa.z, sa.w), fmax(sb.z, sb.w)), y;
+            IFA_QXOR(y, mt0, 1);
+            mt0 = fmax(mt0, y);
+            IFA_QXOR(y, mt0, 2);
+            mt0 = fmax(mt0, y);
+            IFA_QXOR(y, mt1, 1);
+            mt1 = fmax(mt1, y);
+            IFA_QXOR(y, mt1, 2);
+            mt1 = fmax(mt1, y);
+            const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
+            /* the rows' rescale (1 while a row has seen nothing) and probabilities */
+            const float al0 = mn0 == -INFINITY ? 1.0f : exp(m0 - mn0), al1 = mn1 == -INFINITY ? 1.0f : exp(m1 - mn1);
+            const float4 pa4 = (float4)(IFA_MMA_P(sa.x, mn0), IFA_MMA_P(sa.y, mn0), IFA_MMA_P(sa.z, mn1),
+                                        IFA_MMA_P(sa.w, mn1));
+            const float4 pb4 = (float4)(IFA_MMA_P(sb.x, mn0), IFA_MMA_P(sb.y, mn0), IFA_MMA_P(sb.z, mn1),
+                                        IFA_MMA_P(sb.w, mn1));
+            l0 = l0 * al0 + ((pa4.x + pa4.y) + (pb4.x + pb4.y));
+            l1 = l1 * al1 + ((pa4.z + pa4.w) + (pb4.z + pb4.w));
+            m0 = mn0, m1 = mn1;
+            /* P as the 16-row operand over the step's 16 keys, in two fp16 parts: hi, and what hi missed */
+            const uint4 ph = (uint4)(ifa_h2(pa4.x, pa4.y), ifa_h2(pa4.z, pa4.w), ifa_h2(pb4.x, pb4.y), ifa_h2(pb4.z, pb4.w));
+            const float2 h0 = ifa_f2(ph.x), h1 = ifa_f2(ph.y), h2 = ifa_f2(ph.z), h3 = ifa_f2(ph.w);
+            const uint4 pl4 = (uint4)(ifa_h2(pa4.x - h0.x, pa4.y - h0.y), ifa_h2(pa4.z - h1.x, pa4.w - h1.y),
+                                      ifa_h2(pb4.x - h2.x, pb4.y - h2.y), ifa_h2(pb4.z - h3.x, pb4.w - h3.y));
+            /* P.V tile by tile: value tile j's operand is the transpose of the lanes' word j of their value rows */
+            IFA_MMA_UNROLL for (int j = 0; j < IFA_DT; ++j) {
+                uint b0, b1;
+                IFA_MOVT(b0, vaw[j]);
+                IFA_MOVT(b1, vbw[j]);
+                float4 oj = oacc[j];
+                oj.xy *= al0;
+                oj.zw *= al1;
+                IFA_MMA(oj, ph, (uint2)(b0, b1));
+                IFA_MMA(oj, pl4, (uint2)(b0, b1));
+                oacc[j] = oj;
+            }
+        }
+        /* each row's sum over its quad, then the warps' merge: each row's max over the warps, every warp's sum and
+         * accumulator rescaled to it, the accumulators added into acc one warp at a time */
+        {
+            float y;
+            IFA_QXOR(y, l0, 1);
+            l0 += y;
+            IFA_QXOR(y, l0, 2);
+            l0 += y;
+            IFA_QXOR(y, l1, 1);
+            l1 += y;
+            IFA_QXOR(y, l1, 2);
+            l1 += y;
+        }
+        if (mt4 == 0) {
+            if (r0 < R) mg_m[wp * R + r0] = m0, mg_l[wp * R + r0] = l0;
+            if (r1 < R) mg_m[wp * R + r1] = m1, mg_l[wp * R + r1] = l1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float mx0 = -INFINITY, mx1 = -INFINITY;
+        for (int q = 0; q < IFA_NW; ++q) {
+            if (r0 < R) mx0 = fmax(mx0, mg_m[q * R + r0]);
+            if (r1 < R) mx1 = fmax(mx1, mg_m[q * R + r1]);
+        }
+        const float f0 = m0 == -INFINITY ? 0.0f : exp(m0 - mx0), f1 = m1 == -INFINITY ? 0.0f : exp(m1 - mx1);
+        if (lid < R) {
+            float mx = -INFINITY, sum = 0.0f;
+            for (int q = 0; q < IFA_NW; ++q) mx = fmax(mx, mg_m[q * R + lid]);
+            for (int q = 0; q < IFA_NW; ++q)
+                if (mg_m[q * R + lid] != -INFINITY) sum += mg_l[q * R + lid] * exp(mg_m[q * R + lid] - mx);
+            m_s[lid] = mx;
+            l_s[lid] = sum;
+        }
+        for (int q = 0; q < IFA_NW; ++q) {
+            if (wp == q)
+                _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) {
+                    const int d = xq + 2 * j;
+                    if (r0 < rn) acc[r0 * VDIM + d] += oacc[j].x * f0, acc[r0 * VDIM + d + 1] += oacc[j].y * f0;
+                    if (r1 < rn) acc[r1 * VDIM + d] += oacc[j].z * f1, acc[r1 * VDIM + d + 1] += oacc[j].w * f1;
+                }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+#elif LANES
     {
         /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */
         const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;

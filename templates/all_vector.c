@@ -94,7 +94,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
         {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
         {"LANE_QL", aligned && plan->lanes ? plan->lane_q_local : 0},
-        {"IFA_MAXRREG", plan->max_registers},
+        {"MMA", aligned ? plan->mma : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},
@@ -107,6 +107,9 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
         defines[nd - 1].value = 1;
+        /* the max pass scores in the work-group shape (the matrix shape has no max-only variant) */
+        for (int i = 0; i < nd; ++i)
+            if (strcmp(defines[i].name, "MMA") == 0) defines[i].value = 0;
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }

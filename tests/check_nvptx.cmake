@@ -2,7 +2,8 @@
 # device runs, compiled by clang for nvptx64 (OpenCL C, NVIDIA's target) in several variants: it must compile,
 # and hold lanes x query rows x log2(D / 8) shuffles, stage by stage (a stage's shuffles, which do not depend on
 # each other, together); with lane_scores (LANE_SC=1) the transposing butterfly's count and its broadcasts
-# (shfl.sync.idx), and no float array in local (stack) memory: an array indexed at run time leaves registers. NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
+# (shfl.sync.idx), and no float array in local (stack) memory: an array indexed at run time leaves registers.
+# The matrix shape's variants (MMA=1) must hold their exact count of warp matrix products and transposes. NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
 # Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
 # targets nvptx64.
 #   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
@@ -41,7 +42,12 @@ set(variants
   "28/56|LANE_SC=1,HEAD_DIM=64,VDIM=64,QLEN=1,SQ=2,GSQ=8,RB_MH=8"
   "9/7|LANE_SC=1,GT=1,RB_MH=1,GSQ=1"
   "19/28|LANE_SC=1,LANE_QL=1"
-  "64|LANE_QL=1,LANE_PF=1")
+  "64|LANE_QL=1,LANE_PF=1"
+  "8|LANES=0,MMA=1"
+  "8|LANES=0,MMA=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
+  "8|LANES=0,MMA=1,HEAD_DIM=96,VDIM=96,QLEN=1,SQ=2,GSQ=8,RB_MH=8"
+  "8|LANES=0,MMA=1,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1,PAGED=1"
+  "8|LANES=0,MMA=1,HEAD_DIM=32,VDIM=32,SPLIT=1")
 foreach(v ${variants})
   string(REPLACE "|" ";" parts "${v}")
   list(GET parts 0 want)
@@ -84,6 +90,21 @@ foreach(v ${variants})
   if(NOT got_idx EQUAL want_idx)
     message(FATAL_ERROR "variant ${v}: ${got_idx} broadcast shuffles, expected ${want_idx}")
   endif()
+  # the matrix shape (MMA=1): per step 2 x D / 16 score products and 2 x D / 8 value products (hi and lo parts of
+  # the probabilities), one transpose per value tile and key tile (2 x D / 8); 4 quad shuffles in the step, 4
+  # after it
+  if(";${defs};" MATCHES ";MMA=1;" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
+    set(d ${CMAKE_MATCH_1})
+    math(EXPR want_mma "${d} / 8 + ${d} / 4")
+    math(EXPR want_mov "${d} / 4")
+    file(STRINGS ${OUT}/lanes.ptx mmas REGEX "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32")
+    file(STRINGS ${OUT}/lanes.ptx movs REGEX "movmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16")
+    list(LENGTH mmas got_mma)
+    list(LENGTH movs got_mov)
+    if(NOT got_mma EQUAL want_mma OR NOT got_mov EQUAL want_mov)
+      message(FATAL_ERROR "variant ${v}: ${got_mma} matrix products and ${got_mov} transposes, expected ${want_mma} and ${want_mov}")
+    endif()
+  endif()
   file(STRINGS ${OUT}/lanes.ptx spilled REGEX "(ld|st)\\.local\\.(v[24]\\.)?f32")
   if(spilled)
     list(GET spilled 0 first)
@@ -105,4 +126,4 @@ foreach(v ${variants})
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()
-message(STATUS "the lane shape's NVIDIA path compiles for nvptx64 in every variant, its shuffles stage by stage")
+message(STATUS "the lane and matrix shapes' NVIDIA paths compile for nvptx64 in every variant, shuffles stage by stage")

@@ -890,25 +890,67 @@ START_TEST(split_fill_rule) {
 }
 END_TEST
 
-/* NVIDIA's register cap (max_registers, off in every row) goes into the plan on NVIDIA only, within 32..255; the
- * plan check refuses a value off that range. */
-START_TEST(max_registers_rule) {
+/* The matrix shape (mma, off in every row) where it fits: fp16 query and K/V without RoPE or antiquant, D a
+ * multiple of 32 up to 128, D_v = D, up to 16 query rows (head groups of 16), whole warps; before the lane shape.
+ * The plan check refuses it elsewhere. */
+START_TEST(mma_rule) {
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.max_registers, 0);
-    plan_tuned("max_registers=128", &p, &h100, &plan);
-    ck_assert_int_eq(plan.max_registers, 128);
+    ck_assert_int_eq(plan.mma, 0);
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.lanes, 0);
+    ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
-    bad.max_registers = 16;
+    bad.mma = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad.max_registers = 256;
+    bad = plan, bad.lanes = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    plan_tuned("max_registers=300", &p, &h100, &plan); /* out of range: the compiler's choice */
-    ck_assert_int_eq(plan.max_registers, 0);
-    plan_tuned("max_registers=128", &p, &pocl, &plan); /* other compilers have no such option */
-    ck_assert_int_eq(plan.max_registers, 0);
+    p = problem(32, 128, 8, 64, 2048); /* G = 16: one group of 16 rows (the lane shape: 4 groups of 4) */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 16);
+    ck_assert_int_eq(plan.head_groups, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p = problem(1, 256, 8, 128, 4096); /* G = 32: two groups of 16 */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 16);
+    ck_assert_int_eq(plan.head_groups, 2);
+    p = problem(1, 32, 8, 128, 8192);
+    p.seq_q = 4; /* G = 4 x 4 tokens: 16 rows */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    p = problem(1, 32, 8, 256, 8192); /* D = 256: the accumulators would take 128 registers */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    bad = plan, bad.mma = 1, bad.lanes = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(1, 32, 8, 80, 8192); /* D = 80: not whole 16-byte quarters */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 8, 128, 8192);
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 8, 128, 8192);
+    p.q_dtype = IFA_DTYPE_BFLOAT16, p.kv_dtype = IFA_DTYPE_BFLOAT16;
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 8, 128, 8192);
+    p.value_dim = 64;
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    /* elsewhere than NVIDIA the products go through local memory: the same plan, more local memory */
+    p = problem(1, 32, 8, 128, 8192);
+    plan_tuned("mma=1,vector_width=1,work_group_size=64", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_ge(plan.local_mem_bytes, ifa__mma_local_bytes(4, 64, 0));
+    ck_assert_int_gt(ifa__mma_local_bytes(4, 64, 0), ifa__mma_local_bytes(4, 64, 1));
 }
 END_TEST
 
@@ -1481,7 +1523,7 @@ int main(void) {
     tcase_add_test(t, key_tile_rule);
     tcase_add_test(t, lanes_rule);
     tcase_add_test(t, lane_scores_rule);
-    tcase_add_test(t, max_registers_rule);
+    tcase_add_test(t, mma_rule);
     tcase_add_test(t, small_grid_rule);
     tcase_add_test(t, split_fill_rule);
     tcase_add_test(t, split_kv_decisions);

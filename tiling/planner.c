@@ -204,6 +204,21 @@ static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
     return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
 }
 
+/* The matrix shape's rule (ifa_all_vector.cl's MMA): fp16 query and K/V whose values enter the products as they
+ * are stored (no RoPE, no antiquant), D a multiple of 32 up to 128 (a quad lane's quarter of a row is whole 16-byte
+ * loads; 128 keeps the accumulators at 64 registers), D_v = D, at most 16 query rows (the products' 16-row side),
+ * whole warps of 32. */
+static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
+    return p->q_dtype == IFA__KV_FLOAT16 && p->kv_dtype == IFA__KV_FLOAT16 && p->antiquant == IFA_ANTIQUANT_NONE &&
+           p->v_antiquant == IFA_ANTIQUANT_NONE && p->rope == IFA_ROPE_NONE && p->head_dim % 32 == 0 &&
+           p->head_dim <= 128 && ifa__value_dim(p) == p->head_dim && rows >= 1 && rows <= 16 && wg >= 32 && wg % 32 == 0;
+}
+
+int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {
+    /* each warp's maxima and sums, and without the matrix instructions each warp's scratch (384 floats, 64 words) */
+    return 8 * (work_group_size / 32) * rows + (matrix_instructions ? 0 : 4 * (work_group_size / 32) * (384 + 64));
+}
+
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles) {
     /* each lane group's maxima and sums, and without shuffles every lane's partial dot products of a step */
     return 8 * (work_group_size / (head_dim / 8)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
@@ -228,8 +243,14 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->lane_prefetch = 0;
     plan->lane_scores = 0;
     plan->lane_q_local = 0;
+    plan->mma = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
+    if (t->mma > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && mma_fit(p, rows, wg) &&
+        base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        plan->mma = 1;
+        return;
+    }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
         base + lanes_bytes(p, dev, rows, wg, t->lanes) <= budget) {
         plan->lanes = t->lanes;
@@ -440,9 +461,6 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
 
 static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *dev, ifa_tuning t, ifa_plan *plan);
 
-/* A register cap NVIDIA's compiler takes (ptxas allows 32 to 255 per thread): the planner's and the check's range. */
-static int max_registers_ok(int32_t v) { return v >= 32 && v <= 255; }
-
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
     if (!p || !dev || !plan) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "planner: problem, device facts or plan is NULL");
     memset(plan, 0, sizeof *plan);
@@ -526,11 +544,14 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * groups of up to that many rows, each group reading the head's K and V again (at about the same time, so
      * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
      * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
-    const int64_t lane_rows = t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
-    if (t.lanes > 0 && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
+    /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side. */
+    const int matrix = t.mma > 0 && vw == 1 && mh == 1 && mma_fit(p, p->seq_q, wg);
+    const int64_t lane_rows = matrix ? 16 : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
+    if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
         const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
-        if (g2 <= INT32_MAX && lanes_fit(p, per2 * p->seq_q, wg, t.lanes)) groups = g2, per_group = per2;
+        if (g2 <= INT32_MAX && (matrix ? mma_fit(p, per2 * p->seq_q, wg) : lanes_fit(p, per2 * p->seq_q, wg, t.lanes)))
+            groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
@@ -562,11 +583,10 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, dev, &t, budget, plan);
-    /* NVIDIA's register cap: its compiler's option, out of range values left to the compiler */
-    plan->max_registers = dev->vendor == IFA_VENDOR_NVIDIA && max_registers_ok(t.max_registers) ? t.max_registers : 0;
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
+        (plan->mma ? ifa__mma_local_bytes((int64_t)plan->heads_per_group * p->seq_q, wg, dev->vendor == IFA_VENDOR_NVIDIA)
+         : plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
          : plan->key_tile ? key_tile_bytes(p, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
                               : 0) +
@@ -643,7 +663,10 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        (plan->max_registers != 0 && !max_registers_ok(plan->max_registers)) ||
+        (plan->mma != 0 && plan->mma != 1) ||
+        (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
+                       plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
+                       !mma_fit(p, rows, plan->work_group_size))) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))

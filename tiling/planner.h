@@ -78,6 +78,11 @@ int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t ch
  * 0: every device but NVIDIA's) the partial dot products of a step. */
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles);
 
+/* The local memory the matrix shape (plan->mma) adds to a work-group of work_group_size work-items with rows query
+ * rows: each warp's maxima and sums, and without matrix instructions (matrix_instructions 0: every device but
+ * NVIDIA's) each warp's scratch through which its products go. */
+int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions);
+
 /* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
  * work_group_size. */
 int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size);

@@ -16,7 +16,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * prefetch_rows, batch_fast, multi_head_chunk_bytes, multi_head_min_slice_bytes, multi_head_min_row_bytes,
      * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
      * spread_prefetch, multi_head_prefetch_bytes, multi_head_chunk_bytes_g1, key_tile, lanes, lane_prefetch, lane_head_groups, lane_scores,
-     * max_registers, lane_group_rows, small_grid_work_group_size, split_fill,
+     * mma, lane_group_rows, small_grid_work_group_size, split_fill,
      * lane_q_local.
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
@@ -126,7 +126,7 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
                 {"key_tile", &t->key_tile, 0},
                 {"lanes", &t->lanes, 0}, {"lane_prefetch", &t->lane_prefetch, 0},
                 {"lane_head_groups", &t->lane_head_groups, 0}, {"lane_scores", &t->lane_scores, 0},
-                {"max_registers", &t->max_registers, 0}, {"lane_group_rows", &t->lane_group_rows, 1},
+                {"mma", &t->mma, 0}, {"lane_group_rows", &t->lane_group_rows, 1},
                 {"small_grid_work_group_size", &t->small_grid_work_group_size, 0},
                 {"split_fill", &t->split_fill, 0}, {"lane_q_local", &t->lane_q_local, 0}};
     while (s && *s) {

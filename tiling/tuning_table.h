@@ -74,8 +74,8 @@ typedef struct ifa_tuning {
     int32_t lane_scores;       /* with the lane shape: 1 sums a step's dot products with a transposing butterfly
                                 * and has each lane score and exponentiate its share only, where rows and lanes are
                                 * powers of two and rows <= D / 8 (0: every lane scores all of them) */
-    int32_t max_registers;     /* NVIDIA: the most registers per work-item of the fused kernel (-cl-nv-maxrregcount),
-                               * so that more work-groups are resident at once (0: the compiler's choice) */
+    int32_t mma;               /* 1: the matrix shape (warp matrix products, up to 16 query rows per KV head) where
+                                * it fits (fp16 Q and K/V, D a multiple of 32 up to 128; before the lane shape) */
     int32_t lane_group_rows;   /* with lane_head_groups: the most query rows per lane-shape work-group, 1 to 8 (more
                                 * rows per KV head go in even head groups of up to this many) */
     int32_t small_grid_work_group_size; /* with the lane shape: the work-group size where the grid has no more

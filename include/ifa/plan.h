@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 24u
+#define IFA_PLAN_VERSION 25u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -223,9 +223,10 @@ typedef struct ifa_plan {
                                  * so that each work-item scores and exponentiates its share only (D / 8 lanes split
                                  * them; the probabilities and rescales reach every lane by a broadcast), 0 where
                                  * every lane sums, scores and exponentiates all of them */
-    int32_t max_registers;      /* all_vector on NVIDIA: the most registers per work-item the compiler may use
-                                 * (-cl-nv-maxrregcount), so that more work-groups fit on a multiprocessor at once;
-                                 * 0: the compiler's choice (always 0 elsewhere) */
+    int32_t mma;                /* all_vector, work-group shape, fp16 Q and K/V without RoPE or antiquant, D a
+                                 * multiple of 32 up to 128, D_v = D, at most 16 query rows: 1 where each warp of 32
+                                 * work-items takes 16 key rows a step and computes scores and P.V as warp matrix
+                                 * products (fp16 inputs, fp32 sums; the probabilities in two fp16 parts), 0 not */
     int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
                                  * of holding them in registers (8 per query row a lane: fewer registers, more
                                  * work-groups a multiprocessor), 0 not. Also the last 32-bit field before the
