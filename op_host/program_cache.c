@@ -186,7 +186,8 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
 /* "-cl-std=CL1.2 -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
  * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
  * a GPU): clang's __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a
- * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix instructions), no other does. */
+ * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix
+ * instructions), no other does. */
 static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
                           size_t size) {
     int n = snprintf(out, size, "-cl-std=CL1.2 -D IFA_CPU=%d -D IFA_NV=%d", ifa__vendor_is_cpu(ctx->facts.vendor),

@@ -396,11 +396,13 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 1024, 512);
     ck_assert_int_eq(plan.max_splits, 2);
-    /* 33 x 2 head groups of 4 rows = 66 blocks need 8 splits to fill 132 units x 4 waves (the NVIDIA row) = 528
-     * slots exactly */
+    /* 33 blocks (G = 8 in one group of the matrix shape) need 16 splits to fill 132 units x 4 waves (the NVIDIA
+     * row) = 528 slots; in the lane shape's head groups of 4 rows, 66 blocks need 8 */
     p = problem(33, 8, 1, 128, 65536);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
+    ck_assert_int_eq(plan.max_splits, 16);
+    plan_tuned("mma=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 8);
     /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
@@ -595,7 +597,7 @@ END_TEST
  * slice of P.V in the work-group, D a multiple of 8 and no int4; their accumulator slices are in the local
  * memory count; the plan check refuses them anywhere else. */
 START_TEST(vector_loads_rule) {
-    test_tuning_push("lanes=0"); /* the NVIDIA row's lane shape comes first where it applies (lanes_rule) */
+    test_tuning_push("lanes=0,mma=0"); /* the NVIDIA row's matrix and lane shapes come first where they apply */
     ifa_problem p = problem(1, 32, 8, 128, 8192); /* G = 4: 4 x 16 slices <= 128 work-items */
     ifa_plan plan, off;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &off), IFA_STATUS_OK);
@@ -635,7 +637,7 @@ END_TEST
  * work-items); never for other dtypes or without vector_loads; the plan check refuses it elsewhere, and beside
  * the lane shape. */
 START_TEST(key_tile_rule) {
-    test_tuning_push("lanes=0"); /* the NVIDIA row's lane shape comes first where it applies (lanes_rule) */
+    test_tuning_push("lanes=0,mma=0"); /* the NVIDIA row's matrix and lane shapes come first where they apply */
     static const char *const tile64 = "vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
@@ -704,6 +706,7 @@ END_TEST
  * step (the H100's measurement, docs/tiling.md), off in the others; its next-step loads (lane_prefetch) only with
  * it, and so the query's columns from local memory (lane_q_local). */
 START_TEST(lanes_rule) {
+    test_tuning_push("mma=0"); /* the lane shape where the NVIDIA row takes the matrix shape */
     static const char *const lanes4 = "lanes=4,vector_loads=1,key_tile=1,small_grid_work_group_size=0";
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
@@ -797,6 +800,7 @@ START_TEST(lanes_rule) {
     const ifa_device_facts other = {IFA_VENDOR_GENERIC_GPU, 64, 1024, 0, 48 * 1024}; /* an unmeasured GPU */
     ck_assert_int_eq(ifa__plan_make(&p, &other, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 0);
+    test_tuning_pop();
 }
 END_TEST
 
@@ -805,6 +809,7 @@ END_TEST
  * docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane shape or past its
  * rule. */
 START_TEST(lane_scores_rule) {
+    test_tuning_push("mma=0"); /* the lane shape where the NVIDIA row takes the matrix shape */
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the NVIDIA row: 2 rows a step */
@@ -843,12 +848,14 @@ START_TEST(lane_scores_rule) {
     p = problem(1, 32, 8, 32, 8192); /* G = 4 at D = 32: 4 sums per lane */
     plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_scores, 1);
+    test_tuning_pop();
 }
 END_TEST
 
 /* A grid of no more work-groups than compute units takes the row's small_grid_work_group_size in the lane shape
  * (256 in the NVIDIA row: B = 1 8192 on an H100, docs/performance.md), other grids and rows keep theirs. */
 START_TEST(small_grid_rule) {
+    test_tuning_push("mma=0"); /* the lane shape where the NVIDIA row takes the matrix shape */
     ifa_problem p = problem(1, 32, 8, 128, 8192); /* 8 blocks x 16 splits = 128 <= 132 units */
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
@@ -868,6 +875,7 @@ START_TEST(small_grid_rule) {
     ck_assert_int_eq(plan.work_group_size, 128);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK); /* the CPU row: off */
     ck_assert_int_eq(plan.work_group_size, 1);
+    test_tuning_pop();
 }
 END_TEST
 
@@ -890,15 +898,16 @@ START_TEST(split_fill_rule) {
 }
 END_TEST
 
-/* The matrix shape (mma, off in every row) where it fits: fp16 query and K/V without RoPE or antiquant, D a
+/* The matrix shape (mma, on in the NVIDIA row since the H100's twenty-ninth session) where it fits: fp16 query and K/V without RoPE or antiquant, D a
  * multiple of 32 up to 128, D_v = D, up to 16 query rows (head groups of 16), whole warps; before the lane shape.
  * The plan check refuses it elsewhere. */
 START_TEST(mma_rule) {
     ifa_problem p = problem(1, 32, 8, 128, 8192);
     ifa_plan plan;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("mma=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* on in the NVIDIA row */
     ck_assert_int_eq(plan.mma, 1);
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_eq(plan.vector_loads, 0);
@@ -1429,7 +1438,7 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ifa_problem p = problem(1, 32, 4, 128, 32768);
     p.seq_q = 16, p.causal = 1;
     ifa_plan plan;
-    plan_tuned("cv_min_rows=0", &p, &h100, &plan); /* the all-vector template's rows */
+    plan_tuned("cv_min_rows=0,mma=0", &p, &h100, &plan); /* the all-vector template's rows (work-group shape) */
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, 128, plan.chunk_rows));
     ck_assert_int_gt(plan.head_groups, 1); /* 8 heads x 16 tokens x 128 dims do not fit 48 KiB together */
