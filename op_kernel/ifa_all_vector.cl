@@ -206,7 +206,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * each, where one fp16 part would keep 11. Lane (g, t) = (lane / 4, lane % 4) holds scores and accumulators of
  * rows g and g + 8; its accumulator columns are t x D / 4 + 2j and + 1 of value tile j: one contiguous quarter
  * of each of its two rows. Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same
- * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device). */
+ * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
+ * MMA 2 (lean) reads the query's fragments from local memory at each step and loads the value rows after the
+ * scores: fewer registers live at once (NVIDIA's compiler gave MMA 1 180 at G = 4, D = 128: 2 work-groups of
+ * 128 a multiprocessor). */
 #ifndef MMA
 #define MMA 0
 #endif
@@ -216,12 +219,33 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_KW (HEAD_DIM / 8)    /* their 32-bit words (two fp16 each) */
 #define IFA_KS (HEAD_DIM / 16)   /* 16-term steps of a score tile */
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
-#if VW != 1 || V8 || KTILE || LANES || MH != 1 || KV_T != IFA_F16 || Q_T != IFA_F16 || ANTIQUANT || VAQ || ROPE || \
-    HEAD_DIM % 32 != 0 || HEAD_DIM > 128 || VDIM != HEAD_DIM || R > 16 || WG % 32 != 0 || MAX_PASS
-#error "the matrix shape needs fp16 Q and K/V without RoPE or antiquant, D a multiple of 32 up to 128, D_v = D, R <= 16, warps of 32"
+#if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
+    (Q_T != IFA_F16 && Q_T != IFA_BF16) || \
+    ANTIQUANT > 2 || VAQ > 2 || HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || VDIM != HEAD_DIM || \
+    R > 16 || WG % 32 != 0 || MAX_PASS || MMA > 2
+#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8 with per-channel or per-tensor scales, D a multiple of 32 (int8: 64) up to 128, D_v = D, R <= 16, warps of 32"
 #endif
-/* two floats as fp16 (round to nearest even), lo in the low half: an f16x2 operand; and back */
+/* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
+ * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
+ * folded in, or another 16-bit type), so it enters the score products as two parts (hi, and what hi missed), each
+ * row first brought by a power of two to a largest element below 2^14 (fp16 holds it; the scores are scaled back
+ * exactly) */
+#define IFA_MMA_BF (KV_T == IFA_BF16)
+#define IFA_MMA_QLO (ROPE || ANTIQUANT == 1 || ANTIQUANT == 2 || Q_T != (IFA_MMA_BF ? IFA_BF16 : IFA_F16))
+/* two floats as the operands' 16-bit type (round to nearest even), lo in the low half: an f16x2 or bf16x2 operand;
+ * and back (ifa_mma_qf: rows r0 and r1's 4 columns as a query fragment, below) */
+#if IFA_MMA_BF
 #if IFA_NV
+inline uint ifa_h2(float lo, float hi) {
+    uint u;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(hi), "f"(lo));
+    return u;
+}
+#else
+inline uint ifa_h2(float lo, float hi) { return (uint)ifa_f32_to_bf16(lo) | ((uint)ifa_f32_to_bf16(hi) << 16); }
+#endif
+inline float2 ifa_f2(uint u) { return (float2)(as_float(u << 16), as_float(u & 0xffff0000u)); }
+#elif IFA_NV
 inline uint ifa_h2(float lo, float hi) {
     uint u;
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(hi), "f"(lo));
@@ -240,11 +264,65 @@ inline uint ifa_h2(float lo, float hi) {
 }
 inline float2 ifa_f2(uint u) { return vload_half2(0, (const __private half *)&u); }
 #endif
+/* x over the lane's quad (the 4 lanes that share its rows) by op: fmax or ifa_add, in place */
+inline float ifa_add(float a, float b) { return a + b; }
+#define IFA_QUAD(x, op)                                                                                            \
+    do {                                                                                                           \
+        float y_;                                                                                                  \
+        IFA_QXOR(y_, (x), 1);                                                                                      \
+        (x) = op((x), y_);                                                                                         \
+        IFA_QXOR(y_, (x), 2);                                                                                      \
+        (x) = op((x), y_);                                                                                         \
+    } while (0)
+/* 4 columns of rows r0 (q0) and r1 (q1) as a step's query fragment: columns 2t, 2t + 1 of both rows, then 2t + 8, 9;
+ * ifa_mma_ql: what that fragment (h) missed of them, as another */
+inline uint4 ifa_mma_qf(float4 q0, float4 q1) {
+    return (uint4)(ifa_h2(q0.x, q0.y), ifa_h2(q1.x, q1.y), ifa_h2(q0.z, q0.w), ifa_h2(q1.z, q1.w));
+}
+inline uint4 ifa_mma_ql(float4 q0, float4 q1, uint4 h) {
+    const float2 a = ifa_f2(h.x), b = ifa_f2(h.y), c = ifa_f2(h.z), d = ifa_f2(h.w);
+    return (uint4)(ifa_h2(q0.x - a.x, q0.y - a.y), ifa_h2(q1.x - b.x, q1.y - b.y), ifa_h2(q0.z - c.x, q0.w - c.y),
+                   ifa_h2(q1.z - d.x, q1.w - d.y));
+}
+/* 2^-e for a row whose largest magnitude is m: m x 2^-e < 2^14 (1 for m = 0; e >= -100 keeps 2^-e finite) */
+inline float ifa_mma_qscale(float m) {
+    int e;
+    (void)frexp(m, &e);
+    return m > 0.0f ? ldexp(1.0f, 14 - max(e, -100)) : 1.0f;
+}
+#if KV_T == IFA_I8
+/* 4 int8 (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b. Each byte biased by 128 is the low
+ * mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 off that is the int8 */
 #if IFA_NV
+inline uint ifa_i8_1152(uint x) {
+    uint y;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x64806480u));
+    return y;
+}
+#else
+inline uint ifa_i8_1152(uint x) {
+    const float2 f = ifa_f2(x);
+    return ifa_h2(f.x - 1152.0f, f.y - 1152.0f);
+}
+#endif
+#define IFA_I8H(a, b, w)                                                                                            \
+    do {                                                                                                            \
+        const uint u_ = (w) ^ 0x80808080u;                                                                          \
+        (a) = ifa_i8_1152((u_ & 0xffu) | ((u_ & 0xff00u) << 8) | 0x64006400u);                                     \
+        (b) = ifa_i8_1152(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u) | 0x64006400u);                           \
+    } while (0)
+#endif
+#if IFA_NV
+/* the operands' types in the instruction's name */
+#if IFA_MMA_BF
+#define IFA_MMA_AB "bf16.bf16.f32"
+#else
+#define IFA_MMA_AB "f16.f16.f32"
+#endif
 /* d = a (16 x 16, row) x b (16 x 8, col) + c: a in 4 f16x2 words, b in 2, c and d 4 floats (PTX's fragments) */
 inline float4 ifa_mma(float4 c, uint4 a, uint2 b) {
     float d0, d1, d2, d3;
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." IFA_MMA_AB " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                  "{%10, %11, %12, %13};"
                  : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
                  : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "f"(c.x), "f"(c.y), "f"(c.z), "f"(c.w));
@@ -263,6 +341,8 @@ inline float ifa_mxor(float x, int o) {
     return as_float(y);
 }
 #define IFA_MMA(c, a, b) (c) = ifa_mma((c), (a), (b))
+#define IFA_MMA_FENCE asm volatile("" ::: "memory")
+#define IFA_MMA_QZ(z) asm volatile("mov.u32 %0, 0;" : "=r"(z))
 #define IFA_MOVT(y, x) (y) = ifa_movt(x)
 #define IFA_QXOR(y, x, o) (y) = ifa_mxor((x), (o))
 #define IFA_MMA_UNROLL _Pragma("unroll")
@@ -272,6 +352,8 @@ inline float ifa_mxor(float x, int o) {
 /* the loops over a step's products stay loops here: unrolled, their barriers would multiply PoCL's compile time */
 #define IFA_MMA_UNROLL _Pragma("nounroll")
 #define IFA_MMA(c, a, b) (c) = ifa_mma_l((c), (a), (b), ms + wp * 384, lane)
+#define IFA_MMA_FENCE
+#define IFA_MMA_QZ(z) (z) = 0u
 #define IFA_MOVT(y, x) (y) = ifa_movt_l((x), mw + wp * 64, lane)
 #define IFA_QXOR(y, x, o) (y) = ifa_qxor_l((x), (o), (__local float *)(mw + wp * 64), lane)
 inline float4 ifa_mma_l(float4 c, uint4 a, uint2 b, __local float *m, int lane) {
@@ -1042,13 +1124,41 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const int r0 = mg, r1 = mg + 8;
         /* the query as the products' 16-row operand: step s2 holds columns xq + 4 s2 .. + 3 of rows r0 and r1 (the
          * key's operand takes the same columns: the terms' order within a step is the lanes' choice), zero past R */
-        uint4 qf[IFA_KS];
+/* rows r0 and r1's 4 columns of step s2 from qs at offset z (0), times qe0 and qe1 */
+#define IFA_MMA_Q0(s2, z) (r0 < R ? vload4(0, qs + r0 * HEAD_DIM + xq + 4 * (s2) + (z)) * qe0 : (float4)0.0f)
+#define IFA_MMA_Q1(s2, z) (r1 < R ? vload4(0, qs + r1 * HEAD_DIM + xq + 4 * (s2) + (z)) * qe1 : (float4)0.0f)
+#if IFA_MMA_QLO
+        /* each row's power of two (its quad's largest element: 2 shuffles) */
+        float qe0 = 1.0f, qe1 = 1.0f, qm0 = 0.0f, qm1 = 0.0f;
         _Pragma("unroll") for (int s2 = 0; s2 < IFA_KS; ++s2) {
-            const int d = xq + 4 * s2;
-            const float4 q0 = r0 < R ? vload4(0, qs + r0 * HEAD_DIM + d) : (float4)0.0f;
-            const float4 q1 = r1 < R ? vload4(0, qs + r1 * HEAD_DIM + d) : (float4)0.0f;
-            qf[s2] = (uint4)(ifa_h2(q0.x, q0.y), ifa_h2(q1.x, q1.y), ifa_h2(q0.z, q0.w), ifa_h2(q1.z, q1.w));
+            const float4 a = fabs(IFA_MMA_Q0(s2, 0)), b = fabs(IFA_MMA_Q1(s2, 0));
+            qm0 = fmax(qm0, fmax(fmax(a.x, a.y), fmax(a.z, a.w)));
+            qm1 = fmax(qm1, fmax(fmax(b.x, b.y), fmax(b.z, b.w)));
         }
+        IFA_QUAD(qm0, fmax);
+        IFA_QUAD(qm1, fmax);
+        qe0 = ifa_mma_qscale(qm0), qe1 = ifa_mma_qscale(qm1);
+        /* the scores back by the inverse powers of two */
+        const float qi0 = 1.0f / qe0, qi1 = 1.0f / qe1;
+#else
+        const float qe0 = 1.0f, qe1 = 1.0f;
+#endif
+#if MMA == 2
+        /* MMA 2 (lean): the fragments from local memory at each use, behind an offset the compiler cannot see
+         * through (an asm zero on NVIDIA, as lane_q_local's), so that they are not hoisted back into registers */
+#define IFA_MMA_Q(s2) ifa_mma_qf(IFA_MMA_Q0(s2, qz), IFA_MMA_Q1(s2, qz))
+#define IFA_MMA_QL(s2) ifa_mma_ql(IFA_MMA_Q0(s2, qz), IFA_MMA_Q1(s2, qz), IFA_MMA_Q(s2))
+#else
+        uint4 qf[IFA_KS];
+        _Pragma("unroll") for (int s2 = 0; s2 < IFA_KS; ++s2) qf[s2] = ifa_mma_qf(IFA_MMA_Q0(s2, 0), IFA_MMA_Q1(s2, 0));
+#define IFA_MMA_Q(s2) qf[s2]
+#if IFA_MMA_QLO
+        uint4 ql[IFA_KS];
+        _Pragma("unroll") for (int s2 = 0; s2 < IFA_KS; ++s2)
+            ql[s2] = ifa_mma_ql(IFA_MMA_Q0(s2, 0), IFA_MMA_Q1(s2, 0), qf[s2]);
+#define IFA_MMA_QL(s2) ql[s2]
+#endif
+#endif
         float4 oacc[IFA_DT];
         _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) oacc[j] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
@@ -1069,27 +1179,57 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int pa = jb + wp * 16 + mg, pb = pa + 8;
             const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
             uint kaw[IFA_KW], kbw[IFA_KW], vaw[IFA_KW], vbw[IFA_KW];
-            _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {
-                uint4 x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-                if (pa < len) {
-                    x0 = IFA_RAW8(k, k_off + roa + (ulong)(xq + 8 * u));
-                    y0 = IFA_RAW8(v, v_off + roa + (ulong)(xq + 8 * u));
-                }
-                if (pb < len) {
-                    x1 = IFA_RAW8(k, k_off + rob + (ulong)(xq + 8 * u));
-                    y1 = IFA_RAW8(v, v_off + rob + (ulong)(xq + 8 * u));
-                }
-                kaw[4 * u] = x0.x, kaw[4 * u + 1] = x0.y, kaw[4 * u + 2] = x0.z, kaw[4 * u + 3] = x0.w;
-                kbw[4 * u] = x1.x, kbw[4 * u + 1] = x1.y, kbw[4 * u + 2] = x1.z, kbw[4 * u + 3] = x1.w;
-                vaw[4 * u] = y0.x, vaw[4 * u + 1] = y0.y, vaw[4 * u + 2] = y0.z, vaw[4 * u + 3] = y0.w;
-                vbw[4 * u] = y1.x, vbw[4 * u + 1] = y1.y, vbw[4 * u + 2] = y1.z, vbw[4 * u + 3] = y1.w;
-            }
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off) into fp16x2 words wa and wb (zero past
+ * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
+#if KV_T == IFA_I8
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)(xq + 16 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)(xq + 16 * u)) : (uint4)0; \
+        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
+        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
+        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
+        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
+        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
+        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
+        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
+        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
+    }
+#else
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
+        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)(xq + 8 * u)) : (uint4)0;                      \
+        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)(xq + 8 * u)) : (uint4)0;                      \
+        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
+        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
+    }
+#endif
+            IFA_MMA_ROWS(kaw, kbw, k, k_off)
+#if MMA == 2
+            uint qz;
+            IFA_MMA_QZ(qz);
+#else
+            IFA_MMA_ROWS(vaw, vbw, v, v_off)
+#endif
             /* scores: tile a's rows r0, r1 at key columns 2 mt4, + 1 (sa), tile b's 8 rows later (sb) */
             float4 sa = (float4)0.0f, sb = (float4)0.0f;
             IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
-                IFA_MMA(sa, qf[s2], (uint2)(kaw[2 * s2], kaw[2 * s2 + 1]));
-                IFA_MMA(sb, qf[s2], (uint2)(kbw[2 * s2], kbw[2 * s2 + 1]));
+                IFA_MMA(sa, IFA_MMA_Q(s2), (uint2)(kaw[2 * s2], kaw[2 * s2 + 1]));
+                IFA_MMA(sb, IFA_MMA_Q(s2), (uint2)(kbw[2 * s2], kbw[2 * s2 + 1]));
+#if IFA_MMA_QLO
+                IFA_MMA(sa, IFA_MMA_QL(s2), (uint2)(kaw[2 * s2], kaw[2 * s2 + 1]));
+                IFA_MMA(sb, IFA_MMA_QL(s2), (uint2)(kbw[2 * s2], kbw[2 * s2 + 1]));
+#endif
             }
+#if IFA_MMA_QLO
+            sa.xy *= qi0, sa.zw *= qi1, sb.xy *= qi0, sb.zw *= qi1;
+#endif
+#if MMA == 2
+            /* the value rows after the scores (a compiler barrier on NVIDIA: their words and the key words are
+             * not live together) */
+            IFA_MMA_FENCE;
+            IFA_MMA_ROWS(vaw, vbw, v, v_off)
+#endif
             {
                 const int c = jb + wp * 16 + 2 * mt4;
                 IFA_MMA_SC(sa.x, r0, c);
@@ -1102,15 +1242,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 IFA_MMA_SC(sb.w, r1, c + 9);
             }
             /* each row's max over its quad's 16 key columns */
-            float mt0 = fmax(fmax(sa.x, sa.y), fmax(sb.x, sb.y)), mt1 = fmax(fmax(sa.z, sa.w), fmax(sb.z, sb.w)), y;
-            IFA_QXOR(y, mt0, 1);
-            mt0 = fmax(mt0, y);
-            IFA_QXOR(y, mt0, 2);
-            mt0 = fmax(mt0, y);
-            IFA_QXOR(y, mt1, 1);
-            mt1 = fmax(mt1, y);
-            IFA_QXOR(y, mt1, 2);
-            mt1 = fmax(mt1, y);
+            float mt0 = fmax(fmax(sa.x, sa.y), fmax(sb.x, sb.y)), mt1 = fmax(fmax(sa.z, sa.w), fmax(sb.z, sb.w));
+            IFA_QUAD(mt0, fmax);
+            IFA_QUAD(mt1, fmax);
             const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
             /* the rows' rescale (1 while a row has seen nothing) and probabilities */
             const float al0 = mn0 == -INFINITY ? 1.0f : exp(m0 - mn0), al1 = mn1 == -INFINITY ? 1.0f : exp(m1 - mn1);
@@ -1141,17 +1275,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
         /* each row's sum over its quad, then the warps' merge: each row's max over the warps, every warp's sum and
          * accumulator rescaled to it, the accumulators added into acc one warp at a time */
-        {
-            float y;
-            IFA_QXOR(y, l0, 1);
-            l0 += y;
-            IFA_QXOR(y, l0, 2);
-            l0 += y;
-            IFA_QXOR(y, l1, 1);
-            l1 += y;
-            IFA_QXOR(y, l1, 2);
-            l1 += y;
-        }
+        IFA_QUAD(l0, ifa_add);
+        IFA_QUAD(l1, ifa_add);
         if (mt4 == 0) {
             if (r0 < R) mg_m[wp * R + r0] = m0, mg_l[wp * R + r0] = l0;
             if (r1 < R) mg_m[wp * R + r1] = m1, mg_l[wp * R + r1] = l1;
@@ -1175,8 +1300,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             if (wp == q)
                 _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) {
                     const int d = xq + 2 * j;
-                    if (r0 < rn) acc[r0 * VDIM + d] += oacc[j].x * f0, acc[r0 * VDIM + d + 1] += oacc[j].y * f0;
-                    if (r1 < rn) acc[r1 * VDIM + d] += oacc[j].z * f1, acc[r1 * VDIM + d + 1] += oacc[j].w * f1;
+#if VAQ == 1 || VAQ == 2
+                    /* the value's per-channel scale s and offset x scale c: sum p (v s + c) = s sum p v + c l */
+                    const float s0 = aq_v[d], s1 = aq_v[d + 1], c0 = aq_v[VDIM + d], c1 = aq_v[VDIM + d + 1];
+                    const float4 oj = (float4)(fma(oacc[j].x, s0, c0 * l0), fma(oacc[j].y, s1, c1 * l0),
+                                               fma(oacc[j].z, s0, c0 * l1), fma(oacc[j].w, s1, c1 * l1));
+#else
+                    const float4 oj = oacc[j];
+#endif
+                    if (r0 < rn) acc[r0 * VDIM + d] += oj.x * f0, acc[r0 * VDIM + d + 1] += oj.y * f0;
+                    if (r1 < rn) acc[r1 * VDIM + d] += oj.z * f1, acc[r1 * VDIM + d + 1] += oj.w * f1;
                 }
             barrier(CLK_LOCAL_MEM_FENCE);
         }

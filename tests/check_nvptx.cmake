@@ -47,7 +47,14 @@ set(variants
   "8|LANES=0,MMA=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
   "8|LANES=0,MMA=1,HEAD_DIM=96,VDIM=96,QLEN=1,SQ=2,GSQ=8,RB_MH=8"
   "8|LANES=0,MMA=1,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1,PAGED=1"
-  "8|LANES=0,MMA=1,HEAD_DIM=32,VDIM=32,SPLIT=1")
+  "8|LANES=0,MMA=1,HEAD_DIM=32,VDIM=32,SPLIT=1"
+  "8|LANES=0,MMA=2"
+  "8|LANES=0,MMA=2,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16,PAGED=1,HAS_MASK=1"
+  "12|LANES=0,MMA=1,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1"
+  "12|LANES=0,MMA=2,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
+  "12|LANES=0,MMA=1,ROPE=1,ROPE_DIM=128"
+  "8|LANES=0,MMA=1,KV_T=2,Q_T=2"
+  "12|LANES=0,MMA=2,KV_T=2,Q_T=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16")
 foreach(v ${variants})
   string(REPLACE "|" ";" parts "${v}")
   list(GET parts 0 want)
@@ -90,14 +97,22 @@ foreach(v ${variants})
   if(NOT got_idx EQUAL want_idx)
     message(FATAL_ERROR "variant ${v}: ${got_idx} broadcast shuffles, expected ${want_idx}")
   endif()
-  # the matrix shape (MMA=1): per step 2 x D / 16 score products and 2 x D / 8 value products (hi and lo parts of
-  # the probabilities), one transpose per value tile and key tile (2 x D / 8); 4 quad shuffles in the step, 4
+  # the matrix shape (MMA=1 or 2): per step 2 x D / 16 score products and 2 x D / 8 value products (hi and lo of
+  # the probabilities), a transpose per value tile and 8-key half (2 x D / 8); 4 quad shuffles in the step, 4
   # after it
-  if(";${defs};" MATCHES ";MMA=1;" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
+  if(";${defs};" MATCHES ";MMA=[12];" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
     set(d ${CMAKE_MATCH_1})
-    math(EXPR want_mma "${d} / 8 + ${d} / 4")
+    set(parts 1)
+    set(op_t 1) # the operands' type: bf16 (2) for bf16 K/V, fp16 (1) otherwise
+    if(";${defs};" MATCHES ";KV_T=2;")
+      set(op_t 2)
+    endif()
+    if(";${defs};" MATCHES ";ANTIQUANT=[12];" OR ";${defs};" MATCHES ";ROPE=[12];" OR NOT ";${defs};" MATCHES ";Q_T=${op_t};")
+      set(parts 2) # the query in two parts (and 4 more shuffles for its rows' range, in the counts above)
+    endif()
+    math(EXPR want_mma "${d} / 8 * ${parts} + ${d} / 4")
     math(EXPR want_mov "${d} / 4")
-    file(STRINGS ${OUT}/lanes.ptx mmas REGEX "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32")
+    file(STRINGS ${OUT}/lanes.ptx mmas REGEX "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.b?f16\\.b?f16\\.f32")
     file(STRINGS ${OUT}/lanes.ptx movs REGEX "movmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16")
     list(LENGTH mmas got_mma)
     list(LENGTH movs got_mov)
@@ -122,7 +137,7 @@ foreach(v ${variants})
       set(last "${CMAKE_MATCH_1}")
     endif()
   endforeach()
-  if(changes GREATER 10)
+  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[12];") # the matrix shape: quad chains
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()

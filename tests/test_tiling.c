@@ -913,8 +913,15 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
-    bad.mma = 2;
+    bad.mma = 3;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("mma=2", &p, &h100, &plan); /* the lean variant */
+    ck_assert_int_eq(plan.mma, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=7", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 2);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    bad = plan;
     bad = plan, bad.lanes = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p = problem(32, 128, 8, 64, 2048); /* G = 16: one group of 16 rows (the lane shape: 4 groups of 4) */
@@ -941,13 +948,32 @@ START_TEST(mma_rule) {
     p = problem(1, 32, 8, 80, 8192); /* D = 80: not whole 16-byte quarters */
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    p = problem(1, 32, 8, 128, 8192);
-    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    p = problem(1, 32, 8, 128, 8192); /* int8 K/V with per-channel scales: where the row asks (mma_int8) */
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    p = problem(1, 32, 8, 128, 8192);
-    p.q_dtype = IFA_DTYPE_BFLOAT16, p.kv_dtype = IFA_DTYPE_BFLOAT16;
+    plan_tuned("mma=1,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN; /* per-token scales: not in the matrix shape */
+    plan_tuned("mma=1,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 8, 96, 8192); /* int8 at D = 96: a quarter row of 24 bytes is not whole 16-byte loads */
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TENSOR;
+    plan_tuned("mma=1,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 8, 128, 8192); /* RoPE: the rotated query enters as two fp16 parts */
+    p.rope = IFA_ROPE_NEOX, p.rope_dim = 128;
     plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    p = problem(1, 32, 8, 128, 8192);
+    p.q_dtype = IFA_DTYPE_BFLOAT16, p.kv_dtype = IFA_DTYPE_BFLOAT16; /* bf16: where the row asks (mma_bf16) */
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    plan_tuned("mma=1,mma_bf16=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    p.kv_dtype = IFA_DTYPE_FLOAT32; /* fp32 K/V: never */
+    plan_tuned("mma=1,mma_bf16=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
     p = problem(1, 32, 8, 128, 8192);
     p.value_dim = 64;

@@ -204,14 +204,23 @@ static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
     return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
 }
 
-/* The matrix shape's rule (ifa_all_vector.cl's MMA): fp16 query and K/V whose values enter the products as they
- * are stored (no RoPE, no antiquant), D a multiple of 32 up to 128 (a quad lane's quarter of a row is whole 16-byte
- * loads; 128 keeps the accumulators at 64 registers), D_v = D, at most 16 query rows (the products' 16-row side),
- * whole warps of 32. */
+/* The matrix shape's rule (ifa_all_vector.cl's MMA): a 16-bit query; 16-bit K/V, or int8 with per-channel or
+ * per-tensor scales (exact in fp16; the key's scales folded into the query, the value's applied after P.V); D a
+ * multiple of 32 (int8: 64) up to 128 (a quad lane's quarter of a row is whole 16-byte loads; 128 keeps the
+ * accumulators at 64 registers), D_v = D, at most 16 query rows (the products' 16-row side), whole warps of 32. */
 static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    return p->q_dtype == IFA__KV_FLOAT16 && p->kv_dtype == IFA__KV_FLOAT16 && p->antiquant == IFA_ANTIQUANT_NONE &&
-           p->v_antiquant == IFA_ANTIQUANT_NONE && p->rope == IFA_ROPE_NONE && p->head_dim % 32 == 0 &&
-           p->head_dim <= 128 && ifa__value_dim(p) == p->head_dim && rows >= 1 && rows <= 16 && wg >= 32 && wg % 32 == 0;
+    const int int8 = p->kv_dtype == IFA__KV_INT8;
+    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
+           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || int8) &&
+           p->antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
+           p->head_dim % (int8 ? 64 : 32) == 0 && p->head_dim <= 128 && ifa__value_dim(p) == p->head_dim && rows >= 1 &&
+           rows <= 16 && wg >= 32 && wg % 32 == 0;
+}
+
+/* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16. */
+static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
+    return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
+           (p->kv_dtype != IFA__KV_BFLOAT16 || t->mma_bf16 > 0);
 }
 
 int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {
@@ -246,9 +255,9 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->mma = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
-    if (t->mma > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && mma_fit(p, rows, wg) &&
+    if (mma_wanted(p, t) && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && mma_fit(p, rows, wg) &&
         base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
-        plan->mma = 1;
+        plan->mma = t->mma >= 2 ? 2 : 1;
         return;
     }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
@@ -545,7 +554,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
      * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
     /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side. */
-    const int matrix = t.mma > 0 && vw == 1 && mh == 1 && mma_fit(p, p->seq_q, wg);
+    const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 && mma_fit(p, p->seq_q, wg);
     const int64_t lane_rows = matrix ? 16 : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
@@ -663,7 +672,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        (plan->mma != 0 && plan->mma != 1) ||
+        plan->mma < 0 || plan->mma > 2 ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
                        !mma_fit(p, rows, plan->work_group_size))) ||

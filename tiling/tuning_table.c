@@ -17,7 +17,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
      * spread_prefetch, multi_head_prefetch_bytes, multi_head_chunk_bytes_g1, key_tile, lanes, lane_prefetch, lane_head_groups, lane_scores,
      * mma, lane_group_rows, small_grid_work_group_size, split_fill,
-     * lane_q_local.
+     * lane_q_local, mma_int8, mma_bf16 (0 in every row: the matrix shape's int8 and bf16 K/V are not measured on
+     * a GPU yet).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0},
@@ -131,7 +132,8 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
                 {"lane_head_groups", &t->lane_head_groups, 0}, {"lane_scores", &t->lane_scores, 0},
                 {"mma", &t->mma, 0}, {"lane_group_rows", &t->lane_group_rows, 1},
                 {"small_grid_work_group_size", &t->small_grid_work_group_size, 0},
-                {"split_fill", &t->split_fill, 0}, {"lane_q_local", &t->lane_q_local, 0}};
+                {"split_fill", &t->split_fill, 0}, {"lane_q_local", &t->lane_q_local, 0},
+                {"mma_int8", &t->mma_int8, 0}, {"mma_bf16", &t->mma_bf16, 0}};
     while (s && *s) {
         const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s);
         const char *eq = memchr(s, '=', (size_t)(stop - s));

@@ -75,7 +75,8 @@ typedef struct ifa_tuning {
                                 * and has each lane score and exponentiate its share only, where rows and lanes are
                                 * powers of two and rows <= D / 8 (0: every lane scores all of them) */
     int32_t mma;               /* 1: the matrix shape (warp matrix products, up to 16 query rows per KV head) where
-                                * it fits (fp16 Q and K/V, D a multiple of 32 up to 128; before the lane shape) */
+                                * it fits (fp16 Q and K/V, D a multiple of 32 up to 128; before the lane shape);
+                                * 2 (or more): its lean variant (fewer registers) */
     int32_t lane_group_rows;   /* with lane_head_groups: the most query rows per lane-shape work-group, 1 to 8 (more
                                 * rows per KV head go in even head groups of up to this many) */
     int32_t small_grid_work_group_size; /* with the lane shape: the work-group size where the grid has no more
@@ -84,6 +85,9 @@ typedef struct ifa_tuning {
                                 * 0: the ceiling (at least as many work-groups as slots) */
     int32_t lane_q_local;      /* with the lane shape: 1 reads the query's columns from local memory each step instead
                                 * of registers (0: registers) */
+    int32_t mma_int8;          /* with mma: 1 takes the matrix shape for int8 K/V too (per-channel or per-tensor
+                                * scales, D a multiple of 64), 0 not */
+    int32_t mma_bf16;          /* with mma: 1 takes the matrix shape for bf16 K/V too (bf16 products), 0 not */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

@@ -223,10 +223,13 @@ typedef struct ifa_plan {
                                  * so that each work-item scores and exponentiates its share only (D / 8 lanes split
                                  * them; the probabilities and rescales reach every lane by a broadcast), 0 where
                                  * every lane sums, scores and exponentiates all of them */
-    int32_t mma;                /* all_vector, work-group shape, fp16 Q and K/V without RoPE or antiquant, D a
-                                 * multiple of 32 up to 128, D_v = D, at most 16 query rows: 1 where each warp of 32
-                                 * work-items takes 16 key rows a step and computes scores and P.V as warp matrix
-                                 * products (fp16 inputs, fp32 sums; the probabilities in two fp16 parts), 0 not */
+    int32_t mma;                /* all_vector, work-group shape, 16-bit Q, 16-bit K/V or int8 with per-channel or
+                                 * per-tensor scales, D a multiple of 32 (int8: 64) up to 128, D_v = D, at most 16
+                                 * query rows: 1 where each warp of 32 work-items takes 16 key rows a step and
+                                 * computes scores and P.V as warp matrix products (fp16 or bf16 inputs, fp32 sums;
+                                 * the probabilities in two 16-bit parts); 2 the
+                                 * same with the query's fragments read from local memory at each step and the
+                                 * value rows loaded after the scores (fewer registers), 0 not */
     int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
                                  * of holding them in registers (8 per query row a lane: fewer registers, more
                                  * work-groups a multiprocessor), 0 not. Also the last 32-bit field before the

@@ -95,13 +95,16 @@ static void draw_tuning(draw *g, char *t, size_t n) {
                      (int)pick(g, chunks, 4));
     else if (shape < 0.35) /* 8-wide loads, the key tile or the lane shape (1 to 8 rows a step, loads ahead or not,
                             * the transposing butterfly or not, head groups of 1 to 8 rows or not, the query from
-                            * local memory or registers), or the matrix shape where it fits (1 or 2 warps) */
+                            * local memory or registers), or the matrix shape where it fits (1 or 2 warps, either
+                            * variant, int8 K/V or not) */
         w = snprintf(t, n,
                      "work_group_size=%d,chunk_rows=%d,vector_width=1,pv_block=1,vector_loads=1,key_tile=%d,lanes=%d,"
-                     "lane_prefetch=%d,lane_scores=%d,lane_head_groups=%d,lane_group_rows=%d,lane_q_local=%d,mma=%d,",
+                     "lane_prefetch=%d,lane_scores=%d,lane_head_groups=%d,lane_group_rows=%d,lane_q_local=%d,mma=%d,"
+                     "mma_int8=%d,",
                      chance(g, 0.5) ? 64 : 32, (int)pick(g, chunks + 1, 3), (int)chance(g, 0.5),
                      chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 8) : 0, (int)chance(g, 0.5), (int)chance(g, 0.6),
-                     (int)chance(g, 0.5), (int)ifa_rng_int(&g->r, 1, 8), (int)chance(g, 0.4), (int)chance(g, 0.5));
+                     (int)chance(g, 0.5), (int)ifa_rng_int(&g->r, 1, 8), (int)chance(g, 0.4),
+                     chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 2) : 0, (int)chance(g, 0.5));
     else if (shape < 0.6)
         w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", (int)pick(g, chunks, 4), (int)pick(g, mh, 3));
     if (chance(g, 0.6))
