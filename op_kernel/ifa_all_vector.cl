@@ -152,6 +152,14 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #ifndef IFA_NV
 #define IFA_NV 0
 #endif
+/* z = 0 where the compiler cannot see it (an asm result on NVIDIA): an offset that keeps local-memory loads in a
+ * loop from being hoisted out of it into the registers they are meant to save (lane_q_local, the lean matrix
+ * shape) */
+#if IFA_NV
+#define IFA_QZERO(z) asm volatile("mov.u32 %0, 0;" : "=r"(z))
+#else
+#define IFA_QZERO(z) (z) = 0u
+#endif
 #ifndef LANE_PF
 #define LANE_PF 0
 #endif
@@ -342,7 +350,6 @@ inline float ifa_mxor(float x, int o) {
 }
 #define IFA_MMA(c, a, b) (c) = ifa_mma((c), (a), (b))
 #define IFA_MMA_FENCE asm volatile("" ::: "memory")
-#define IFA_MMA_QZ(z) asm volatile("mov.u32 %0, 0;" : "=r"(z))
 #define IFA_MOVT(y, x) (y) = ifa_movt(x)
 #define IFA_QXOR(y, x, o) (y) = ifa_mxor((x), (o))
 #define IFA_MMA_UNROLL _Pragma("unroll")
@@ -353,7 +360,6 @@ inline float ifa_mxor(float x, int o) {
 #define IFA_MMA_UNROLL _Pragma("nounroll")
 #define IFA_MMA(c, a, b) (c) = ifa_mma_l((c), (a), (b), ms + wp * 384, lane)
 #define IFA_MMA_FENCE
-#define IFA_MMA_QZ(z) (z) = 0u
 #define IFA_MOVT(y, x) (y) = ifa_movt_l((x), mw + wp * 64, lane)
 #define IFA_QXOR(y, x, o) (y) = ifa_qxor_l((x), (o), (__local float *)(mw + wp * 64), lane)
 inline float4 ifa_mma_l(float4 c, uint4 a, uint2 b, __local float *m, int lane) {
@@ -1207,7 +1213,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_ROWS(kaw, kbw, k, k_off)
 #if MMA == 2
             uint qz;
-            IFA_MMA_QZ(qz);
+            IFA_QZERO(qz);
 #else
             IFA_MMA_ROWS(vaw, vbw, v, v_off)
 #endif
@@ -1325,11 +1331,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * on NVIDIA an asm result the compiler cannot see through, so the loads are not hoisted out of the step
          * loop into the registers they are meant to save) */
 #define IFA_QV(r) vload8(0, qs + (r) * HEAD_DIM + x + qz)
-#if IFA_NV
-#define IFA_QZERO(z) asm volatile("mov.u32 %0, 0;" : "=r"(z))
-#else
-#define IFA_QZERO(z) (z) = 0u
-#endif
 #else
         float8 qv[R];
 #define IFA_QV(r) qv[r]

@@ -93,24 +93,38 @@ static void draw_tuning(draw *g, char *t, size_t n) {
     if (shape < 0.25)
         w = snprintf(t, n, "work_group_size=16,chunk_rows=%d,vector_width=1,pv_block=1,",
                      (int)pick(g, chunks, 4));
-    else if (shape < 0.35) /* 8-wide loads, the key tile or the lane shape (1 to 8 rows a step, loads ahead or not,
-                            * the transposing butterfly or not, head groups of 1 to 8 rows or not, the query from
-                            * local memory or registers), or the matrix shape where it fits (1 or 2 warps, either
-                            * variant, int8 K/V or not) */
+    else if (shape < 0.35) { /* 8-wide loads, the key tile or the lane shape (1 to 8 rows a step, loads ahead or
+                              * not, the transposing butterfly or not, head groups of 1 to 8 rows or not, the query
+                              * from local memory or registers), or the matrix shape where it fits (1 or 2 warps,
+                              * either variant, int8 or bf16 K/V or not). Drawn one statement each: the order of a
+                              * call's arguments is the compiler's, and a seed must mean the same case everywhere. */
+        int v[12];
+        v[0] = chance(g, 0.5) ? 64 : 32;
+        v[1] = (int)pick(g, chunks + 1, 3);
+        v[2] = (int)chance(g, 0.5);
+        v[3] = chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 8) : 0;
+        v[4] = (int)chance(g, 0.5);
+        v[5] = (int)chance(g, 0.6);
+        v[6] = (int)chance(g, 0.5);
+        v[7] = (int)ifa_rng_int(&g->r, 1, 8);
+        v[8] = (int)chance(g, 0.4);
+        v[9] = chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 2) : 0;
+        v[10] = (int)chance(g, 0.5);
+        v[11] = (int)chance(g, 0.5);
         w = snprintf(t, n,
                      "work_group_size=%d,chunk_rows=%d,vector_width=1,pv_block=1,vector_loads=1,key_tile=%d,lanes=%d,"
                      "lane_prefetch=%d,lane_scores=%d,lane_head_groups=%d,lane_group_rows=%d,lane_q_local=%d,mma=%d,"
-                     "mma_int8=%d,",
-                     chance(g, 0.5) ? 64 : 32, (int)pick(g, chunks + 1, 3), (int)chance(g, 0.5),
-                     chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 8) : 0, (int)chance(g, 0.5), (int)chance(g, 0.6),
-                     (int)chance(g, 0.5), (int)ifa_rng_int(&g->r, 1, 8), (int)chance(g, 0.4),
-                     chance(g, 0.5) ? (int)ifa_rng_int(&g->r, 1, 2) : 0, (int)chance(g, 0.5));
-    else if (shape < 0.6)
-        w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", (int)pick(g, chunks, 4), (int)pick(g, mh, 3));
-    if (chance(g, 0.6))
-        w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,",
-                      (int)pick(g, mins, 4), (int)pick(g, waves, 3), (int)ifa_rng_int(&g->r, 1, 2),
-                      (int)pick(g, milli, 3));
+                     "mma_int8=%d,mma_bf16=%d,",
+                     v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+    } else if (shape < 0.6) {
+        const int c = (int)pick(g, chunks, 4);
+        w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", c, (int)pick(g, mh, 3));
+    }
+    if (chance(g, 0.6)) {
+        const int a = (int)pick(g, mins, 4), b = (int)pick(g, waves, 3), c = (int)ifa_rng_int(&g->r, 1, 2);
+        w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,", a, b,
+                      c, (int)pick(g, milli, 3));
+    }
     if (w > 0 && t[w - 1] == ',') t[w - 1] = '\0';
 }
 
@@ -493,8 +507,8 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
     if (per_batch_counts(&more, 0.25, b, s1, in, "new_seq_lengths")) add_summary(sum, sum_n, "new_rows");
     if (chance(&g, 0.3)) { /* the GPU shapes: several work-items and KV heads per work-group */
         static const int64_t wgs[] = {2, 16, 64}, heads[] = {1, 2, 4};
-        snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", (int)pick(&g, wgs, 3),
-                 (int)pick(&g, heads, 3));
+        const int wg = (int)pick(&g, wgs, 3); /* drawn before the call: its arguments' order is the compiler's */
+        snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", wg, (int)pick(&g, heads, 3));
     }
     return finish(root, out);
 }
