@@ -23,11 +23,12 @@
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
-                    "                [--quiet]\n"
+                    "                [--tuning SPEC] [--quiet]\n"
                     "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
                     "  float64 reference; failing or\n"
                     "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
-                    "  each one.\n");
+                    "  each one. --tuning: IFA_TUNING entries added after each case's own (e.g. mma=2 to soak the\n"
+                    "  matrix shape wherever a case fits it).\n");
     return 2;
 }
 
@@ -121,7 +122,7 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
 
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
-    const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa";
+    const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa", *extra = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
@@ -131,6 +132,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--out") == 0) dir = argv[++i];
         else if (strcmp(argv[i], "--device") == 0) device = argv[++i];
         else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
+        else if (strcmp(argv[i], "--tuning") == 0) extra = argv[++i];
         else return usage();
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
@@ -147,7 +149,7 @@ int main(int argc, char **argv) {
         ifa_context_destroy(ctx);
         return 3;
     }
-    long long failed = 0, by_template[3] = {0}, by_split[4] = {0};
+    long long failed = 0, by_template[3] = {0}, by_split[4] = {0}, by_shape[3] = {0};
     for (long long i = 0; i < cases; ++i) {
         const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
         ifa_random_case rc;
@@ -157,6 +159,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ifa-soak: out of memory\n");
             failed++;
             break;
+        }
+        if (extra && *extra) { /* after the case's own entries: later ones win */
+            const size_t used = strlen(rc.tuning);
+            snprintf(rc.tuning + used, sizeof rc.tuning - used, "%s%s", used ? "," : "", extra);
         }
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
                 const int t = r.plan.template_id == IFA_TEMPLATE_CV ? 2 : 1, sp = r.plan.split_kv;
                 by_template[t]++;
                 if (sp >= 0 && sp < 4) by_split[sp]++;
+                by_shape[r.plan.mma ? 2 : r.plan.lanes ? 1 : 0]++;
                 if (!quiet || !ok)
                     printf("case %llu: %s; tuning %s%s%s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
                            "nonfinite %lld int8_bad %lld %s\n", (unsigned long long)s, rc.summary,
@@ -208,8 +215,9 @@ int main(int argc, char **argv) {
                cases - failed, failed);
     else
         printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
-               "global %lld, balanced %lld\n", cases, cases - failed, failed, by_template[1], by_template[2],
-               by_split[0], by_split[1], by_split[2], by_split[3]);
+               "global %lld, balanced %lld; matrix shape %lld, lane shape %lld\n", cases, cases - failed, failed,
+               by_template[1], by_template[2], by_split[0], by_split[1], by_split[2], by_split[3], by_shape[2],
+               by_shape[1]);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);
     return failed ? 1 : 0;

@@ -120,10 +120,14 @@ static void draw_tuning(draw *g, char *t, size_t n) {
         const int c = (int)pick(g, chunks, 4);
         w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", c, (int)pick(g, mh, 3));
     }
+    /* snprintf returns the length it wanted: past the buffer, the cursor stops at its end (the string is cut) */
+    if (w < 0) w = 0;
+    if ((size_t)w >= n) w = (int)n - 1;
     if (chance(g, 0.6)) {
         const int a = (int)pick(g, mins, 4), b = (int)pick(g, waves, 3), c = (int)ifa_rng_int(&g->r, 1, 2);
         w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,", a, b,
                       c, (int)pick(g, milli, 3));
+        if ((size_t)w >= n) w = (int)n - 1;
     }
     if (w > 0 && t[w - 1] == ',') t[w - 1] = '\0';
 }
