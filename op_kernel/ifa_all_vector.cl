@@ -282,15 +282,19 @@ inline float ifa_add(float a, float b) { return a + b; }
         IFA_QXOR(y_, (x), 2);                                                                                      \
         (x) = op((x), y_);                                                                                         \
     } while (0)
+/* 8 floats (a, then b) as a 16-row operand's 4 words, in the operands' type; ifa_frag_lo: what that operand (h)
+ * missed of them, as another (the second of two parts) */
+inline uint4 ifa_frag_hi(float4 a, float4 b) {
+    return (uint4)(ifa_h2(a.x, a.y), ifa_h2(a.z, a.w), ifa_h2(b.x, b.y), ifa_h2(b.z, b.w));
+}
+inline uint4 ifa_frag_lo(float4 a, float4 b, uint4 h) {
+    return ifa_frag_hi(a - (float4)(ifa_f2(h.x), ifa_f2(h.y)), b - (float4)(ifa_f2(h.z), ifa_f2(h.w)));
+}
 /* 4 columns of rows r0 (q0) and r1 (q1) as a step's query fragment: columns 2t, 2t + 1 of both rows, then 2t + 8, 9;
  * ifa_mma_ql: what that fragment (h) missed of them, as another */
-inline uint4 ifa_mma_qf(float4 q0, float4 q1) {
-    return (uint4)(ifa_h2(q0.x, q0.y), ifa_h2(q1.x, q1.y), ifa_h2(q0.z, q0.w), ifa_h2(q1.z, q1.w));
-}
+inline uint4 ifa_mma_qf(float4 q0, float4 q1) { return ifa_frag_hi((float4)(q0.xy, q1.xy), (float4)(q0.zw, q1.zw)); }
 inline uint4 ifa_mma_ql(float4 q0, float4 q1, uint4 h) {
-    const float2 a = ifa_f2(h.x), b = ifa_f2(h.y), c = ifa_f2(h.z), d = ifa_f2(h.w);
-    return (uint4)(ifa_h2(q0.x - a.x, q0.y - a.y), ifa_h2(q1.x - b.x, q1.y - b.y), ifa_h2(q0.z - c.x, q0.w - c.y),
-                   ifa_h2(q1.z - d.x, q1.w - d.y));
+    return ifa_frag_lo((float4)(q0.xy, q1.xy), (float4)(q0.zw, q1.zw), h);
 }
 /* 2^-e for a row whose largest magnitude is m: m x 2^-e < 2^14 (1 for m = 0; e >= -100 keeps 2^-e finite) */
 inline float ifa_mma_qscale(float m) {
@@ -1262,10 +1266,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             l1 = l1 * al1 + ((pa4.z + pa4.w) + (pb4.z + pb4.w));
             m0 = mn0, m1 = mn1;
             /* P as the 16-row operand over the step's 16 keys, in two fp16 parts: hi, and what hi missed */
-            const uint4 ph = (uint4)(ifa_h2(pa4.x, pa4.y), ifa_h2(pa4.z, pa4.w), ifa_h2(pb4.x, pb4.y), ifa_h2(pb4.z, pb4.w));
-            const float2 h0 = ifa_f2(ph.x), h1 = ifa_f2(ph.y), h2 = ifa_f2(ph.z), h3 = ifa_f2(ph.w);
-            const uint4 pl4 = (uint4)(ifa_h2(pa4.x - h0.x, pa4.y - h0.y), ifa_h2(pa4.z - h1.x, pa4.w - h1.y),
-                                      ifa_h2(pb4.x - h2.x, pb4.y - h2.y), ifa_h2(pb4.z - h3.x, pb4.w - h3.y));
+            const uint4 ph = ifa_frag_hi(pa4, pb4), pl4 = ifa_frag_lo(pa4, pb4, ph);
             /* P.V tile by tile: value tile j's operand is the transpose of the lanes' word j of their value rows */
             IFA_MMA_UNROLL for (int j = 0; j < IFA_DT; ++j) {
                 uint b0, b1;
