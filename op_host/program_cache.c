@@ -183,15 +183,26 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
     return 1;
 }
 
-/* "-cl-std=CL1.2 -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
+/* IFA_KERNEL_WERROR=1: every program is built with -Werror (an OpenCL build option), so a compiler warning in
+ * a kernel variant fails its build with the log in the error message. The test script sets it: every variant
+ * the suite builds with a cold kernel cache is then checked for warnings by the compile it needs anyway (a
+ * failed build is never cached, and a changed source or option is a new cache entry). Off by default: another
+ * vendor's compiler may warn where PoCL's does not, and an engine's decode must not fail on that. Read at each
+ * build: builds are rare and slow. */
+static int kernel_werror(void) {
+    const char *env = getenv("IFA_KERNEL_WERROR");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
+/* "-cl-std=CL1.2 [-Werror] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
  * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
  * a GPU): clang's __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a
  * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix
  * instructions), no other does. */
 static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
                           size_t size) {
-    int n = snprintf(out, size, "-cl-std=CL1.2 -D IFA_CPU=%d -D IFA_NV=%d", ifa__vendor_is_cpu(ctx->facts.vendor),
-                     ctx->facts.vendor == IFA_VENDOR_NVIDIA);
+    int n = snprintf(out, size, "-cl-std=CL1.2%s -D IFA_CPU=%d -D IFA_NV=%d", kernel_werror() ? " -Werror" : "",
+                     ifa__vendor_is_cpu(ctx->facts.vendor), ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i) {
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
     }

@@ -1372,43 +1372,30 @@ END_TEST
 /* The cases whose kernels a GPU kernel shape changes (scores, softmax, P.V, splits, paged and quantised K/V): the
  * tuned ctest runs of a shape take only these (CK_RUN_CASE=features_kernel), so the suite stays under 15
  * minutes with a cold kernel cache. */
-/* One loop test's cases [s, e); with IFA_TEST_SAMPLE=k (k > 1) only every k-th of them, so that a ctest run that
- * repeats the kernel-shape cases under another shape's tuning takes each feature's test with part of its
- * parameters (test_features_lanes_prefetch; the suite's 15 minutes). */
-static void add_loop(TCase *t, const TTest *tf, int s, int e) {
-    const char *env = getenv("IFA_TEST_SAMPLE");
-    const int k = env && *env ? atoi(env) : 1;
-    if (k <= 1) {
-        tcase_add_loop_test(t, tf, s, e);
-        return;
-    }
-    for (int i = s; i < e; i += k) tcase_add_loop_test(t, tf, i, i + 1);
-}
-
 static void add_kernel_shape_cases(TCase *t) {
-    add_loop(t, multi_token_queries, 0, 12);
-    add_loop(t, multi_token_split, 0, 3);
-    add_loop(t, mask_forms, 0, 8);
-    add_loop(t, fully_masked_rows, 0, 4);
-    add_loop(t, mask_hides_whole_splits, 0, 4);
-    add_loop(t, position_bias, 0, 6);
-    add_loop(t, softcap, 0, 8);
-    add_loop(t, sliding_window, 0, 8);
-    add_loop(t, kv_padding, 0, 8);
-    add_loop(t, paged_block_sizes, 0, 5);
-    add_loop(t, paged_split, 0, 3);
-    add_loop(t, paged_equals_contiguous, 0, 3);
-    add_loop(t, all_features_every_layout_and_split, 0, 24);
-    add_loop(t, antiquant_modes, 0, 32);
-    add_loop(t, antiquant_paged_scales, 0, 12);
-    add_loop(t, antiquant_separate_modes, 0, 28);
-    add_loop(t, antiquant_separate_equals_combined, 0, 8);
-    add_loop(t, antiquant_equals_dequantised_float, 0, 6);
-    add_loop(t, shared_prefix, 0, 9);
-    add_loop(t, shared_prefix_equals_concatenated, 0, 3);
-    add_loop(t, alibi, 0, 12);
-    add_loop(t, value_head_dim, 0, 21);
-    add_loop(t, query_lengths, 0, 23);
+    test_add_loop(t, multi_token_queries, 0, 12);
+    test_add_loop(t, multi_token_split, 0, 3);
+    test_add_loop(t, mask_forms, 0, 8);
+    test_add_loop(t, fully_masked_rows, 0, 4);
+    test_add_loop(t, mask_hides_whole_splits, 0, 4);
+    test_add_loop(t, position_bias, 0, 6);
+    test_add_loop(t, softcap, 0, 8);
+    test_add_loop(t, sliding_window, 0, 8);
+    test_add_loop(t, kv_padding, 0, 8);
+    test_add_loop(t, paged_block_sizes, 0, 5);
+    test_add_loop(t, paged_split, 0, 3);
+    test_add_loop(t, paged_equals_contiguous, 0, 3);
+    test_add_loop(t, all_features_every_layout_and_split, 0, 24);
+    test_add_loop(t, antiquant_modes, 0, 32);
+    test_add_loop(t, antiquant_paged_scales, 0, 12);
+    test_add_loop(t, antiquant_separate_modes, 0, 28);
+    test_add_loop(t, antiquant_separate_equals_combined, 0, 8);
+    test_add_loop(t, antiquant_equals_dequantised_float, 0, 6);
+    test_add_loop(t, shared_prefix, 0, 9);
+    test_add_loop(t, shared_prefix_equals_concatenated, 0, 3);
+    test_add_loop(t, alibi, 0, 12);
+    test_add_loop(t, value_head_dim, 0, 21);
+    test_add_loop(t, query_lengths, 0, 23);
 }
 
 Suite *features_suite(void) {

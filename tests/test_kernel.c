@@ -259,9 +259,11 @@ START_TEST(program_cache_keys) {
      * the program does not hold */
     const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
-    char opts[96];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
-             ifa__vendor_is_cpu(ctx->facts.vendor), ctx->facts.vendor == IFA_VENDOR_NVIDIA);
+    char opts[128];
+    const char *werror = getenv("IFA_KERNEL_WERROR"); /* scripts/test sets it */
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
+             werror && *werror && strcmp(werror, "0") != 0 ? " -Werror" : "", ifa__vendor_is_cpu(ctx->facts.vendor),
+             ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
@@ -660,17 +662,17 @@ Suite *kernel_suite(void) {
     Suite *s = suite_create("kernel");
     TCase *t = tcase_create("correctness");
     tcase_set_timeout(t, 600);
-    tcase_add_loop_test(t, layout_by_dtype, 0, 3 * NPAIRS);
-    tcase_add_loop_test(t, gqa_ratios, 0, 5);
-    tcase_add_loop_test(t, head_dims, 0, 8);
-    tcase_add_loop_test(t, long_and_short_sequences, 0, 7);
+    test_add_loop(t, layout_by_dtype, 0, 3 * NPAIRS);
+    test_add_loop(t, gqa_ratios, 0, 5);
+    test_add_loop(t, head_dims, 0, 8);
+    test_add_loop(t, long_and_short_sequences, 0, 7);
     tcase_add_test(t, fp32_long_sequence);
-    tcase_add_loop_test(t, uneven_lengths, 0, 3);
+    test_add_loop(t, uneven_lengths, 0, 3);
     tcase_add_test(t, all_lengths_zero_give_zeros);
     tcase_add_test(t, uniform_length_and_no_lse);
-    tcase_add_loop_test(t, largest_batch_and_group, 0, 2);
+    test_add_loop(t, largest_batch_and_group, 0, 2);
     tcase_add_test(t, many_kv_heads);
-    tcase_add_loop_test(t, head_groups_when_local_memory_is_small, 0, 3);
+    test_add_loop(t, head_groups_when_local_memory_is_small, 0, 3);
     tcase_add_test(t, buffer_create);
     tcase_add_test(t, op_on_buffer_create_kv);
     tcase_add_test(t, plan_reuse_and_program_cache);
@@ -678,13 +680,13 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
     tcase_add_test(t, cv_queue_and_clblast_errors);
-    tcase_add_loop_test(t, split_kv_layout_by_dtype, 0, 2 * 3 * NPAIRS);
-    tcase_add_loop_test(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
-    tcase_add_loop_test(t, split_kv_empty_splits, 0, 2 * 3);
+    test_add_loop(t, split_kv_layout_by_dtype, 0, 2 * 3 * NPAIRS);
+    test_add_loop(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
+    test_add_loop(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
-    tcase_add_loop_test(t, split_equals_non_split, 0, 3);
-    tcase_add_loop_test(t, balanced_layout_by_dtype, 0, 3 * NPAIRS);
-    tcase_add_loop_test(t, balanced_gqa_head_dims_and_edges, 0, 5);
+    test_add_loop(t, split_equals_non_split, 0, 3);
+    test_add_loop(t, balanced_layout_by_dtype, 0, 3 * NPAIRS);
+    test_add_loop(t, balanced_gqa_head_dims_and_edges, 0, 5);
     suite_add_tcase(s, t);
     return s;
 }

@@ -559,6 +559,35 @@ START_TEST(pin_sets_affinity_unless_given) {
 }
 END_TEST
 
+/* The suites' sampled loop cases (IFA_TEST_SAMPLE, tests/test_util.c): ceil(n / k) of n, and with every other
+ * case (k = 2) all residues i % 2, i % 3, i % 4 that a loop of 8 or more reaches and every block i / 4 (the
+ * indices the cases decode into layouts, dtypes and split modes; taking every k-th case would keep i % 2 == 0
+ * only); an offset loop [s, e) alike; without sampling every case. */
+START_TEST(sampled_loop_cases_reach_every_residue) {
+    char picked[64];
+    for (int n = 1; n <= 60; ++n) {
+        ck_assert_int_eq(test_sample_cases(0, n, 1, 0, picked), n);
+        for (int j = 0; j < n; ++j) ck_assert_int_eq(picked[j], 1);
+        for (int k = 2; k <= 3; ++k) ck_assert_int_eq(test_sample_cases(0, n, k, 0, picked), (n + k - 1) / k);
+        if (n < 8) continue;
+        for (int s = 0; s <= 3; s += 3) {
+            ck_assert_int_eq(test_sample_cases(s, s + n, 2, 0, picked), (n + 1) / 2);
+            for (int m = 2; m <= 4; ++m)
+                for (int r = 0; r < m; ++r) {
+                    int hit = 0;
+                    for (int j = 0; j < n; ++j) hit |= picked[j] && (s + j) % m == r;
+                    ck_assert_msg(hit, "n %d from %d: no case with i %% %d == %d", n, s, m, r);
+                }
+            for (int b = s / 4; b <= (s + n - 1) / 4; ++b) {
+                int hit = 0;
+                for (int j = 0; j < n; ++j) hit |= picked[j] && (s + j) / 4 == b;
+                ck_assert_msg(hit, "n %d from %d: no case with i / 4 == %d", n, s, b);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tools");
     TCase *t = tcase_create("tools");
@@ -576,6 +605,7 @@ int main(void) {
     tcase_add_test(t, latent_value_cases);
     tcase_add_test(t, pin_sets_affinity_unless_given);
     tcase_add_test(t, bench_variants_parse_apply_and_count);
+    tcase_add_test(t, sampled_loop_cases_reach_every_residue);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }
