@@ -70,11 +70,14 @@ def issue8(d, out):
             k = shape(r)
             if k not in best or num(r, "us") < num(best[k], "us"):
                 best[k] = r
-    out.append("| shape | us | peer us | speedup | % of read bw | KV MB | check |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- |")
+    # tail: device time after the first kernel (a split plan's combine and the gap before it; CSVs before
+    # 2026-11-26's thirtieth session lack the column)
+    out.append("| shape | us | tail us | splits | peer us | speedup | % of read bw | KV MB | check |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k, r in best.items():
-        out.append("| %s | %.1f | %.1f | %.2fx | %.0f %% | %.1f | %s |" % (k, num(r, "us"), num(r, "peer_us"),
-                   num(r, "speedup"), num(r, "pct_bw"), num(r, "kv_MB"), r.get("check", "")))
+        out.append("| %s | %.1f | %s | %s | %.1f | %.2fx | %.0f %% | %.1f | %s |" % (
+            k, num(r, "us"), r.get("tail_us") or "-", r.get("splits", "-"), num(r, "peer_us"), num(r, "speedup"),
+            num(r, "pct_bw"), num(r, "kv_MB"), r.get("check", "")))
     speedups = [num(r, "speedup") for r in best.values()]
     faster = sum(1 for s in speedups if s > 1)
     g = geomean(speedups)

@@ -302,6 +302,7 @@ enum { SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI };
 typedef struct row_result {
     double us, best_us, host_us, host_busy_us, plan_us, gbps;
     double mean_len; /* the sequences' mean actual length */
+    double tail_us;  /* median device time after the first kernel's end: the combine and the gaps between kernels */
     int64_t kv_bytes;
     int copies;
     int pass; /* 1 pass, 0 fail, -1 not checked */
@@ -472,8 +473,9 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     if (o->alibi)
         bal = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.alibi_slopes.bytes, c.alibi_slopes.data, &err);
     double *t = malloc(sizeof(double) * (size_t)o->runs), *h = malloc(sizeof(double) * (size_t)o->runs);
+    double *tail = malloc(sizeof(double) * (size_t)o->runs);
     double plan_t[101];
-    if (!bq || !bo || !bk || !bv || !t || !h || qmissing || (prefix > 0 && (!bkp || !bvp)) ||
+    if (!bq || !bo || !bk || !bv || !t || !h || !tail || qmissing || (prefix > 0 && (!bkp || !bvp)) ||
         (o->sinks && !bsk) || (o->alibi && !bal)) {
         fprintf(stderr, "ifa-bench: cannot allocate %d copies of %lld bytes of K/V\n", copies, (long long)res->kv_bytes);
         goto done;
@@ -552,13 +554,14 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
             goto done;
         }
         clWaitForEvents(1, &last);
-        if (i >= 0) t[i] = span_us(first, last), h[i] = host;
+        if (i >= 0) t[i] = span_us(first, last), h[i] = host, tail[i] = t[i] - span_us(first, first);
         clReleaseEvent(first);
         clReleaseEvent(last);
     }
     res->us = ifa_bench_median(t, o->runs);
     res->best_us = t[0]; /* median sorted t */
     res->host_us = ifa_bench_median(h, o->runs);
+    res->tail_us = ifa_bench_median(tail, o->runs);
     /* the same calls back to back without waiting, as an engine enqueues a step's layers: the device is busy,
      * so the host time is ifa's and the runtime's enqueue work, without waking idle device threads */
     for (int i = 0; i < o->runs; ++i) {
@@ -583,6 +586,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
 done:
     free(t);
     free(h);
+    free(tail);
     cl_mem all[] = {bq, bo, bk, bv, ws, bq4[0], bq4[1], bq4[2], bq4[3], bkp, bvp, bsk, bal};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
@@ -848,7 +852,7 @@ int main(int argc, char **argv) {
                          : o.nvariants ? "B,N,N_kv,D,S_kv,kv_type,kv_MB,variant,layout,tuning,median_us,low_us,high_us,GBps,pct_bw,"
                                          "vs_first,wins,rounds,tiling_key,check"
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
-                                     "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len";
+                                     "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len,tail_us";
     printf("%s\n", header);
     if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n%s%s\n", ctx->device_name, bw, date,
                      pocl_affinity, header,
@@ -866,7 +870,7 @@ int main(int argc, char **argv) {
         if (strcmp(sh->kv_type, "q8_0") == 0) kv = IFA_DTYPE_INT8;
         else if (strcmp(sh->kv_type, "q4_0") == 0) kv = IFA_DTYPE_INT4;
         else if (strcmp(sh->kv_type, "f16") != 0 && strcmp(sh->kv_type, "fp16") != 0 && sh->kv_type[0]) {
-            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,,,\n", (long long)sh->b,
+            printf("%lld,%lld,%lld,%lld,%lld,,,,,,,,,,,,,,,,,,skipped: KV type %s,,,,,\n", (long long)sh->b,
                    (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s, sh->kv_type);
             continue;
         }
@@ -903,13 +907,13 @@ int main(int argc, char **argv) {
             }
             char line[512];
             snprintf(line, sizeof line,
-                     "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s,%lld,%.1f",
+                     "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s,%lld,%.1f,%.2f",
                      (long long)run.b, (long long)run.n, (long long)run.nkv, (long long)run.d, (long long)run.s, tag,
                      ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies,
                      r.host_us, r.host_busy_us, r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
                      (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv),
                      (int)r.plan.max_splits, (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us,
-                     ratio, (long long)o.query_len, r.mean_len);
+                     ratio, (long long)o.query_len, r.mean_len, r.tail_us);
             printf("%s\n", line);
             fflush(stdout);
             if (csv) {
