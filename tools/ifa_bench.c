@@ -34,7 +34,7 @@ static int usage(void) {
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
             "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
-            "                 [--plain-buffers] [--variant SPEC --variant SPEC ... [--rounds 5]]\n"
+            "                 [--plain-buffers] [--bw-each-row] [--variant SPEC --variant SPEC ... [--rounds 5]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
             "how much, and whether the planner's own choice (template_mode auto) is the winner.\n"
             "--prefix P: each shape runs with a shared prefix of P rows (read once per KV head) and again with the\n"
@@ -51,6 +51,9 @@ static int usage(void) {
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
             "the op reads. Rows with either option name no peer (the peers' figures are for T = 1 and full lengths).\n"
+            "--bw-each-row: the streaming reference measured again after each row's runs; that row's pct_bw is against\n"
+            "it and the CSV's bw_GBps gives it (a machine whose bandwidth moves from minute to minute: a VM beside\n"
+            "busy neighbours).\n"
             "--plain-buffers: K/V (and the bandwidth reference) in clCreateBuffer's buffers instead of ifa_buffer_create's\n"
             "(on a CPU device: whole 2 MiB pages advised for transparent huge pages, starting the tuning row's\n"
             "buffer_offset past the boundary).\n"
@@ -165,6 +168,8 @@ static const char *thp_mode(char *buf, size_t size) {
 
 /* --plain-buffers: K/V and the bandwidth reference in clCreateBuffer's buffers (ifa_tool_stream_buffer) */
 static int plain_buffers;
+/* --bw-each-row: the reference again after each row (its pct_bw and bw_GBps) */
+static int bw_each_row;
 static cl_mem stream_buffer(ifa_context *ctx, cl_mem_flags flags, size_t bytes) {
     return ifa_tool_stream_buffer(ctx, flags, bytes, plain_buffers, "ifa-bench");
 }
@@ -706,6 +711,10 @@ int main(int argc, char **argv) {
             plain_buffers = 1;
             continue;
         }
+        if (strcmp(arg, "--bw-each-row") == 0) {
+            bw_each_row = 1;
+            continue;
+        }
         if (strcmp(arg, "--blocks-in-order") == 0) {
             o.blocks_in_order = 1;
             continue;
@@ -843,6 +852,9 @@ int main(int argc, char **argv) {
     if (o.nvariants)
         printf("# %d variants in %d alternating rounds; a variant's time is the median of its rounds' medians\n", o.nvariants,
                o.rounds);
+    if (bw_each_row)
+        printf("# --bw-each-row: each row's pct_bw is against the reference measured again after its runs (the CSV's "
+               "bw_GBps column)\n");
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
            enq.idle_us, enq.busy_us);
@@ -896,6 +908,8 @@ int main(int argc, char **argv) {
                 ++failures;
                 continue;
             }
+            enqueue_floor ignored;
+            const double row_bw = bw_each_row ? measure_bandwidth(ctx, queue, bw_bytes, &ignored) : bw;
             const ifa_bench_shape *peer =
                 o.prefix > 0 || o.query_len > 1 || o.lengths ? NULL : ifa_bench_shapes_find(peers, npeers, sh);
             char peer_us[32] = "", ratio[32] = "";
@@ -909,7 +923,7 @@ int main(int argc, char **argv) {
             snprintf(line, sizeof line,
                      "%lld,%lld,%lld,%lld,%lld,%s,%s,%.1f,%.2f,%.2f,%.1f,%.1f,%d,%.1f,%.1f,%.2f,%s,%llu,%d,%s,%d,%d,%s,%s,%s,%lld,%.1f,%.2f",
                      (long long)run.b, (long long)run.n, (long long)run.nkv, (long long)run.d, (long long)run.s, tag,
-                     ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / bw, r.copies,
+                     ifa_dtype_name(kv), (double)r.kv_bytes / 1e6, r.us, r.best_us, r.gbps, 100.0 * r.gbps / row_bw, r.copies,
                      r.host_us, r.host_busy_us, r.plan_us, r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv",
                      (unsigned long long)r.plan.tiling_key, (int)r.plan.vector_width, split_name(r.plan.split_kv),
                      (int)r.plan.max_splits, (int)r.plan.units, r.pass < 0 ? "skipped" : r.pass ? "pass" : "FAIL", peer_us,
@@ -917,7 +931,7 @@ int main(int argc, char **argv) {
             printf("%s\n", line);
             fflush(stdout);
             if (csv) {
-                fprintf(csv, "%s,%.1f\n", line, bw);
+                fprintf(csv, "%s,%.1f\n", line, row_bw);
                 fflush(csv); /* a run stopped by a time limit (a lent GPU's step) keeps the rows it measured */
             }
             if (r.pass == 0) ++failures;
