@@ -175,6 +175,9 @@ static cl_mem stream_buffer(ifa_context *ctx, cl_mem_flags flags, size_t bytes) 
 }
 
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
+    /* IFA_BENCH_BW_DETAIL=1: each configuration's figure to stderr (which of them a fast minute favours) */
+    const char *detail = getenv("IFA_BENCH_BW_DETAIL");
+    const int bw_detail = detail && *detail && strcmp(detail, "0") != 0;
     const int contig = ifa__vendor_is_cpu(ctx->facts.vendor);
     const size_t cu = (size_t)ctx->facts.compute_units;
     const size_t counts[3] = {contig ? cu * 4 : cu * 2048, cu * 64, cu * 256}, shapes = contig ? 3 : 1;
@@ -215,6 +218,8 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
             }
             const double g = (double)bytes / best * 1e-3;
             if (!(gbps >= g)) gbps = g;
+            if (bw_detail)
+                fprintf(stderr, "ifa-bench: reference %zu ranges, prefetch %s: %.1f GB/s\n", counts[s], v ? "4 KiB" : "none", g);
         }
     }
     measure_enqueue(q, k[0], counts[0], enq);
