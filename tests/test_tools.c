@@ -562,7 +562,7 @@ END_TEST
 /* The suites' sampled loop cases (IFA_TEST_SAMPLE, tests/test_util.c): ceil(n / k) of n, and with every other
  * case (k = 2) all residues i % 2, i % 3, i % 4 that a loop of 8 or more reaches and every block i / 4 (the
  * indices the cases decode into layouts, dtypes and split modes; taking every k-th case would keep i % 2 == 0
- * only); an offset loop [s, e) alike; without sampling every case. */
+ * only); an offset loop [s, e) alike; every case under some salt; without sampling every case. */
 START_TEST(sampled_loop_cases_reach_every_residue) {
     char picked[64];
     for (int n = 1; n <= 60; ++n) {
@@ -584,6 +584,13 @@ START_TEST(sampled_loop_cases_reach_every_residue) {
                 ck_assert_msg(hit, "n %d from %d: no case with i / 4 == %d", n, s, b);
             }
         }
+        /* other IFA_TEST_SEEDs, other halves: over seeds 0 .. n - 1 every case runs */
+        char any[64] = {0};
+        for (unsigned long long salt = 0; salt < (unsigned long long)n; ++salt) {
+            ck_assert_int_eq(test_sample_cases(0, n, 2, salt, picked), (n + 1) / 2);
+            for (int j = 0; j < n; ++j) any[j] |= picked[j];
+        }
+        for (int j = 0; j < n; ++j) ck_assert_msg(any[j], "n %d: case %d under no seed below %d", n, j, n);
     }
 }
 END_TEST
