@@ -4,12 +4,16 @@
  * PoCL builds or by the machine (docs/performance.md, tenth session).
  *
  *   gcc -O3 -march=haswell -o /tmp/native_g1 docs/bench/native_g1.c -lm -lpthread
- *   /tmp/native_g1 S HEADS THREADS COPIES [PREFETCH]
+ *   /tmp/native_g1 S HEADS THREADS COPIES [PREFETCH [RANGES]]
  *
  * Runs 200 times over HEADS heads of S rows (heads split over THREADS threads), rotating over COPIES copies of
  * K and V so that every run reads cold data when COPIES x the KV bytes exceed the last-level cache; prints the
  * best and the median wall time (the first 5 runs dropped). PREFETCH > 0: prefetch each K and V row that many
- * rows ahead into L1; -1 / -2: prefetch the next chunk's K and V rows into L1 / L2 during the scores. */
+ * rows ahead into L1; -1 / -2: prefetch the next chunk's K and V rows into L1 / L2 during the scores.
+ * RANGES > 1 (up to 16): each head read as that many ranges of S / RANGES rows, a chunk of each in turn, each with
+ * its own running softmax, merged at the end: RANGES x 2 streams in flight per thread (thirtieth session: no
+ * faster than 1 on the Zen 4 VM, in its slow and its fast minutes; the next-chunk prefetch, PREFETCH < 0, is RANGES
+ * 1's only). */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <math.h>
@@ -24,7 +28,7 @@
 #define RUNS 200
 #define SKIP 5
 
-static int S, HEADS, THREADS, COPIES, PREFETCH;
+static int S, HEADS, THREADS, COPIES, PREFETCH, RANGES = 1;
 static size_t copy_elems;
 static uint16_t *K, *V;
 static float *Q, *O;
@@ -52,6 +56,60 @@ static void prefetch_row(const uint16_t *row, int l2) {
         else
             _mm_prefetch((const char *)row + l, _MM_HINT_T0);
     }
+}
+
+/* One chunk of 64 rows at c into state (m, l, acc) */
+static void chunk(const uint16_t *k, const uint16_t *v, const __m256 *qv, int c, float *m, float *l, __m256 *acc) {
+    float mx = -INFINITY, sc[CHUNK];
+    for (int j = 0; j < CHUNK; j++) {
+        const uint16_t *kr = k + (size_t)(c + j) * D;
+        if (PREFETCH > 0) prefetch_row(kr + (size_t)PREFETCH * D, 0);
+        __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
+        for (int x = 0; x < D / 8; x += 2) {
+            d0 = _mm256_fmadd_ps(qv[x], load_half8(kr + 8 * x), d0);
+            d1 = _mm256_fmadd_ps(qv[x + 1], load_half8(kr + 8 * x + 8), d1);
+        }
+        sc[j] = hsum(_mm256_add_ps(d0, d1)) * 0.088f;
+        mx = fmaxf(mx, sc[j]);
+    }
+    const float m_new = fmaxf(*m, mx), alpha = expf(*m - m_new);
+    float sum = 0;
+    for (int j = 0; j < CHUNK; j++) sum += sc[j] = expf(sc[j] - m_new);
+    *m = m_new, *l = *l * alpha + sum;
+    __m256 a[D / 8];
+    for (int i = 0; i < D / 8; i++) a[i] = _mm256_mul_ps(acc[i], _mm256_set1_ps(alpha));
+    for (int j = 0; j < CHUNK; j++) {
+        const uint16_t *vr = v + (size_t)(c + j) * D;
+        if (PREFETCH > 0) prefetch_row(vr + (size_t)PREFETCH * D, 0);
+        const __m256 p = _mm256_set1_ps(sc[j]);
+        for (int x = 0; x < D / 8; x++) a[x] = _mm256_fmadd_ps(p, load_half8(vr + 8 * x), a[x]);
+    }
+    for (int i = 0; i < D / 8; i++) acc[i] = a[i];
+}
+
+/* One head as RANGES interleaved ranges of S / RANGES rows, a chunk of each in turn */
+static void head_ranges(const uint16_t *k, const uint16_t *v, const float *q, float *out) {
+    __m256 qv[D / 8];
+    for (int i = 0; i < D / 8; i++) qv[i] = _mm256_loadu_ps(q + 8 * i);
+    __m256 acc[16][D / 8];
+    float m[16], l[16];
+    const int per = S / RANGES;
+    for (int r = 0; r < RANGES; r++) {
+        m[r] = -INFINITY, l[r] = 0;
+        for (int i = 0; i < D / 8; i++) acc[r][i] = _mm256_setzero_ps();
+    }
+    for (int c = 0; c < per; c += CHUNK)
+        for (int r = 0; r < RANGES; r++) chunk(k, v, qv, r * per + c, &m[r], &l[r], acc[r]);
+    float mx = -INFINITY, lt = 0;
+    for (int r = 0; r < RANGES; r++) mx = fmaxf(mx, m[r]);
+    __m256 o[D / 8];
+    for (int i = 0; i < D / 8; i++) o[i] = _mm256_setzero_ps();
+    for (int r = 0; r < RANGES; r++) {
+        const float f = expf(m[r] - mx);
+        lt += l[r] * f;
+        for (int i = 0; i < D / 8; i++) o[i] = _mm256_fmadd_ps(acc[r][i], _mm256_set1_ps(f), o[i]);
+    }
+    for (int i = 0; i < D / 8; i++) _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(o[i], _mm256_set1_ps(1 / lt)));
 }
 
 /* One head: out = softmax(q . k^T * scale) . v over S rows; the caller's data are valid random fp16. */
@@ -98,7 +156,7 @@ static void *worker(void *arg) {
         const double t0 = now();
         const size_t base = (size_t)(r % COPIES) * copy_elems;
         for (int h = t; h < HEADS; h += THREADS)
-            head(K + base + (size_t)h * S * D, V + base + (size_t)h * S * D, Q + h * D, O + h * D);
+            (RANGES > 1 ? head_ranges : head)(K + base + (size_t)h * S * D, V + base + (size_t)h * S * D, Q + h * D, O + h * D);
         pthread_barrier_wait(&barrier);
         if (t == 0) times[r] = now() - t0;
     }
@@ -112,11 +170,16 @@ static int by_value(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: %s S HEADS THREADS COPIES [PREFETCH]\n", argv[0]);
+        fprintf(stderr, "usage: %s S HEADS THREADS COPIES [PREFETCH [RANGES]]\n", argv[0]);
         return 2;
     }
     S = atoi(argv[1]), HEADS = atoi(argv[2]), THREADS = atoi(argv[3]), COPIES = atoi(argv[4]);
     PREFETCH = argc > 5 ? atoi(argv[5]) : 0;
+    RANGES = argc > 6 ? atoi(argv[6]) : 1;
+    if (RANGES < 1 || RANGES > 16 || S % (RANGES * CHUNK)) {
+        fprintf(stderr, "RANGES must be 1 to 16 and divide S into multiples of %d rows\n", CHUNK);
+        return 2;
+    }
     if (S < CHUNK || S % CHUNK || HEADS < 1 || THREADS < 1 || THREADS > 64 || COPIES < 1) {
         fprintf(stderr, "S must be a multiple of %d; HEADS, THREADS (<= 64) and COPIES positive\n", CHUNK);
         return 2;
