@@ -53,15 +53,18 @@ static ifa_status load_sources(const char *const *names, int count, const char *
     return IFA_STATUS_OK;
 }
 
+/* Whether environment variable name is set to something other than "" or "0". */
+static int env_on(const char *name) {
+    const char *env = getenv(name);
+    return env && *env && strcmp(env, "0") != 0;
+}
+
 /* IFA_BUILD_LOG=1: every program built prints its kernel, options and the compiler's log to stderr, so a
  * warning in a kernel variant (or a vendor compiler's complaint) is seen; tests/check_kernel_warnings.cmake
  * fails on any warning that points into ifa's sources. On NVIDIA the build also asks for -cl-nv-verbose (the
  * log then gives ptxas's registers and spills per kernel), and every device's kernel gets a line of its
  * private (spilled) and local memory. Read at each build: builds are rare and slow. */
-static int build_log_on(void) {
-    const char *env = getenv("IFA_BUILD_LOG");
-    return env && *env && strcmp(env, "0") != 0;
-}
+static int build_log_on(void) { return env_on("IFA_BUILD_LOG"); }
 
 static void print_build_log(const ifa_context *ctx, cl_program program, const char *kernel_name,
                             const char *options) {
@@ -189,10 +192,7 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
  * failed build is never cached, and a changed source or option is a new cache entry). Off by default: another
  * vendor's compiler may warn where PoCL's does not, and an engine's decode must not fail on that. Read at each
  * build: builds are rare and slow. */
-static int kernel_werror(void) {
-    const char *env = getenv("IFA_KERNEL_WERROR");
-    return env && *env && strcmp(env, "0") != 0;
-}
+static int kernel_werror(void) { return env_on("IFA_KERNEL_WERROR"); }
 
 /* "-cl-std=CL1.2 [-Werror] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
  * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on

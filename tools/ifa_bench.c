@@ -174,6 +174,8 @@ static cl_mem stream_buffer(ifa_context *ctx, cl_mem_flags flags, size_t bytes) 
     return ifa_tool_stream_buffer(ctx, flags, bytes, plain_buffers, "ifa-bench");
 }
 
+/* The streaming reference over bytes (the kernel above), and into *enq, when enq is not NULL, the runtime's
+ * enqueue floor (measured once per process: --bw-each-row's later references pass NULL). */
 static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t bytes, enqueue_floor *enq) {
     /* IFA_BENCH_BW_DETAIL=1: each configuration's figure to stderr (which of them a fast minute favours) */
     const char *detail = getenv("IFA_BENCH_BW_DETAIL");
@@ -222,7 +224,7 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
                 fprintf(stderr, "ifa-bench: reference %zu ranges, prefetch %s: %.1f GB/s\n", counts[s], v ? "4 KiB" : "none", g);
         }
     }
-    measure_enqueue(q, k[0], counts[0], enq);
+    if (enq) measure_enqueue(q, k[0], counts[0], enq);
 done:
     for (int v = 0; v < 2; ++v) {
         if (k[v]) clReleaseKernel(k[v]);
@@ -913,8 +915,7 @@ int main(int argc, char **argv) {
                 ++failures;
                 continue;
             }
-            enqueue_floor ignored;
-            const double row_bw = bw_each_row ? measure_bandwidth(ctx, queue, bw_bytes, &ignored) : bw;
+            const double row_bw = bw_each_row ? measure_bandwidth(ctx, queue, bw_bytes, NULL) : bw;
             const ifa_bench_shape *peer =
                 o.prefix > 0 || o.query_len > 1 || o.lengths ? NULL : ifa_bench_shapes_find(peers, npeers, sh);
             char peer_us[32] = "", ratio[32] = "";
