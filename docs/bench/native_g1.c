@@ -12,8 +12,7 @@
  * rows ahead into L1; -1 / -2: prefetch the next chunk's K and V rows into L1 / L2 during the scores.
  * RANGES > 1 (up to 16): each head read as that many ranges of S / RANGES rows, a chunk of each in turn, each with
  * its own running softmax, merged at the end: RANGES x 2 streams in flight per thread (thirtieth session: no
- * faster than 1 on the Zen 4 VM, in its slow and its fast minutes; the next-chunk prefetch, PREFETCH < 0, is RANGES
- * 1's only). */
+ * faster than 1 on the Zen 4 VM, in its slow and its fast minutes). */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <math.h>
@@ -58,12 +57,17 @@ static void prefetch_row(const uint16_t *row, int l2) {
     }
 }
 
-/* One chunk of 64 rows at c into state (m, l, acc) */
-static void chunk(const uint16_t *k, const uint16_t *v, const __m256 *qv, int c, float *m, float *l, __m256 *acc) {
+/* The chunk of 64 rows at c (of a range ending at end) into the running state (m, l, acc) */
+static void chunk(const uint16_t *k, const uint16_t *v, const __m256 *qv, int c, int end, float *m, float *l,
+                  __m256 *acc) {
     float mx = -INFINITY, sc[CHUNK];
     for (int j = 0; j < CHUNK; j++) {
         const uint16_t *kr = k + (size_t)(c + j) * D;
         if (PREFETCH > 0) prefetch_row(kr + (size_t)PREFETCH * D, 0);
+        if (PREFETCH < 0 && c + CHUNK < end) {
+            prefetch_row(kr + (size_t)CHUNK * D, PREFETCH == -2);
+            prefetch_row(v + (size_t)(c + CHUNK + j) * D, PREFETCH == -2);
+        }
         __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
         for (int x = 0; x < D / 8; x += 2) {
             d0 = _mm256_fmadd_ps(qv[x], load_half8(kr + 8 * x), d0);
@@ -87,8 +91,9 @@ static void chunk(const uint16_t *k, const uint16_t *v, const __m256 *qv, int c,
     for (int i = 0; i < D / 8; i++) acc[i] = a[i];
 }
 
-/* One head as RANGES interleaved ranges of S / RANGES rows, a chunk of each in turn */
-static void head_ranges(const uint16_t *k, const uint16_t *v, const float *q, float *out) {
+/* One head: out = softmax(q . k^T * scale) . v over S rows, read as RANGES interleaved ranges of S / RANGES rows,
+ * a chunk of each in turn (1: the rows in order); the caller's data are valid random fp16. */
+static void head(const uint16_t *k, const uint16_t *v, const float *q, float *out) {
     __m256 qv[D / 8];
     for (int i = 0; i < D / 8; i++) qv[i] = _mm256_loadu_ps(q + 8 * i);
     __m256 acc[16][D / 8];
@@ -99,7 +104,7 @@ static void head_ranges(const uint16_t *k, const uint16_t *v, const float *q, fl
         for (int i = 0; i < D / 8; i++) acc[r][i] = _mm256_setzero_ps();
     }
     for (int c = 0; c < per; c += CHUNK)
-        for (int r = 0; r < RANGES; r++) chunk(k, v, qv, r * per + c, &m[r], &l[r], acc[r]);
+        for (int r = 0; r < RANGES; r++) chunk(k, v, qv, r * per + c, (r + 1) * per, &m[r], &l[r], acc[r]);
     float mx = -INFINITY, lt = 0;
     for (int r = 0; r < RANGES; r++) mx = fmaxf(mx, m[r]);
     __m256 o[D / 8];
@@ -112,43 +117,6 @@ static void head_ranges(const uint16_t *k, const uint16_t *v, const float *q, fl
     for (int i = 0; i < D / 8; i++) _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(o[i], _mm256_set1_ps(1 / lt)));
 }
 
-/* One head: out = softmax(q . k^T * scale) . v over S rows; the caller's data are valid random fp16. */
-static void head(const uint16_t *k, const uint16_t *v, const float *q, float *out) {
-    __m256 acc[D / 8], qv[D / 8];
-    for (int i = 0; i < D / 8; i++) acc[i] = _mm256_setzero_ps(), qv[i] = _mm256_loadu_ps(q + 8 * i);
-    float m = -INFINITY, l = 0, sc[CHUNK];
-    for (int c = 0; c < S; c += CHUNK) {
-        float mx = -INFINITY;
-        for (int j = 0; j < CHUNK; j++) {
-            const uint16_t *kr = k + (size_t)(c + j) * D;
-            if (PREFETCH > 0) prefetch_row(kr + (size_t)PREFETCH * D, 0);
-            if (PREFETCH < 0 && c + CHUNK < S) {
-                prefetch_row(kr + (size_t)CHUNK * D, PREFETCH == -2);
-                prefetch_row(v + (size_t)(c + CHUNK + j) * D, PREFETCH == -2);
-            }
-            __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
-            for (int x = 0; x < D / 8; x += 2) {
-                d0 = _mm256_fmadd_ps(qv[x], load_half8(kr + 8 * x), d0);
-                d1 = _mm256_fmadd_ps(qv[x + 1], load_half8(kr + 8 * x + 8), d1);
-            }
-            sc[j] = hsum(_mm256_add_ps(d0, d1)) * 0.088f;
-            mx = fmaxf(mx, sc[j]);
-        }
-        const float m_new = fmaxf(m, mx), alpha = expf(m - m_new);
-        float sum = 0;
-        for (int j = 0; j < CHUNK; j++) sum += sc[j] = expf(sc[j] - m_new);
-        m = m_new, l = l * alpha + sum;
-        for (int i = 0; i < D / 8; i++) acc[i] = _mm256_mul_ps(acc[i], _mm256_set1_ps(alpha));
-        for (int j = 0; j < CHUNK; j++) {
-            const uint16_t *vr = v + (size_t)(c + j) * D;
-            if (PREFETCH > 0) prefetch_row(vr + (size_t)PREFETCH * D, 0);
-            const __m256 p = _mm256_set1_ps(sc[j]);
-            for (int x = 0; x < D / 8; x++) acc[x] = _mm256_fmadd_ps(p, load_half8(vr + 8 * x), acc[x]);
-        }
-    }
-    for (int i = 0; i < D / 8; i++) _mm256_storeu_ps(out + 8 * i, _mm256_mul_ps(acc[i], _mm256_set1_ps(1 / l)));
-}
-
 static void *worker(void *arg) {
     const long t = (long)arg;
     for (int r = 0; r < RUNS; r++) {
@@ -156,7 +124,7 @@ static void *worker(void *arg) {
         const double t0 = now();
         const size_t base = (size_t)(r % COPIES) * copy_elems;
         for (int h = t; h < HEADS; h += THREADS)
-            (RANGES > 1 ? head_ranges : head)(K + base + (size_t)h * S * D, V + base + (size_t)h * S * D, Q + h * D, O + h * D);
+            head(K + base + (size_t)h * S * D, V + base + (size_t)h * S * D, Q + h * D, O + h * D);
         pthread_barrier_wait(&barrier);
         if (t == 0) times[r] = now() - t0;
     }
