@@ -217,7 +217,15 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
  * MMA 2 (lean) reads the query's fragments from local memory at each step and loads the value rows after the
  * scores: fewer registers live at once (NVIDIA's compiler gave MMA 1 180 at G = 4, D = 128: 2 work-groups of
- * 128 a multiprocessor). */
+ * 128 a multiprocessor).
+ * MMA 3 (transposed, R <= 8) computes S^T = K Q^T and O^T = V^T P^T instead: the 16 keys of a step and 16 value
+ * columns are the 16-row side and the query rows the 8-column side, so at G <= 8 half as many products (no 16-row
+ * side half empty), half the accumulators (D / 4 a lane) and D up to 256. Lane (g, t) reads key rows g and g + 8
+ * (a quarter each, as above) and value rows 2t, 2t + 1, 2t + 8, 2t + 9 of the step, an eighth each (columns
+ * g D / 8 ..): pairs of those rows' words are the value operand's words (a byte permute, no transpose), value tile
+ * i's rows g and g + 8 being columns g D / 8 + 2i and + 1. Its scores are keys g and g + 8 of query rows 2t and
+ * 2t + 1 (maxima and sums over g: 3 shuffles); two transposes a part turn them into P^T's operand. MMA 4 is its
+ * lean variant (as 2 is 1's), which MMA 3 becomes beyond D = 128. */
 #ifndef MMA
 #define MMA 0
 #endif
@@ -227,11 +235,13 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_KW (HEAD_DIM / 8)    /* their 32-bit words (two fp16 each) */
 #define IFA_KS (HEAD_DIM / 16)   /* 16-term steps of a score tile */
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
+#define IFA_VT (HEAD_DIM / 16)   /* MMA 3, 4: 16-column value tiles, and the words of a lane's eighth of a value row */
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
-    (Q_T != IFA_F16 && Q_T != IFA_BF16) || \
-    ANTIQUANT > 2 || VAQ > 2 || HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || VDIM != HEAD_DIM || \
-    R > 16 || WG % 32 != 0 || MAX_PASS || MMA > 2
-#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8 with per-channel or per-tensor scales, D a multiple of 32 (int8: 64) up to 128, D_v = D, R <= 16, warps of 32"
+    (Q_T != IFA_F16 && Q_T != IFA_BF16) || ANTIQUANT > 2 || VAQ > 2 || VDIM != HEAD_DIM || WG % 32 != 0 || \
+    MAX_PASS || MMA > 4 ||                                                                                         \
+    (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
+              : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16)
+#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8 with per-channel or per-tensor scales, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128 and R <= 16 (MMA 3 and 4: D a multiple of 64 up to 256, R <= 8)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
@@ -1128,6 +1138,251 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     int s_vis = (p) < (end) && (window <= 0 || (p) >= (end) - window);                                           \
     IFA_SCORE_MASK(s_vis, t, p)
 #if MMA
+/* element x of row r at key position p scored as the other paths score it (-inf where unseen or past R) */
+#define IFA_MMA_SC(x, r, p)                                                                                        \
+    if ((r) < R) {                                                                                                \
+        IFA_ROW_GT(r, gq, tq);                                                                                    \
+        const int end = IFA_END(gq, tq), pl = min((p), len - 1);                                                  \
+        IFA_SCORE(sc_, vis_, (x), (r), gq, tq, pl, end, 0.0f, 1.0f);                                              \
+        vis_ = vis_ && (p) < len;                                                                                 \
+        (x) = vis_ ? sc_ : -INFINITY;                                                                             \
+    } else                                                                                                        \
+        (x) = -INFINITY
+#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off) into fp16x2 words wa and wb (zero past
+ * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
+#if KV_T == IFA_I8
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)(xq + 16 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)(xq + 16 * u)) : (uint4)0; \
+        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
+        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
+        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
+        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
+        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
+        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
+        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
+        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
+    }
+#else
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
+        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)(xq + 8 * u)) : (uint4)0;                      \
+        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)(xq + 8 * u)) : (uint4)0;                      \
+        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
+        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
+    }
+#endif
+/* the warps' merge, after each lane's rows r0 and r1 have their maxima (m0, m1) and sums (l0, l1) over the warp:
+ * the lanes where own write them, each row's max over the warps rescales this warp's accumulators (by f0, f1),
+ * and m_s and l_s take each row's max and sum */
+#define IFA_MMA_MERGE(own)                                                                                         \
+    if (own) {                                                                                                     \
+        if (r0 < R) mg_m[wp * R + r0] = m0, mg_l[wp * R + r0] = l0;                                                \
+        if (r1 < R) mg_m[wp * R + r1] = m1, mg_l[wp * R + r1] = l1;                                                \
+    }                                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                                  \
+    float mx0 = -INFINITY, mx1 = -INFINITY;                                                                        \
+    for (int q = 0; q < IFA_NW; ++q) {                                                                             \
+        if (r0 < R) mx0 = fmax(mx0, mg_m[q * R + r0]);                                                             \
+        if (r1 < R) mx1 = fmax(mx1, mg_m[q * R + r1]);                                                             \
+    }                                                                                                              \
+    const float f0 = m0 == -INFINITY ? 0.0f : exp(m0 - mx0), f1 = m1 == -INFINITY ? 0.0f : exp(m1 - mx1);        \
+    if (lid < R) {                                                                                                 \
+        float mx = -INFINITY, sum = 0.0f;                                                                          \
+        for (int q = 0; q < IFA_NW; ++q) mx = fmax(mx, mg_m[q * R + lid]);                                         \
+        for (int q = 0; q < IFA_NW; ++q)                                                                           \
+            if (mg_m[q * R + lid] != -INFINITY) sum += mg_l[q * R + lid] * exp(mg_m[q * R + lid] - mx);            \
+        m_s[lid] = mx;                                                                                             \
+        l_s[lid] = sum;                                                                                            \
+    }
+#if MMA >= 3
+/* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
+ * and converted at each step (registers: ptxas on clang's PTX, D = 128: 169 -> 147; D = 256: 255 and spills ->
+ * 200) */
+#define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
+#define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
+    {
+        /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter from xq), value rows 2 mt4, + 1, + 8,
+         * + 9 (an eighth from xv); query row mg of the score products' 8-column side, scores and accumulators of
+         * query rows r0 and r1 */
+        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
+        const int xv = mg * (HEAD_DIM / 8), r0 = 2 * mt4, r1 = r0 + 1;
+#if IFA_MMA_QLO
+        /* each row's power of two (IFA_MMA_QLO above): query row mg's, and rows r0 and r1's inverses for the scores */
+        float qx = 0.0f, qx0 = 0.0f, qx1 = 0.0f;
+        for (int d = 0; d < HEAD_DIM; ++d) {
+            qx = fmax(qx, mg < R ? fabs(qs[mg * HEAD_DIM + d]) : 0.0f);
+            qx0 = fmax(qx0, r0 < R ? fabs(qs[r0 * HEAD_DIM + d]) : 0.0f);
+            qx1 = fmax(qx1, r1 < R ? fabs(qs[r1 * HEAD_DIM + d]) : 0.0f);
+        }
+        const float qe = ifa_mma_qscale(qx), qi0 = 1.0f / ifa_mma_qscale(qx0), qi1 = 1.0f / ifa_mma_qscale(qx1);
+#else
+        const float qe = 1.0f;
+#endif
+        /* step s2's query operand: columns xq + 4 s2 .. + 3 of row mg (the key operand's terms in the same order),
+         * from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on NVIDIA, so
+         * that the compiler does not hoist them back into registers), else once into registers */
+#define IFA_MMA_Q4(s2, z) (mg < R ? vload4(0, qs + mg * HEAD_DIM + xq + 4 * (s2) + (z)) * qe : (float4)0.0f)
+#define IFA_MMA_QH(q4) ((uint2)(ifa_h2((q4).x, (q4).y), ifa_h2((q4).z, (q4).w)))
+#define IFA_MMA_QL(q4, h)                                                                                          \
+    ((uint2)(ifa_h2((q4).x - ifa_f2((h).x).x, (q4).y - ifa_f2((h).x).y),                                          \
+             ifa_h2((q4).z - ifa_f2((h).y).x, (q4).w - ifa_f2((h).y).y)))
+#if !IFA_MMA_QSTEP
+        uint2 qf[IFA_KS];
+#if IFA_MMA_QLO
+        uint2 ql[IFA_KS];
+#endif
+        _Pragma("unroll") for (int s2 = 0; s2 < IFA_KS; ++s2) {
+            const float4 q4 = IFA_MMA_Q4(s2, 0);
+            qf[s2] = IFA_MMA_QH(q4);
+#if IFA_MMA_QLO
+            ql[s2] = IFA_MMA_QL(q4, qf[s2]);
+#endif
+        }
+#endif
+        /* value tile i: oacc[i] holds rows r0 and r1 (x, y) of column xv + 2i and (z, w) of column xv + 2i + 1 */
+        float4 oacc[IFA_VT];
+        _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) oacc[i] = (float4)0.0f;
+        float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
+/* x over the 8 lanes that share the lane's query rows (same mt4) by op, in place */
+#define IFA_GRED(x, op)                                                                                            \
+    do {                                                                                                           \
+        float y_;                                                                                                  \
+        IFA_QXOR(y_, (x), 4);                                                                                      \
+        (x) = op((x), y_);                                                                                         \
+        IFA_QXOR(y_, (x), 8);                                                                                      \
+        (x) = op((x), y_);                                                                                         \
+        IFA_QXOR(y_, (x), 16);                                                                                     \
+        (x) = op((x), y_);                                                                                         \
+    } while (0)
+/* the lane's eighth (columns xv ..) of value row p as IFA_VT fp16x2 words wd (zero past len) */
+#if KV_T == IFA_I8
+#define IFA_MMA_VROW(wd, p)                                                                                         \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * u)) : (uint2)0;                \
+            IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
+            IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
+        }                                                                                                          \
+    } while (0)
+#else
+#define IFA_MMA_VROW(wd, p)                                                                                         \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * u)) : (uint4)0;                \
+            wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
+        }                                                                                                          \
+    } while (0)
+#endif
+        /* the step loop is the work-group's (uniform: every lane reaches the products) */
+        for (int jb = first; jb < len; jb += IFA_NW * 16) {
+            const int pa = jb + wp * 16 + mg, pb = pa + 8, pv = jb + wp * 16 + r0;
+            const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
+            uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
+            IFA_MMA_ROWS(kaw, kbw, k, k_off)
+#if !IFA_MMA_VLATE
+            IFA_MMA_VROW(vw0, pv);
+            IFA_MMA_VROW(vw1, pv + 1);
+            IFA_MMA_VROW(vw2, pv + 8);
+            IFA_MMA_VROW(vw3, pv + 9);
+#endif
+            /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w) */
+            float4 st = (float4)0.0f;
+#if IFA_MMA_QSTEP
+            uint qz;
+            IFA_QZERO(qz);
+#endif
+            IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
+                const uint4 ka = (uint4)(kaw[2 * s2], kbw[2 * s2], kaw[2 * s2 + 1], kbw[2 * s2 + 1]);
+#if IFA_MMA_QSTEP
+                const float4 q4 = IFA_MMA_Q4(s2, qz);
+                const uint2 qh = IFA_MMA_QH(q4);
+                IFA_MMA(st, ka, qh);
+#if IFA_MMA_QLO
+                IFA_MMA(st, ka, IFA_MMA_QL(q4, qh));
+#endif
+#else
+                IFA_MMA(st, ka, qf[s2]);
+#if IFA_MMA_QLO
+                IFA_MMA(st, ka, ql[s2]);
+#endif
+#endif
+            }
+#if IFA_MMA_QLO
+            st.xz *= qi0, st.yw *= qi1;
+#endif
+#if IFA_MMA_VLATE
+            /* the value rows after the scores (a compiler barrier on NVIDIA: not live with the key words) */
+            IFA_MMA_FENCE;
+            IFA_MMA_VROW(vw0, pv);
+            IFA_MMA_VROW(vw1, pv + 1);
+            IFA_MMA_VROW(vw2, pv + 8);
+            IFA_MMA_VROW(vw3, pv + 9);
+#endif
+            IFA_MMA_SC(st.x, r0, pa);
+            IFA_MMA_SC(st.y, r1, pa);
+            IFA_MMA_SC(st.z, r0, pb);
+            IFA_MMA_SC(st.w, r1, pb);
+            /* each row's max over the step's 16 keys: the lane's 2, then the 8 lanes of its rows */
+            float mt0 = fmax(st.x, st.z), mt1 = fmax(st.y, st.w);
+            IFA_GRED(mt0, fmax);
+            IFA_GRED(mt1, fmax);
+            const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
+            const float al0 = mn0 == -INFINITY ? 1.0f : exp(m0 - mn0), al1 = mn1 == -INFINITY ? 1.0f : exp(m1 - mn1);
+            const float4 p4 = (float4)(IFA_MMA_P(st.x, mn0), IFA_MMA_P(st.y, mn1), IFA_MMA_P(st.z, mn0),
+                                       IFA_MMA_P(st.w, mn1));
+            l0 = l0 * al0 + (p4.x + p4.z);
+            l1 = l1 * al1 + (p4.y + p4.w);
+            m0 = mn0, m1 = mn1;
+            /* P^T as the 8-column operand, in two parts (hi, and what hi missed): keys mg (mg + 8) of rows r0, r1
+             * are an 8 x 8 matrix's row mg, columns 2 mt4 and + 1; transposed, row mg of P over keys 2 mt4, + 1 */
+            const uint2 pw = (uint2)(ifa_h2(p4.x, p4.y), ifa_h2(p4.z, p4.w));
+            const float2 e0 = ifa_f2(pw.x), e1 = ifa_f2(pw.y);
+            const uint2 pl = (uint2)(ifa_h2(p4.x - e0.x, p4.y - e0.y), ifa_h2(p4.z - e1.x, p4.w - e1.y));
+            uint2 bh, bl;
+            IFA_MOVT(bh.x, pw.x);
+            IFA_MOVT(bh.y, pw.y);
+            IFA_MOVT(bl.x, pl.x);
+            IFA_MOVT(bl.y, pl.y);
+            /* O^T tile by tile: value tile i's operand pairs the words of value rows 2 mt4 and + 1 (+ 8 and + 9):
+             * column xv + 2i as its row mg, xv + 2i + 1 as row mg + 8 */
+            IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) {
+                const uint4 va = (uint4)((vw0[i] & 0xffffu) | (vw1[i] << 16), (vw0[i] >> 16) | (vw1[i] & 0xffff0000u),
+                                         (vw2[i] & 0xffffu) | (vw3[i] << 16), (vw2[i] >> 16) | (vw3[i] & 0xffff0000u));
+                float4 oi = oacc[i];
+                oi.xz *= al0;
+                oi.yw *= al1;
+                IFA_MMA(oi, va, bh);
+                IFA_MMA(oi, va, bl);
+                oacc[i] = oi;
+            }
+        }
+        /* each row's sum over its 8 lanes, then the warps' merge */
+        IFA_GRED(l0, ifa_add);
+        IFA_GRED(l1, ifa_add);
+        IFA_MMA_MERGE(mg == 0);
+        for (int q = 0; q < IFA_NW; ++q) {
+            if (wp == q)
+                _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) {
+                    const int d = xv + 2 * i;
+#if VAQ == 1 || VAQ == 2
+                    const float s0 = aq_v[d], s1 = aq_v[d + 1], c0 = aq_v[VDIM + d], c1 = aq_v[VDIM + d + 1];
+                    const float4 oi = (float4)(fma(oacc[i].x, s0, c0 * l0), fma(oacc[i].y, s0, c0 * l1),
+                                               fma(oacc[i].z, s1, c1 * l0), fma(oacc[i].w, s1, c1 * l1));
+#else
+                    const float4 oi = oacc[i];
+#endif
+                    if (r0 < rn) acc[r0 * VDIM + d] += oi.x * f0, acc[r0 * VDIM + d + 1] += oi.z * f0;
+                    if (r1 < rn) acc[r1 * VDIM + d] += oi.y * f1, acc[r1 * VDIM + d + 1] += oi.w * f1;
+                }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+#else
     {
         /* warp wp, lane (mg, mt4): query rows r0 and r1 of every tile, quarter xq of the key and value rows */
         const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
@@ -1172,48 +1427,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         float4 oacc[IFA_DT];
         _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) oacc[j] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
-/* element x of row r at key position p scored as the other paths score it (-inf where unseen or past R) */
-#define IFA_MMA_SC(x, r, p)                                                                                        \
-    if ((r) < R) {                                                                                                \
-        IFA_ROW_GT(r, gq, tq);                                                                                    \
-        const int end = IFA_END(gq, tq), pl = min((p), len - 1);                                                  \
-        IFA_SCORE(sc_, vis_, (x), (r), gq, tq, pl, end, 0.0f, 1.0f);                                              \
-        vis_ = vis_ && (p) < len;                                                                                 \
-        (x) = vis_ ? sc_ : -INFINITY;                                                                             \
-    } else                                                                                                        \
-        (x) = -INFINITY
-#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
             /* this lane's key rows: column mg of the step's two 8-row tiles */
             const int pa = jb + wp * 16 + mg, pb = pa + 8;
             const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
             uint kaw[IFA_KW], kbw[IFA_KW], vaw[IFA_KW], vbw[IFA_KW];
-/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off) into fp16x2 words wa and wb (zero past
- * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
-#if KV_T == IFA_I8
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)(xq + 16 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)(xq + 16 * u)) : (uint4)0; \
-        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
-        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
-        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
-        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
-        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
-        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
-        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
-        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
-    }
-#else
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
-        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)(xq + 8 * u)) : (uint4)0;                      \
-        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)(xq + 8 * u)) : (uint4)0;                      \
-        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
-        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
-    }
-#endif
             IFA_MMA_ROWS(kaw, kbw, k, k_off)
 #if MMA == 2
             uint qz;
@@ -1284,25 +1503,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * accumulator rescaled to it, the accumulators added into acc one warp at a time */
         IFA_QUAD(l0, ifa_add);
         IFA_QUAD(l1, ifa_add);
-        if (mt4 == 0) {
-            if (r0 < R) mg_m[wp * R + r0] = m0, mg_l[wp * R + r0] = l0;
-            if (r1 < R) mg_m[wp * R + r1] = m1, mg_l[wp * R + r1] = l1;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        float mx0 = -INFINITY, mx1 = -INFINITY;
-        for (int q = 0; q < IFA_NW; ++q) {
-            if (r0 < R) mx0 = fmax(mx0, mg_m[q * R + r0]);
-            if (r1 < R) mx1 = fmax(mx1, mg_m[q * R + r1]);
-        }
-        const float f0 = m0 == -INFINITY ? 0.0f : exp(m0 - mx0), f1 = m1 == -INFINITY ? 0.0f : exp(m1 - mx1);
-        if (lid < R) {
-            float mx = -INFINITY, sum = 0.0f;
-            for (int q = 0; q < IFA_NW; ++q) mx = fmax(mx, mg_m[q * R + lid]);
-            for (int q = 0; q < IFA_NW; ++q)
-                if (mg_m[q * R + lid] != -INFINITY) sum += mg_l[q * R + lid] * exp(mg_m[q * R + lid] - mx);
-            m_s[lid] = mx;
-            l_s[lid] = sum;
-        }
+        IFA_MMA_MERGE(mt4 == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
                 _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) {
@@ -1321,6 +1522,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
+#endif
 #elif LANES
     {
         /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */

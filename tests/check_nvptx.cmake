@@ -54,7 +54,16 @@ set(variants
   "12|LANES=0,MMA=2,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
   "12|LANES=0,MMA=1,ROPE=1,ROPE_DIM=128"
   "8|LANES=0,MMA=1,KV_T=2,Q_T=2"
-  "12|LANES=0,MMA=2,KV_T=2,Q_T=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16")
+  "12|LANES=0,MMA=2,KV_T=2,Q_T=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
+  "12|LANES=0,MMA=3"
+  "12|LANES=0,MMA=3,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
+  "12|LANES=0,MMA=3,HEAD_DIM=64,VDIM=64,GT=1,RB_MH=1,GSQ=1,SPLIT=1"
+  "12|LANES=0,MMA=3,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1,SINK=1,PAGED=1"
+  "12|LANES=0,MMA=3,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1,PAGED=1"
+  "12|LANES=0,MMA=3,KV_T=2,Q_T=2,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
+  "12|LANES=0,MMA=3,ROPE=1,ROPE_DIM=128"
+  "12|LANES=0,MMA=4"
+  "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8")
 foreach(v ${variants})
   string(REPLACE "|" ";" parts "${v}")
   list(GET parts 0 want)
@@ -99,8 +108,14 @@ foreach(v ${variants})
   endif()
   # the matrix shape (MMA=1 or 2): per step 2 x D / 16 score products and 2 x D / 8 value products (hi and lo of
   # the probabilities), a transpose per value tile and 8-key half (2 x D / 8); 4 quad shuffles in the step, 4
-  # after it
-  if(";${defs};" MATCHES ";MMA=[12];" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
+  # after it. The transposed one (MMA=3, its lean variant 4): D / 16 score products, D / 8 value products (16-column tiles, hi and lo),
+  # 4 transposes (P^T's two 8-key halves, hi and lo) and no query-range shuffles; 6 shuffles in the step (3 per
+  # row's max over the 8 lanes of its rows), 6 after it.
+  set(shape 0)
+  if(";${defs};" MATCHES ";MMA=([1234]);")
+    set(shape ${CMAKE_MATCH_1})
+  endif()
+  if(";${defs};" MATCHES ";MMA=[1234];" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
     set(d ${CMAKE_MATCH_1})
     set(parts 1)
     set(op_t 1) # the operands' type: bf16 (2) for bf16 K/V, fp16 (1) otherwise
@@ -112,6 +127,10 @@ foreach(v ${variants})
     endif()
     math(EXPR want_mma "${d} / 8 * ${parts} + ${d} / 4")
     math(EXPR want_mov "${d} / 4")
+    if(shape GREATER_EQUAL 3)
+      math(EXPR want_mma "${d} / 16 * ${parts} + ${d} / 8")
+      set(want_mov 4)
+    endif()
     file(STRINGS ${OUT}/lanes.ptx mmas REGEX "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.b?f16\\.b?f16\\.f32")
     file(STRINGS ${OUT}/lanes.ptx movs REGEX "movmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16")
     list(LENGTH mmas got_mma)
@@ -137,7 +156,7 @@ foreach(v ${variants})
       set(last "${CMAKE_MATCH_1}")
     endif()
   endforeach()
-  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[12];") # the matrix shape: quad chains
+  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[1234];") # the matrix shapes: quad and row chains
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()

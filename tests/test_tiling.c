@@ -913,13 +913,11 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
-    bad.mma = 3;
+    bad.mma = 5;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     plan_tuned("mma=2", &p, &h100, &plan); /* the lean variant */
     ck_assert_int_eq(plan.mma, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    plan_tuned("mma=7", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 2);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     bad = plan;
     bad = plan, bad.lanes = 2;
@@ -986,6 +984,78 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ck_assert_int_ge(plan.local_mem_bytes, ifa__mma_local_bytes(4, 64, 0));
     ck_assert_int_gt(ifa__mma_local_bytes(4, 64, 0), ifa__mma_local_bytes(4, 64, 1));
+}
+END_TEST
+
+/* The transposed matrix shape (mma 3, its lean variant 4): up to 8 query rows, D a multiple of 64 up to 256, the
+ * same inputs as the other; where it does not fit, mma 3 falls back to 1 and 4 to 2. Over 8 rows at D above 128
+ * the heads go in groups of 8; the plan check refuses it past its rule. */
+START_TEST(mma_transposed_rule) {
+    ifa_problem p = problem(1, 32, 8, 128, 8192);
+    ifa_plan plan;
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.lanes, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=4", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 4);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=7", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 4);
+    p.seq_q = 2; /* G = 4 x 2 tokens: 8 rows */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    p.seq_q = 4; /* 16 rows: the other matrix shape */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    p = problem(32, 128, 8, 64, 2048); /* G = 16: one group of 16 rows in the other shape, not two of 8 */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 16);
+    plan_tuned("mma=4", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 2);
+    ifa_plan bad = plan;
+    bad.mma = 3; /* 16 rows */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(4, 32, 4, 256, 8192); /* D = 256, G = 8 */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.mma = 1; /* D above 128 */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("mma=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(1, 32, 2, 256, 8192); /* D = 256, G = 16: two groups of 8 */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(plan.head_groups, 2);
+    p = problem(1, 32, 8, 192, 8192); /* D = 192 */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    p = problem(1, 32, 8, 96, 8192); /* D = 96: not whole 16-byte eighths; the other shape takes it */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    p = problem(1, 32, 8, 320, 8192); /* D = 320: neither */
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p = problem(4, 32, 4, 256, 8192); /* int8 with per-channel scales where the row asks */
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    plan_tuned("mma=3", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN;
+    plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    /* elsewhere than NVIDIA: the same plan, the products through local memory */
+    p = problem(1, 32, 8, 256, 8192);
+    plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_ge(plan.local_mem_bytes, ifa__mma_local_bytes(4, 64, 0));
 }
 END_TEST
 
@@ -1559,6 +1629,7 @@ int main(void) {
     tcase_add_test(t, lanes_rule);
     tcase_add_test(t, lane_scores_rule);
     tcase_add_test(t, mma_rule);
+    tcase_add_test(t, mma_transposed_rule);
     tcase_add_test(t, small_grid_rule);
     tcase_add_test(t, split_fill_rule);
     tcase_add_test(t, split_kv_decisions);

@@ -217,6 +217,25 @@ static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
            rows <= 16 && wg >= 32 && wg % 32 == 0;
 }
 
+/* The transposed matrix shape's rule (MMA 3: keys and value columns the products' 16-row side, the query rows
+ * their 8-column side): the same inputs as mma_fit, at most 8 query rows, D a multiple of 64 (a lane's eighth of
+ * a value row is whole 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
+static int mma_t_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
+    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
+           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || p->kv_dtype == IFA__KV_INT8) &&
+           p->antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
+           p->head_dim % 64 == 0 && p->head_dim <= 256 && ifa__value_dim(p) == p->head_dim && rows >= 1 && rows <= 8 &&
+           wg >= 32 && wg % 32 == 0;
+}
+
+/* The matrix shape a tuning's mma (t_mma) gives rows query rows in groups of wg: the transposed shape where t_mma
+ * >= 3 and mma_t_fit (4, its lean variant, for t_mma >= 4), else 1 or 2 (the lean variant, for t_mma 2 and 4 and
+ * more) where mma_fit, else 0. */
+static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int64_t wg) {
+    if (t_mma >= 3 && mma_t_fit(p, rows, wg)) return t_mma >= 4 ? 4 : 3;
+    return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma >= 4 ? 2 : 1) : 0;
+}
+
 /* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16. */
 static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
     return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
@@ -255,9 +274,10 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->mma = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
-    if (mma_wanted(p, t) && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && mma_fit(p, rows, wg) &&
+    const int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
+    if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
         base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
-        plan->mma = t->mma >= 2 ? 2 : 1;
+        plan->mma = mma;
         return;
     }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
@@ -553,13 +573,17 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * groups of up to that many rows, each group reading the head's K and V again (at about the same time, so
      * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
      * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
-    /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side. */
-    const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 && mma_fit(p, p->seq_q, wg);
-    const int64_t lane_rows = matrix ? 16 : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
+    /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side; where only the transposed
+     * one fits (D above 128), up to 8, its 8-column side. */
+    const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
+    const int64_t lane_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg)                             ? 8
+                              : matrix                                                             ? 16
+                              : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
         const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
-        if (g2 <= INT32_MAX && (matrix ? mma_fit(p, per2 * p->seq_q, wg) : lanes_fit(p, per2 * p->seq_q, wg, t.lanes)))
+        if (g2 <= INT32_MAX && (matrix ? mma_shape(p, t.mma, per2 * p->seq_q, wg) != 0
+                                       : lanes_fit(p, per2 * p->seq_q, wg, t.lanes)))
             groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;
@@ -672,10 +696,10 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        plan->mma < 0 || plan->mma > 2 ||
+        plan->mma < 0 || plan->mma > 4 ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
-                       !mma_fit(p, rows, plan->work_group_size))) ||
+                       !(plan->mma >= 3 ? mma_t_fit : mma_fit)(p, rows, plan->work_group_size))) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
