@@ -224,8 +224,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * (a quarter each, as above) and value rows 2t, 2t + 1, 2t + 8, 2t + 9 of the step, an eighth each (columns
  * g D / 8 ..): pairs of those rows' words are the value operand's words (a byte permute, no transpose), value tile
  * i's rows g and g + 8 being columns g D / 8 + 2i and + 1. Its scores are keys g and g + 8 of query rows 2t and
- * 2t + 1 (maxima and sums over g: 3 shuffles); two transposes a part turn them into P^T's operand. MMA 4 is its
- * lean variant (as 2 is 1's), which MMA 3 becomes beyond D = 128. */
+ * 2t + 1 (maxima and sums over g: 3 shuffles); two transposes a part turn them into P^T's operand. int8 token
+ * scales (antiquant 3 to 5) fit it: the key's scale is a factor on its keys' scores, the value's folds into P^T
+ * (p x scale, each row by a power of two a step). MMA 4 is its lean variant (as 2 is 1's), which MMA 3 becomes
+ * beyond D = 128. */
 #ifndef MMA
 #define MMA 0
 #endif
@@ -237,11 +239,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
 #define IFA_VT (HEAD_DIM / 16)   /* MMA 3, 4: 16-column value tiles, and the words of a lane's eighth of a value row */
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
-    (Q_T != IFA_F16 && Q_T != IFA_BF16) || ANTIQUANT > 2 || VAQ > 2 || VDIM != HEAD_DIM || WG % 32 != 0 || \
-    MAX_PASS || MMA > 4 ||                                                                                         \
+    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 4 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
-              : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16)
-#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8 with per-channel or per-tensor scales, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128 and R <= 16 (MMA 3 and 4: D a multiple of 64 up to 256, R <= 8)"
+              : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
+#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128, R <= 16 and int8 scales per channel or per tensor (MMA 3 and 4: D a multiple of 64 up to 256, R <= 8, any scales)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
@@ -1138,12 +1139,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     int s_vis = (p) < (end) && (window <= 0 || (p) >= (end) - window);                                           \
     IFA_SCORE_MASK(s_vis, t, p)
 #if MMA
-/* element x of row r at key position p scored as the other paths score it (-inf where unseen or past R) */
-#define IFA_MMA_SC(x, r, p)                                                                                        \
+/* element x of row r at key position p scored as the other paths score it (-inf where unseen or past R); IFA_MMA_SCT
+ * with the key's token scale ks and offset ko (antiquant 3 to 5) */
+#define IFA_MMA_SC(x, r, p) IFA_MMA_SCT(x, r, p, 0.0f, 1.0f)
+#define IFA_MMA_SCT(x, r, p, ko, ks)                                                                               \
     if ((r) < R) {                                                                                                \
         IFA_ROW_GT(r, gq, tq);                                                                                    \
         const int end = IFA_END(gq, tq), pl = min((p), len - 1);                                                  \
-        IFA_SCORE(sc_, vis_, (x), (r), gq, tq, pl, end, 0.0f, 1.0f);                                              \
+        IFA_SCORE(sc_, vis_, (x), (r), gq, tq, pl, end, (ko), (ks));                                              \
         vis_ = vis_ && (p) < len;                                                                                 \
         (x) = vis_ ? sc_ : -INFINITY;                                                                             \
     } else                                                                                                        \
@@ -1246,6 +1249,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         float4 oacc[IFA_VT];
         _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) oacc[i] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
+#if VAQ >= 3
+        float co0 = 0.0f, co1 = 0.0f; /* rows r0 and r1's sums of p x the value's token scale x its offset */
+#endif
 /* x over the 8 lanes that share the lane's query rows (same mt4) by op, in place */
 #define IFA_GRED(x, op)                                                                                            \
     do {                                                                                                           \
@@ -1323,10 +1329,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_VROW(vw2, pv + 8);
             IFA_MMA_VROW(vw3, pv + 9);
 #endif
-            IFA_MMA_SC(st.x, r0, pa);
-            IFA_MMA_SC(st.y, r1, pa);
-            IFA_MMA_SC(st.z, r0, pb);
-            IFA_MMA_SC(st.w, r1, pb);
+#if ANTIQUANT >= 3
+            /* keys pa and pb's token scales and offsets */
+            const float ksa = pa < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
+            const float koa = pa < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
+            const float ksb = pb < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
+            const float kob = pb < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
+#else
+            const float ksa = 1.0f, koa = 0.0f, ksb = 1.0f, kob = 0.0f;
+#endif
+            IFA_MMA_SCT(st.x, r0, pa, koa, ksa);
+            IFA_MMA_SCT(st.y, r1, pa, koa, ksa);
+            IFA_MMA_SCT(st.z, r0, pb, kob, ksb);
+            IFA_MMA_SCT(st.w, r1, pb, kob, ksb);
             /* each row's max over the step's 16 keys: the lane's 2, then the 8 lanes of its rows */
             float mt0 = fmax(st.x, st.z), mt1 = fmax(st.y, st.w);
             IFA_GRED(mt0, fmax);
@@ -1338,11 +1353,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             l0 = l0 * al0 + (p4.x + p4.z);
             l1 = l1 * al1 + (p4.y + p4.w);
             m0 = mn0, m1 = mn1;
+#if VAQ >= 3
+            /* value token scales (antiquant 3 to 5): p (v + o) s = (p s) v + p s o. P x s enters the products, each
+             * row brought by a power of two (its largest p s over the step's 16 keys: 3 shuffles) below 2^14 so that
+             * fp16 keeps it whatever the scales' range, the step's products scaled back exactly; the rows' sums of
+             * p s o (co0, co1) are added to every column at the end */
+            const float vsa = pa < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
+            const float vsb = pb < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
+            const float voa = pa < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
+            const float vob = pb < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
+            float4 ps = p4 * (float4)(vsa, vsa, vsb, vsb);
+            co0 = co0 * al0 + fma(ps.x, voa, ps.z * vob);
+            co1 = co1 * al1 + fma(ps.y, voa, ps.w * vob);
+            float mp0 = fmax(ps.x, ps.z), mp1 = fmax(ps.y, ps.w);
+            IFA_GRED(mp0, fmax);
+            IFA_GRED(mp1, fmax);
+            const float ps0 = ifa_mma_qscale(mp0), ps1 = ifa_mma_qscale(mp1);
+            const float pi0 = 1.0f / ps0, pi1 = 1.0f / ps1;
+            ps *= (float4)(ps0, ps1, ps0, ps1);
+#else
+            const float4 ps = p4;
+#endif
             /* P^T as the 8-column operand, in two parts (hi, and what hi missed): keys mg (mg + 8) of rows r0, r1
              * are an 8 x 8 matrix's row mg, columns 2 mt4 and + 1; transposed, row mg of P over keys 2 mt4, + 1 */
-            const uint2 pw = (uint2)(ifa_h2(p4.x, p4.y), ifa_h2(p4.z, p4.w));
+            const uint2 pw = (uint2)(ifa_h2(ps.x, ps.y), ifa_h2(ps.z, ps.w));
             const float2 e0 = ifa_f2(pw.x), e1 = ifa_f2(pw.y);
-            const uint2 pl = (uint2)(ifa_h2(p4.x - e0.x, p4.y - e0.y), ifa_h2(p4.z - e1.x, p4.w - e1.y));
+            const uint2 pl = (uint2)(ifa_h2(ps.x - e0.x, ps.y - e0.y), ifa_h2(ps.z - e1.x, ps.w - e1.y));
             uint2 bh, bl;
             IFA_MOVT(bh.x, pw.x);
             IFA_MOVT(bh.y, pw.y);
@@ -1354,16 +1390,28 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const uint4 va = (uint4)((vw0[i] & 0xffffu) | (vw1[i] << 16), (vw0[i] >> 16) | (vw1[i] & 0xffff0000u),
                                          (vw2[i] & 0xffffu) | (vw3[i] << 16), (vw2[i] >> 16) | (vw3[i] & 0xffff0000u));
                 float4 oi = oacc[i];
+#if VAQ >= 3
+                float4 pr = (float4)0.0f;
+                IFA_MMA(pr, va, bh);
+                IFA_MMA(pr, va, bl);
+                oi.xz = fma(oi.xz, (float2)al0, pr.xz * pi0);
+                oi.yw = fma(oi.yw, (float2)al1, pr.yw * pi1);
+#else
                 oi.xz *= al0;
                 oi.yw *= al1;
                 IFA_MMA(oi, va, bh);
                 IFA_MMA(oi, va, bl);
+#endif
                 oacc[i] = oi;
             }
         }
         /* each row's sum over its 8 lanes, then the warps' merge */
         IFA_GRED(l0, ifa_add);
         IFA_GRED(l1, ifa_add);
+#if VAQ >= 3
+        IFA_GRED(co0, ifa_add);
+        IFA_GRED(co1, ifa_add);
+#endif
         IFA_MMA_MERGE(mg == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
@@ -1373,6 +1421,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     const float s0 = aq_v[d], s1 = aq_v[d + 1], c0 = aq_v[VDIM + d], c1 = aq_v[VDIM + d + 1];
                     const float4 oi = (float4)(fma(oacc[i].x, s0, c0 * l0), fma(oacc[i].y, s0, c0 * l1),
                                                fma(oacc[i].z, s1, c1 * l0), fma(oacc[i].w, s1, c1 * l1));
+#elif VAQ >= 3
+                    const float4 oi = oacc[i] + (float4)(co0, co1, co0, co1);
 #else
                     const float4 oi = oacc[i];
 #endif

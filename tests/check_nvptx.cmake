@@ -62,6 +62,9 @@ set(variants
   "12|LANES=0,MMA=3,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1,PAGED=1"
   "12|LANES=0,MMA=3,KV_T=2,Q_T=2,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
   "12|LANES=0,MMA=3,ROPE=1,ROPE_DIM=128"
+  "24|LANES=0,MMA=3,KV_T=3,ANTIQUANT=3,VAQ=3,AQ_T=0,VAQ_T=0"
+  "24|LANES=0,MMA=4,KV_T=3,ANTIQUANT=5,VAQ=5,AQ_T=1,VAQ_T=1,PAGED=1,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
+  "24|LANES=0,MMA=3,KV_T=3,ANTIQUANT=1,VAQ=4,AQ_T=1,VAQ_T=1"
   "12|LANES=0,MMA=4"
   "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8")
 foreach(v ${variants})
@@ -110,7 +113,8 @@ foreach(v ${variants})
   # the probabilities), a transpose per value tile and 8-key half (2 x D / 8); 4 quad shuffles in the step, 4
   # after it. The transposed one (MMA=3, its lean variant 4): D / 16 score products, D / 8 value products (16-column tiles, hi and lo),
   # 4 transposes (P^T's two 8-key halves, hi and lo) and no query-range shuffles; 6 shuffles in the step (3 per
-  # row's max over the 8 lanes of its rows), 6 after it.
+  # row's max over the 8 lanes of its rows), 6 after it; with the value's token scales (VAQ 3 to 5) 6 more in the
+  # step (each row's largest p x scale) and 6 more after it (the rows' sums of p x scale x offset).
   set(shape 0)
   if(";${defs};" MATCHES ";MMA=([1234]);")
     set(shape ${CMAKE_MATCH_1})

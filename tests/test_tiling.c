@@ -988,7 +988,7 @@ START_TEST(mma_rule) {
 END_TEST
 
 /* The transposed matrix shape (mma 3, its lean variant 4): up to 8 query rows, D a multiple of 64 up to 256, the
- * same inputs as the other; where it does not fit, mma 3 falls back to 1 and 4 to 2. Over 8 rows at D above 128
+ * same inputs as the other and int8 with token scales; where it does not fit, mma 3 falls back to 1 and 4 to 2. Over 8 rows at D above 128
  * the heads go in groups of 8; the plan check refuses it past its rule. */
 START_TEST(mma_transposed_rule) {
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -1047,9 +1047,18 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 0);
     plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);
-    p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN;
+    p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN; /* token scales too (the other shape: not) */
     plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 0);
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.antiquant = IFA_ANTIQUANT_PER_CHANNEL, p.v_antiquant = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN; /* KIVI's */
+    plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    p.head_dim = 128, p.value_dim = 0, p.num_kv_heads = 2; /* G = 16: the other shape refuses token scales, so */
+    plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);      /* two groups of 8 in this one */
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(plan.head_groups, 2);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

@@ -218,12 +218,12 @@ static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
 }
 
 /* The transposed matrix shape's rule (MMA 3: keys and value columns the products' 16-row side, the query rows
- * their 8-column side): the same inputs as mma_fit, at most 8 query rows, D a multiple of 64 (a lane's eighth of
- * a value row is whole 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
+ * their 8-column side): the same inputs as mma_fit, int8 with any scales (the key's token scales on its scores,
+ * the value's folded into P per key), at most 8 query rows, D a multiple of 64 (a lane's eighth of a value row is
+ * whole 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
 static int mma_t_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
     return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
            (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || p->kv_dtype == IFA__KV_INT8) &&
-           p->antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
            p->head_dim % 64 == 0 && p->head_dim <= 256 && ifa__value_dim(p) == p->head_dim && rows >= 1 && rows <= 8 &&
            wg >= 32 && wg % 32 == 0;
 }
@@ -574,7 +574,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
      * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
     /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side; where only the transposed
-     * one fits (D above 128), up to 8, its 8-column side. */
+     * one fits (D above 128, int8 token scales), up to 8, its 8-column side. */
     const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
     const int64_t lane_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg)                             ? 8
                               : matrix                                                             ? 16
