@@ -227,7 +227,7 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * 2t + 1 (maxima and sums over g: 3 shuffles); two transposes a part turn them into P^T's operand. int8 token
  * scales (antiquant 3 to 5) fit it: the key's scale is a factor on its keys' scores, the value's folds into P^T
  * (p x scale, each row by a power of two a step). MMA 4 is its lean variant (as 2 is 1's), which MMA 3 becomes
- * beyond D = 128. */
+ * beyond D = 128; MMA 5 loads each step's rows during the step before. */
 #ifndef MMA
 #define MMA 0
 #endif
@@ -239,10 +239,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
 #define IFA_VT (HEAD_DIM / 16)   /* MMA 3, 4: 16-column value tiles, and the words of a lane's eighth of a value row */
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
-    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 4 ||             \
+    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 5 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
               : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
-#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128, R <= 16 and int8 scales per channel or per tensor (MMA 3 and 4: D a multiple of 64 up to 256, R <= 8, any scales)"
+#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128, R <= 16 and int8 scales per channel or per tensor (MMA 3 to 5: D a multiple of 64 up to 256, R <= 8, any scales)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
@@ -1206,6 +1206,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * 200) */
 #define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
 #define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
+/* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
+ * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
+ * beyond D = 128 it is MMA 3 */
+#define IFA_MMA_PF (MMA == 5 && HEAD_DIM <= 128)
     {
         /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter from xq), value rows 2 mt4, + 1, + 8,
          * + 9 (an eighth from xv); query row mg of the score products' 8-column side, scores and accumulators of
@@ -1284,9 +1288,30 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }                                                                                                          \
     } while (0)
 #endif
+/* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb, values 2 mt4, + 1, + 8, + 9 (an
+ * eighth) into v0 .. v3 (MMA 5: the next step's, during this one) */
+#define IFA_MMA_STEP_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                            \
+    do {                                                                                                           \
+        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                              \
+        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
+        IFA_MMA_ROWS(ka, kb, k, k_off)                                                                             \
+        IFA_MMA_VROW(v0, pv);                                                                                      \
+        IFA_MMA_VROW(v1, pv + 1);                                                                                  \
+        IFA_MMA_VROW(v2, pv + 8);                                                                                  \
+        IFA_MMA_VROW(v3, pv + 9);                                                                                  \
+    } while (0)
+#if IFA_MMA_PF
+        uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
+        IFA_MMA_STEP_LOADS(first, kaw, kbw, vw0, vw1, vw2, vw3);
+#endif
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
             const int pa = jb + wp * 16 + mg, pb = pa + 8, pv = jb + wp * 16 + r0;
+#if IFA_MMA_PF
+            /* the next step's rows go out before this step's math (past len they are zeros, nothing read) */
+            uint nka[IFA_KW], nkb[IFA_KW], nv0[IFA_VT], nv1[IFA_VT], nv2[IFA_VT], nv3[IFA_VT];
+            IFA_MMA_STEP_LOADS(jb + IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
+#else
             const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
             uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
             IFA_MMA_ROWS(kaw, kbw, k, k_off)
@@ -1295,6 +1320,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_VROW(vw1, pv + 1);
             IFA_MMA_VROW(vw2, pv + 8);
             IFA_MMA_VROW(vw3, pv + 9);
+#endif
 #endif
             /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w) */
             float4 st = (float4)0.0f;
@@ -1404,6 +1430,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                 oacc[i] = oi;
             }
+#if IFA_MMA_PF
+            _Pragma("unroll") for (int i = 0; i < IFA_KW; ++i) kaw[i] = nka[i], kbw[i] = nkb[i];
+            _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) vw0[i] = nv0[i], vw1[i] = nv1[i], vw2[i] = nv2[i], vw3[i] = nv3[i];
+#endif
         }
         /* each row's sum over its 8 lanes, then the warps' merge */
         IFA_GRED(l0, ifa_add);

@@ -65,6 +65,8 @@ set(variants
   "24|LANES=0,MMA=3,KV_T=3,ANTIQUANT=3,VAQ=3,AQ_T=0,VAQ_T=0"
   "24|LANES=0,MMA=4,KV_T=3,ANTIQUANT=5,VAQ=5,AQ_T=1,VAQ_T=1,PAGED=1,HEAD_DIM=256,VDIM=256,GT=8,RB_MH=8,GSQ=8"
   "24|LANES=0,MMA=3,KV_T=3,ANTIQUANT=1,VAQ=4,AQ_T=1,VAQ_T=1"
+  "12|LANES=0,MMA=5"
+  "12|LANES=0,MMA=5,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8,PAGED=1,SPLIT=1"
   "12|LANES=0,MMA=4"
   "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8")
 foreach(v ${variants})
@@ -111,15 +113,15 @@ foreach(v ${variants})
   endif()
   # the matrix shape (MMA=1 or 2): per step 2 x D / 16 score products and 2 x D / 8 value products (hi and lo of
   # the probabilities), a transpose per value tile and 8-key half (2 x D / 8); 4 quad shuffles in the step, 4
-  # after it. The transposed one (MMA=3, its lean variant 4): D / 16 score products, D / 8 value products (16-column tiles, hi and lo),
+  # after it. The transposed one (MMA=3, its lean variant 4, 5 with the next step's rows ahead): D / 16 score products, D / 8 value products (16-column tiles, hi and lo),
   # 4 transposes (P^T's two 8-key halves, hi and lo) and no query-range shuffles; 6 shuffles in the step (3 per
   # row's max over the 8 lanes of its rows), 6 after it; with the value's token scales (VAQ 3 to 5) 6 more in the
   # step (each row's largest p x scale) and 6 more after it (the rows' sums of p x scale x offset).
   set(shape 0)
-  if(";${defs};" MATCHES ";MMA=([1234]);")
+  if(";${defs};" MATCHES ";MMA=([1-5]);")
     set(shape ${CMAKE_MATCH_1})
   endif()
-  if(";${defs};" MATCHES ";MMA=[1234];" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
+  if(";${defs};" MATCHES ";MMA=[1-5];" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
     set(d ${CMAKE_MATCH_1})
     set(parts 1)
     set(op_t 1) # the operands' type: bf16 (2) for bf16 K/V, fp16 (1) otherwise
@@ -160,7 +162,7 @@ foreach(v ${variants})
       set(last "${CMAKE_MATCH_1}")
     endif()
   endforeach()
-  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[1234];") # the matrix shapes: quad and row chains
+  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[1-5];") # the matrix shapes: quad and row chains
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()

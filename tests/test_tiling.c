@@ -913,7 +913,7 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ifa_plan bad = plan;
-    bad.mma = 5;
+    bad.mma = 6;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     plan_tuned("mma=2", &p, &h100, &plan); /* the lean variant */
     ck_assert_int_eq(plan.mma, 2);
@@ -1000,8 +1000,11 @@ START_TEST(mma_transposed_rule) {
     plan_tuned("mma=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 4);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=5", &p, &h100, &plan); /* the next step's rows during each step */
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     plan_tuned("mma=7", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 4);
+    ck_assert_int_eq(plan.mma, 5);
     p.seq_q = 2; /* G = 4 x 2 tokens: 8 rows */
     plan_tuned("mma=3", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);
@@ -1015,6 +1018,8 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.heads_per_group, 16);
     plan_tuned("mma=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 2);
+    plan_tuned("mma=5", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
     ifa_plan bad = plan;
     bad.mma = 3; /* 16 rows */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);

@@ -229,11 +229,11 @@ static int mma_t_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
 }
 
 /* The matrix shape a tuning's mma (t_mma) gives rows query rows in groups of wg: the transposed shape where t_mma
- * >= 3 and mma_t_fit (4, its lean variant, for t_mma >= 4), else 1 or 2 (the lean variant, for t_mma 2 and 4 and
- * more) where mma_fit, else 0. */
+ * >= 3 and mma_t_fit (4: its lean variant; 5 or more: with the next step's rows loaded during each step), else
+ * 1 or 2 (the lean variant, for t_mma 2 and 4) where mma_fit, else 0. */
 static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int64_t wg) {
-    if (t_mma >= 3 && mma_t_fit(p, rows, wg)) return t_mma >= 4 ? 4 : 3;
-    return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma >= 4 ? 2 : 1) : 0;
+    if (t_mma >= 3 && mma_t_fit(p, rows, wg)) return t_mma >= 5 ? 5 : t_mma;
+    return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma == 4 ? 2 : 1) : 0;
 }
 
 /* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16. */
@@ -696,7 +696,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        plan->mma < 0 || plan->mma > 4 ||
+        plan->mma < 0 || plan->mma > 5 ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
                        !(plan->mma >= 3 ? mma_t_fit : mma_fit)(p, rows, plan->work_group_size))) ||

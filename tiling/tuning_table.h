@@ -77,8 +77,9 @@ typedef struct ifa_tuning {
     int32_t mma;               /* 1: the matrix shape (warp matrix products, up to 16 query rows per KV head) where
                                 * it fits (fp16 Q and K/V, D a multiple of 32 up to 128; before the lane shape);
                                 * 2: its lean variant (fewer registers); 3: the transposed shape where it fits
-                                * (up to 8 query rows, D a multiple of 64 up to 256), else 1; 4 (or more): the
-                                * transposed shape's lean variant, else 2 */
+                                * (up to 8 query rows, D a multiple of 64 up to 256), else 1; 4: the transposed
+                                * shape's lean variant, else 2; 5 (or more): the transposed shape with each step's
+                                * rows loaded during the step before (up to D = 128), else 1 */
     int32_t lane_group_rows;   /* with lane_head_groups: the most query rows per lane-shape work-group, 1 to 8 (more
                                 * rows per KV head go in even head groups of up to this many) */
     int32_t small_grid_work_group_size; /* with the lane shape: the work-group size where the grid has no more
