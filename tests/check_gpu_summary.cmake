@@ -7,6 +7,9 @@ endif()
 foreach(needle
     "faster than the peer on 3 of 3 rows \\(target: all\\) -> met"
     "geometric mean speedup 1.57x"
+    "- mma 3: test_kernel passed; checked rows: 2 passed, 1 failed; steps not ending in 0: mma3_kivi_checked; registers 142, 32, 190"
+    "- mma 5: test_kernel FAILED \\(exit 1\\)"
+    "int8 K/V in the matrix shape \\(mma_more.csv\\): 2.00x the lane shape's speed in geometric mean over 2 shapes"
     "B = 1, 8192 tokens: 18.0 us \\(target <= 20 us\\) -> met"
     "8,64,8,128,8192 1.58x \\(target >= 1.7x\\) -> missed"
     "load width vl1: geomean speedup 1.55x"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads the CSVs (and the log) that scripts/gpu-measure writes into its output folder and prints, as Markdown,
 what each open issue asks of them: issue 8's H100 targets (per row and in total, and against PyTorch timed on
-the lent card itself when same_card_sdpa.csv is there), part tune's settings, the load widths in part ptx's
+the lent card itself when same_card_sdpa.csv is there), part mma's verdicts on each matrix-shape variant
+(correct on the card, registers, int8 and bf16 in the shape), part tune's settings, the load widths in part ptx's
 PTX, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
@@ -274,6 +275,72 @@ def log_sections(d):
     return sections
 
 
+def exit_code(status):
+    """The exit code at the head of a log step's status ("0 after 12 s"), or None when the step did not end."""
+    m = re.match(r"\s*(-?\d+)", status or "")
+    return int(m.group(1)) if m else None
+
+
+def mma_more(d):
+    """mma_more.csv (blocks of ifa-bench CSV after "# mma=..., mma_int8/mma_bf16=M, kv KV" lines): for each KV type
+    with both blocks, (kv, geomean of the lane shape's us over the matrix shape's, shapes compared)."""
+    path = os.path.join(d, "mma_more.csv")
+    if not os.path.exists(path):
+        return []
+    blocks, key = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"# mma.*mma_int8/mma_bf16=(\d+), kv (\w+)", line)
+            if m:
+                key = (m.group(2), int(m.group(1)))
+                blocks[key] = []
+            elif key and line.strip() and not line.startswith("#"):
+                blocks[key].append(line)
+    result = []
+    for kv in sorted({k for k, _ in blocks}):
+        if (kv, 0) not in blocks or (kv, 1) not in blocks:
+            continue
+        lane, matrix = ({shape(r): num(r, "us") for r in csv.DictReader(blocks[(kv, m)])} for m in (0, 1))
+        common = [k for k in lane if k in matrix and lane[k] > 0 and matrix[k] > 0]
+        if common:
+            result.append((kv, geomean(lane[k] / matrix[k] for k in common), len(common)))
+    return result
+
+
+def mma(d, out):
+    """scripts/gpu-measure mma: each matrix-shape variant's correctness on the card (test_kernel's exit status, the
+    checked ifa-bench rows), its kernels' registers (ptxas's lines in the build log) and int8/bf16 K/V in the
+    shape against the lane shape (mma_more.csv)."""
+    out.append("## The matrix shapes (part mma)")
+    steps = {k: v for k, v in (log_sections(d) or {}).items() if re.match(r"mma\d_", k)}
+    more = mma_more(d)
+    if not steps and not more:
+        out.append("not measured: no mma step in gpu-measure.log and no mma_more.csv")
+        return
+    for m in sorted({k[3] for k in steps}):
+        parts = []
+        tk = steps.get("mma%s_test_kernel" % m)
+        if tk:
+            code = exit_code(tk[0])
+            parts.append("test_kernel %s" % ("passed" if code == 0 else "FAILED (exit %s)" % code if code is not None
+                                             else "did not end"))
+        checked = [(k, v) for k, v in sorted(steps.items()) if k.startswith("mma%s_" % m) and "checked" in k]
+        if checked:
+            ok = sum(1 for _, (_, lines) in checked for l in lines if ",pass," in l)
+            bad = sum(1 for _, (_, lines) in checked for l in lines if ",FAIL," in l)
+            ended = [k for k, (st, _) in checked if exit_code(st) != 0]
+            parts.append("checked rows: %d passed, %d failed%s" % (ok, bad, "; steps not ending in 0: " +
+                                                                      ", ".join(ended) if ended else ""))
+        regs = steps.get("mma%s_regs" % m)
+        if regs:
+            counts = [x for l in regs[1] for x in re.findall(r"Used (\d+) registers", l)]
+            parts.append("registers %s" % (", ".join(counts) if counts else "(no ptxas line)"))
+        out.append("- mma %s: %s" % (m, "; ".join(parts)))
+    for kv, ratio, n in more:
+        out.append("- %s K/V in the matrix shape (mma_more.csv): %.2fx the lane shape's speed in geometric mean over %d "
+                   "shapes" % (kv, ratio, n))
+
+
 def issue9(d, out):
     out.append("## Issue 9: the decode loop (64 slots, 4K-32K contexts)")
     sections = log_sections(d)
@@ -382,7 +449,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, tune, ptx, issue6, issue3, issue9, grid, mla, ragged, paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
