@@ -1200,6 +1200,26 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         m_s[lid] = mx;                                                                                             \
         l_s[lid] = sum;                                                                                            \
     }
+/* this warp's accumulators o of rows r0 (o.x, o.y) and r1 (o.z, o.w) at columns d and d + 1 into acc, rescaled
+ * by f0 and f1 (after IFA_MMA_MERGE), with the value's per-channel scale s and offset x scale c:
+ * sum p (v s + c) = s sum p v + c l */
+#if VAQ == 1 || VAQ == 2
+#define IFA_MMA_VCH(o, d)                                                                                          \
+    do {                                                                                                           \
+        const float s0 = aq_v[d], s1 = aq_v[(d) + 1], c0 = aq_v[VDIM + (d)], c1 = aq_v[VDIM + (d) + 1];           \
+        (o) = (float4)(fma((o).x, s0, c0 * l0), fma((o).y, s1, c1 * l0), fma((o).z, s0, c0 * l1),                   \
+                       fma((o).w, s1, c1 * l1));                                                                    \
+    } while (0)
+#else
+#define IFA_MMA_VCH(o, d)
+#endif
+#define IFA_MMA_OUT(o_, d)                                                                                         \
+    do {                                                                                                           \
+        float4 o = (o_);                                                                                           \
+        IFA_MMA_VCH(o, d);                                                                                         \
+        if (r0 < rn) acc[r0 * VDIM + (d)] += o.x * f0, acc[r0 * VDIM + (d) + 1] += o.y * f0;                       \
+        if (r1 < rn) acc[r1 * VDIM + (d)] += o.z * f1, acc[r1 * VDIM + (d) + 1] += o.w * f1;                       \
+    } while (0)
 #if MMA >= 3
 /* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
  * and converted at each step (registers: ptxas on clang's PTX, D = 128: 169 -> 147; D = 256: 255 and spills ->
@@ -1445,19 +1465,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_MERGE(mg == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
+                /* tile i's rows r0, r1 at columns xv + 2i, + 1 (x, y; z, w) in IFA_MMA_OUT's order */
                 _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) {
-                    const int d = xv + 2 * i;
-#if VAQ == 1 || VAQ == 2
-                    const float s0 = aq_v[d], s1 = aq_v[d + 1], c0 = aq_v[VDIM + d], c1 = aq_v[VDIM + d + 1];
-                    const float4 oi = (float4)(fma(oacc[i].x, s0, c0 * l0), fma(oacc[i].y, s0, c0 * l1),
-                                               fma(oacc[i].z, s1, c1 * l0), fma(oacc[i].w, s1, c1 * l1));
-#elif VAQ >= 3
-                    const float4 oi = oacc[i] + (float4)(co0, co1, co0, co1);
+#if VAQ >= 3
+                    IFA_MMA_OUT(oacc[i].xzyw + (float4)(co0, co0, co1, co1), xv + 2 * i);
 #else
-                    const float4 oi = oacc[i];
+                    IFA_MMA_OUT(oacc[i].xzyw, xv + 2 * i);
 #endif
-                    if (r0 < rn) acc[r0 * VDIM + d] += oi.x * f0, acc[r0 * VDIM + d + 1] += oi.z * f0;
-                    if (r1 < rn) acc[r1 * VDIM + d] += oi.y * f1, acc[r1 * VDIM + d + 1] += oi.w * f1;
                 }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
@@ -1586,19 +1600,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_MERGE(mt4 == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
-                _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) {
-                    const int d = xq + 2 * j;
-#if VAQ == 1 || VAQ == 2
-                    /* the value's per-channel scale s and offset x scale c: sum p (v s + c) = s sum p v + c l */
-                    const float s0 = aq_v[d], s1 = aq_v[d + 1], c0 = aq_v[VDIM + d], c1 = aq_v[VDIM + d + 1];
-                    const float4 oj = (float4)(fma(oacc[j].x, s0, c0 * l0), fma(oacc[j].y, s1, c1 * l0),
-                                               fma(oacc[j].z, s0, c0 * l1), fma(oacc[j].w, s1, c1 * l1));
-#else
-                    const float4 oj = oacc[j];
-#endif
-                    if (r0 < rn) acc[r0 * VDIM + d] += oj.x * f0, acc[r0 * VDIM + d + 1] += oj.y * f0;
-                    if (r1 < rn) acc[r1 * VDIM + d] += oj.z * f1, acc[r1 * VDIM + d + 1] += oj.w * f1;
-                }
+                _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) IFA_MMA_OUT(oacc[j], xq + 2 * j);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
