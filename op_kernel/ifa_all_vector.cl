@@ -283,15 +283,19 @@ inline uint ifa_h2(float lo, float hi) {
 }
 inline float2 ifa_f2(uint u) { return vload_half2(0, (const __private half *)&u); }
 #endif
-/* x over the lane's quad (the 4 lanes that share its rows) by op: fmax or ifa_add, in place */
 inline float ifa_add(float a, float b) { return a + b; }
-#define IFA_QUAD(x, op)                                                                                            \
+/* one butterfly step: x = op(x, x of the lane whose index differs in the bits of o), in place */
+#define IFA_XSTEP(x, op, o)                                                                                        \
     do {                                                                                                           \
         float y_;                                                                                                  \
-        IFA_QXOR(y_, (x), 1);                                                                                      \
+        IFA_QXOR(y_, (x), (o));                                                                                    \
         (x) = op((x), y_);                                                                                         \
-        IFA_QXOR(y_, (x), 2);                                                                                      \
-        (x) = op((x), y_);                                                                                         \
+    } while (0)
+/* x over the lane's quad (the 4 lanes that share its rows) by op: fmax or ifa_add, in place */
+#define IFA_QUAD(x, op)                                                                                            \
+    do {                                                                                                           \
+        IFA_XSTEP(x, op, 1);                                                                                       \
+        IFA_XSTEP(x, op, 2);                                                                                       \
     } while (0)
 /* 8 floats (a, then b) as a 16-row operand's 4 words, in the operands' type; ifa_frag_lo: what that operand (h)
  * missed of them, as another (the second of two parts) */
@@ -1279,13 +1283,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 /* x over the 8 lanes that share the lane's query rows (same mt4) by op, in place */
 #define IFA_GRED(x, op)                                                                                            \
     do {                                                                                                           \
-        float y_;                                                                                                  \
-        IFA_QXOR(y_, (x), 4);                                                                                      \
-        (x) = op((x), y_);                                                                                         \
-        IFA_QXOR(y_, (x), 8);                                                                                      \
-        (x) = op((x), y_);                                                                                         \
-        IFA_QXOR(y_, (x), 16);                                                                                     \
-        (x) = op((x), y_);                                                                                         \
+        IFA_XSTEP(x, op, 4);                                                                                       \
+        IFA_XSTEP(x, op, 8);                                                                                       \
+        IFA_XSTEP(x, op, 16);                                                                                      \
     } while (0)
 /* the lane's eighth (columns xv ..) of value row p as IFA_VT fp16x2 words wd (zero past len) */
 #if KV_T == IFA_I8

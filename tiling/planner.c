@@ -204,28 +204,31 @@ static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
     return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
 }
 
-/* The matrix shape's rule (ifa_all_vector.cl's MMA): a 16-bit query; 16-bit K/V, or int8 with per-channel or
- * per-tensor scales (exact in fp16; the key's scales folded into the query, the value's applied after P.V); D a
- * multiple of 32 (int8: 64) up to 128 (a quad lane's quarter of a row is whole 16-byte loads; 128 keeps the
- * accumulators at 64 registers), D_v = D, at most 16 query rows (the products' 16-row side), whole warps of 32. */
+/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit or int8 K/V (int8 values
+ * are exact in fp16), D_v = D, whole warps of 32. */
+static int mma_inputs(const ifa_problem *p, int64_t wg) {
+    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
+           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || p->kv_dtype == IFA__KV_INT8) &&
+           ifa__value_dim(p) == p->head_dim && wg >= 32 && wg % 32 == 0;
+}
+
+/* The matrix shape's rule: mma_inputs, int8 with per-channel or per-tensor scales only (the key's scales folded
+ * into the query, the value's applied after P.V); D a multiple of 32 (int8: 64) up to 128 (a quad lane's quarter
+ * of a row is whole 16-byte loads; 128 keeps the accumulators at 64 registers), at most 16 query rows (the
+ * products' 16-row side). */
 static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
     const int int8 = p->kv_dtype == IFA__KV_INT8;
-    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
-           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || int8) &&
-           p->antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
-           p->head_dim % (int8 ? 64 : 32) == 0 && p->head_dim <= 128 && ifa__value_dim(p) == p->head_dim && rows >= 1 &&
-           rows <= 16 && wg >= 32 && wg % 32 == 0;
+    return mma_inputs(p, wg) && p->antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
+           p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->head_dim % (int8 ? 64 : 32) == 0 && p->head_dim <= 128 &&
+           rows >= 1 && rows <= 16;
 }
 
 /* The transposed matrix shape's rule (MMA 3: keys and value columns the products' 16-row side, the query rows
- * their 8-column side): the same inputs as mma_fit, int8 with any scales (the key's token scales on its scores,
- * the value's folded into P per key), at most 8 query rows, D a multiple of 64 (a lane's eighth of a value row is
- * whole 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
+ * their 8-column side): mma_inputs, int8 with any scales (the key's token scales on its scores, the value's
+ * folded into P per key), at most 8 query rows, D a multiple of 64 (a lane's eighth of a value row is whole
+ * 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
 static int mma_t_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
-           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || p->kv_dtype == IFA__KV_INT8) &&
-           p->head_dim % 64 == 0 && p->head_dim <= 256 && ifa__value_dim(p) == p->head_dim && rows >= 1 && rows <= 8 &&
-           wg >= 32 && wg % 32 == 0;
+    return mma_inputs(p, wg) && p->head_dim % 64 == 0 && p->head_dim <= 256 && rows >= 1 && rows <= 8;
 }
 
 /* The matrix shape a tuning's mma (t_mma) gives rows query rows in groups of wg: the transposed shape where t_mma
