@@ -1023,6 +1023,18 @@ START_TEST(mma_transposed_rule) {
     ifa_plan bad = plan;
     bad.mma = 3; /* 16 rows */
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("mma=5,mma_group_rows=8", &p, &h100, &plan); /* two groups of 8 in the transposed shape */
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(plan.head_groups, 2);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=1,mma_group_rows=8", &p, &h100, &plan); /* the cap holds in the other shape too */
+    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    plan_tuned("mma=3,mma_group_rows=6", &p, &h100, &plan); /* 16 rows in even groups: 3 of up to 6 */
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.heads_per_group, 6);
+    ck_assert_int_eq(plan.head_groups, 3);
     p = problem(4, 32, 4, 256, 8192); /* D = 256, G = 8 */
     plan_tuned("mma=3", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);
@@ -1037,6 +1049,9 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 3);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 2);
+    plan_tuned("mma=3,mma_group_rows=16", &p, &h100, &plan); /* a cap above the shape's 8 rows changes nothing */
+    ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(plan.heads_per_group, 8);
     p = problem(1, 32, 8, 192, 8192); /* D = 192 */
     plan_tuned("mma=3", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);

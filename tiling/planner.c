@@ -577,10 +577,11 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * mostly from the L2) instead of all of them in the work-group shape's per-row loads (on an H100 8-row
      * groups beat cv on docs/templates.md's G >= 16 rows by 1.42-1.76x). */
     /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side; where only the transposed
-     * one fits (D above 128, int8 token scales), up to 8, its 8-column side. */
+     * one fits (D above 128, int8 token scales), up to 8, its 8-column side; fewer where the row's
+     * mma_group_rows says (8 at G = 16: the transposed shape in two groups instead of the other in one). */
     const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
-    const int64_t lane_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg)                             ? 8
-                              : matrix                                                             ? 16
+    const int64_t mma_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg) ? 8 : 16;
+    const int64_t lane_rows = matrix ? (t.mma_group_rows >= 1 && t.mma_group_rows < mma_rows ? t.mma_group_rows : mma_rows)
                               : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {

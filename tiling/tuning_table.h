@@ -91,6 +91,10 @@ typedef struct ifa_tuning {
     int32_t mma_int8;          /* with mma: 1 takes the matrix shape for int8 K/V too (per-channel or per-tensor
                                 * scales, D a multiple of 64), 0 not */
     int32_t mma_bf16;          /* with mma: 1 takes the matrix shape for bf16 K/V too (bf16 products), 0 not */
+    int32_t mma_group_rows;    /* with mma and lane_head_groups: the most query rows per work-group, 1 to 16 (more
+                                * rows per KV head go in even head groups; 8 gives G = 16 the transposed shape in
+                                * two groups, each reading K/V); 0: the shape's most (16, or 8 where only the
+                                * transposed shape fits) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

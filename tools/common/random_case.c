@@ -96,8 +96,10 @@ static void draw_tuning(draw *g, char *t, size_t n) {
     else if (shape < 0.35) { /* 8-wide loads, the key tile or the lane shape (1 to 8 rows a step, loads ahead or
                               * not, the transposing butterfly or not, head groups of 1 to 8 rows or not, the query
                               * from local memory or registers), or the matrix shape where it fits (1 or 2 warps,
-                              * either variant, int8 or bf16 K/V or not). Drawn one statement each: the order of a
-                              * call's arguments is the compiler's, and a seed must mean the same case everywhere. */
+                              * either variant, int8 or bf16 K/V or not, its groups capped at the lane groups' rows
+                              * below 8: no draw of its own, so that earlier seeds keep their cases). Drawn one
+                              * statement each: the order of a call's arguments is the compiler's, and a seed must
+                              * mean the same case everywhere. */
         int v[12];
         v[0] = chance(g, 0.5) ? 64 : 32;
         v[1] = (int)pick(g, chunks + 1, 3);
@@ -114,8 +116,8 @@ static void draw_tuning(draw *g, char *t, size_t n) {
         w = snprintf(t, n,
                      "work_group_size=%d,chunk_rows=%d,vector_width=1,pv_block=1,vector_loads=1,key_tile=%d,lanes=%d,"
                      "lane_prefetch=%d,lane_scores=%d,lane_head_groups=%d,lane_group_rows=%d,lane_q_local=%d,mma=%d,"
-                     "mma_int8=%d,mma_bf16=%d,",
-                     v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+                     "mma_int8=%d,mma_bf16=%d,mma_group_rows=%d,",
+                     v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[7] < 8 ? v[7] : 0);
     } else if (shape < 0.6) {
         const int c = (int)pick(g, chunks, 4);
         w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", c, (int)pick(g, mh, 3));
