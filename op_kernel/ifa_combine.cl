@@ -10,7 +10,8 @@
  * With CV=1 the partials are the cv template's (ifa_cv.cl): entry (batch, KV head, split), row (head in
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
- * One work-group per (batch, query head, query token) row. Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
+ * One work-group per (batch, query head, query token) row, its work-items over the row's splits and columns at
+ * once (the sums through local memory). Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
  * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift,
  * and a padding token's row written as one that saw nothing: the fused kernel leaves no partial for it), QPACK
  * (the fused kernel packed each head's rows by the batch's tokens: QLEN with one KV head per work-group). The shape (head_dim: the output's, D_v; gt: rows'
@@ -42,6 +43,20 @@ inline long ifa_unit_of(long total, long units, long x) {
         if (ifa_unit_start(total, units, mid) <= x) lo = mid; else hi = mid;
     }
     return lo;
+}
+
+/* x over the work-group (max where is_max, else the sum), every work-item's result the same: a tree in red (WG
+ * floats; every work-item calls it) */
+inline float ifa_combine_reduce(__local float *red, float x, int lid, int is_max) {
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 1; k < WG; k *= 2) { /* any WG, not only powers of two */
+        if (lid % (2 * k) == 0 && lid + k < WG) red[lid] = is_max ? fmax(red[lid], red[lid + k]) : red[lid] + red[lid + k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float r = red[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* red is free again for the next call */
+    return r;
 }
 
 typedef IFA_STORE_TYPE(O_T) o_store;
@@ -104,44 +119,75 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #define IFA_PIDX(s) (first + (ulong)(s))
 #define IFA_PVALID(s) 1
 #endif
+    if (nsplit == 0) return; /* the whole work-group (nsplit is the row's): no barrier follows */
+    /* The row's max and sum with the work-items over the splits (a split each, then a tree in local memory),
+     * and the accumulators with them over columns and splits at once: column quad c of split group j, j taking
+     * every par-th split, the par sums added in local memory. A work-item walking all of a row's splits alone
+     * waits for each load in turn: 64 splits of a B = 1 row are 3 x 64 loads one after another. */
+    __local float red[WG];
+    __local float4 red4[WG];
     float m = -INFINITY;
-    for (int s = 0; s < nsplit; ++s)
+    for (int s = lid; s < nsplit; s += WG)
         if (IFA_PVALID(s)) m = fmax(m, part[part_m + IFA_PIDX(s)]);
+    m = ifa_combine_reduce(red, m, lid, 1);
     float l = 0.0f;
-    for (int s = 0; s < nsplit; ++s) {
+    for (int s = lid; s < nsplit; s += WG) {
         if (!IFA_PVALID(s)) continue;
-        const float ms = part[part_m + IFA_PIDX(s)];
 #if ROWMAX == 2
-        (void)ms;
         l += part[part_l + IFA_PIDX(s)];
 #else
+        const float ms = part[part_m + IFA_PIDX(s)];
         if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
 #endif
     }
+    l = ifa_combine_reduce(red, l, lid, 0);
 #if SINK
     const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
 #endif
-    for (int d = lid; nsplit > 0 && d < head_dim; d += WG) {
-        float acc = 0.0f;
-        for (int s = 0; s < nsplit; ++s) {
+    /* columns in quads where D_v allows (else one at a time), ncol work-items a split group; every work-item
+     * takes the same number of passes (the barriers) */
+    const int cw = head_dim % 4 == 0 ? 4 : 1, cols = head_dim / cw, ncol = min(cols, WG), par = WG / ncol;
+    const int c = lid % ncol, j = lid / ncol;
+    for (int q0 = 0; q0 < cols; q0 += ncol) {
+        const int cc = q0 + c;
+        float4 acc = (float4)0.0f;
+        for (int s = j; j < par && cc < cols && s < nsplit; s += par) {
             if (!IFA_PVALID(s)) continue;
-            const float ms = part[part_m + IFA_PIDX(s)];
+            const ulong at = part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)(cc * cw);
 #if ROWMAX == 2
-            (void)ms;
-            acc += part[part_acc + IFA_PIDX(s) * (ulong)head_dim + d];
+            const float w = 1.0f;
 #else
-            if (ms != -INFINITY) acc = fma(part[part_acc + IFA_PIDX(s) * (ulong)head_dim + d], exp(ms - m), acc);
+            const float ms = part[part_m + IFA_PIDX(s)];
+            if (ms == -INFINITY) continue;
+            const float w = exp(ms - m);
 #endif
+            if (cw == 4)
+                acc = fma(vload4(0, part + at), (float4)w, acc);
+            else
+                acc.x = fma(part[at], w, acc.x);
         }
+        red4[lid] = acc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (j == 0 && cc < cols) {
+            for (int k = 1; k < par; ++k) acc += red4[k * ncol + c];
 #if SINK
-        IFA_STORE(O_T, IFA_QUANT(acc * f, h, d), o, obase + d);
+            acc *= f;
 #else
-        IFA_STORE(O_T, IFA_QUANT(l > 0.0f ? acc / l : 0.0f, h, d), o, obase + d);
+            acc = l > 0.0f ? acc / l : (float4)0.0f;
 #endif
+            const int d = cc * cw;
+            IFA_STORE(O_T, IFA_QUANT(acc.x, h, d), o, obase + d);
+            if (cw == 4) {
+                IFA_STORE(O_T, IFA_QUANT(acc.y, h, d + 1), o, obase + d + 1);
+                IFA_STORE(O_T, IFA_QUANT(acc.z, h, d + 2), o, obase + d + 2);
+                IFA_STORE(O_T, IFA_QUANT(acc.w, h, d + 3), o, obase + d + 3);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* red4 is read before the next pass writes it */
     }
 #if HAS_LSE && SINK
-    if (lid == 0 && nsplit > 0) lse[lse_off + row] = ifa_sink_lse(m, l, sinks[sinks_off + h]);
+    if (lid == 0) lse[lse_off + row] = ifa_sink_lse(m, l, sinks[sinks_off + h]);
 #elif HAS_LSE
-    if (lid == 0 && nsplit > 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
+    if (lid == 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
 #endif
 }

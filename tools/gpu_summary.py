@@ -307,25 +307,32 @@ def mma_more(d):
     return result
 
 
-def mma_g16(d):
-    """mma_g16.csv (ifa-bench --variant rows: the G = 16 peer row under mma 1 and the transposed shape in groups of
-    8): per shape, [(tuning, median us, vs_first)] in the file's order."""
-    rows = read_rows(d, "mma_g16.csv")
+def variants(d, name):
+    """ifa-bench --variant rows in d/name: per shape, [(tuning, median us, vs_first)] in the file's order."""
     result = {}
-    for r in rows or []:
+    for r in read_rows(d, name) or []:
         if r.get("tuning") is not None and r.get("median_us"):
             result.setdefault(shape(r), []).append((r["tuning"], num(r, "median_us"), num(r, "vs_first")))
     return result
 
 
+def variant_lines(out, what, name, found):
+    """A line per shape of found (variants()): each variant's time against the first's, and the fastest."""
+    for sh, vs in sorted(found.items()):
+        fastest = min(vs, key=lambda v: v[1] if math.isfinite(v[1]) else math.inf)
+        out.append("- %s, %s (%s, alternating rounds): %s; fastest: %s" % (
+            what, sh, name, ", ".join("%s %.1f us (%.2fx the first's time)" % v for v in vs), fastest[0]))
+
+
 def mma(d, out):
     """scripts/gpu-measure mma: each matrix-shape variant's correctness on the card (test_kernel's exit status, the
-    checked ifa-bench rows), its kernels' registers (ptxas's lines in the build log) and int8/bf16 K/V in the
-    shape against the lane shape (mma_more.csv)."""
+    checked ifa-bench rows), its kernels' registers (ptxas's lines in the build log), int8/bf16 K/V in the
+    shape against the lane shape (mma_more.csv), G = 16 in two transposed groups against mma 1 (mma_g16.csv) and
+    the combine's work-group sizes on the B = 1 rows (combine_wg.csv)."""
     out.append("## The matrix shapes (part mma)")
     steps = {k: v for k, v in (log_sections(d) or {}).items() if re.match(r"mma\d_", k)}
-    more, g16 = mma_more(d), mma_g16(d)
-    if not steps and not more and not g16:
+    more, g16, cwg = mma_more(d), variants(d, "mma_g16.csv"), variants(d, "combine_wg.csv")
+    if not steps and not more and not g16 and not cwg:
         out.append("not measured: no mma step in gpu-measure.log and no mma_more.csv")
         return
     for m in sorted({k[3] for k in steps}):
@@ -356,10 +363,8 @@ def mma(d, out):
         bad = sum(1 for l in checked[1] if ",FAIL," in l)
         out.append("- G = 16 in two transposed groups (mma=5,mma_group_rows=8), checked rows: %d passed, %d failed%s"
                    % (ok, bad, "" if exit_code(checked[0]) == 0 else "; the step did not end in 0"))
-    for sh, variants in sorted(g16.items()):
-        fastest = min(variants, key=lambda v: v[1] if math.isfinite(v[1]) else math.inf)
-        out.append("- G = 16, %s (mma_g16.csv, alternating rounds): %s; fastest: %s" % (
-            sh, ", ".join("%s %.1f us (%.2fx the first's time)" % v for v in variants), fastest[0]))
+    variant_lines(out, "G = 16", "mma_g16.csv", g16)
+    variant_lines(out, "the combine's work-group", "combine_wg.csv", cwg)
 
 
 def issue9(d, out):
