@@ -72,6 +72,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
     int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off,
     __global const float *sinks, ulong sinks_off, int head_dim, int gt, int sq, int causal) {
+    /* the sums' scratch (at the kernel's outermost scope before any statement, as every compiler takes it) */
+    __local float red[WG];
+    __local float4 red4[WG];
     const ulong row = get_group_id(0);
     const ulong bh = row / (ulong)sq, t = row - bh * (ulong)sq;
     const ulong b = bh / (ulong)num_heads, h = bh - b * (ulong)num_heads;
@@ -124,8 +127,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
      * and the accumulators with them over columns and splits at once: column quad c of split group j, j taking
      * every par-th split, the par sums added in local memory. A work-item walking all of a row's splits alone
      * waits for each load in turn: 64 splits of a B = 1 row are 3 x 64 loads one after another. */
-    __local float red[WG];
-    __local float4 red4[WG];
     float m = -INFINITY;
     for (int s = lid; s < nsplit; s += WG)
         if (IFA_PVALID(s)) m = fmax(m, part[part_m + IFA_PIDX(s)]);
