@@ -308,11 +308,13 @@ def mma_more(d):
 
 
 def variants(d, name):
-    """ifa-bench --variant rows in d/name: per shape, [(tuning, median us, vs_first)] in the file's order."""
+    """ifa-bench --variant rows in d/name: per shape, [(tuning, median us, vs_first, tail us or nan)] in the file's
+    order."""
     result = {}
     for r in read_rows(d, name) or []:
         if r.get("tuning") is not None and r.get("median_us"):
-            result.setdefault(shape(r), []).append((r["tuning"], num(r, "median_us"), num(r, "vs_first")))
+            result.setdefault(shape(r), []).append((r["tuning"], num(r, "median_us"), num(r, "vs_first"),
+                                                    num(r, "tail_us")))
     return result
 
 
@@ -321,7 +323,8 @@ def variant_lines(out, what, name, found):
     for sh, vs in sorted(found.items()):
         fastest = min(vs, key=lambda v: v[1] if math.isfinite(v[1]) else math.inf)
         out.append("- %s, %s (%s, alternating rounds): %s; fastest: %s" % (
-            what, sh, name, ", ".join("%s %.1f us (%.2fx the first's time)" % v for v in vs), fastest[0]))
+            what, sh, name, ", ".join("%s %.1f us (%.2fx the first's time%s)" % (
+                v[:3] + ((", tail %.1f us" % v[3]) if math.isfinite(v[3]) else "",)) for v in vs), fastest[0]))
 
 
 def mma(d, out):

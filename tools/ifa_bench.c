@@ -64,7 +64,8 @@ static int usage(void) {
             "--variant SPEC (up to 8): each shape runs in each variant, in --rounds alternating rounds (a noisy machine's\n"
             "drift falls on all of them); SPEC is [BSH:|BSND:|BNSD:] then IFA_TUNING entries added after the environment's\n"
             "(\"BSND:prefetch_rows=4\", \"BNSD:\", \"default\"). A row per variant: the median, lowest and highest of its\n"
-            "rounds, and against the first variant the median per-round ratio (vs_first) and the rounds it was faster.\n"
+            "rounds, and against the first variant the median per-round ratio (vs_first) and the rounds it was faster;\n"
+            "tail_us: the median over the rounds of the time after the main kernel (a split plan's combine).\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
     return 2;
 }
@@ -647,7 +648,7 @@ static int compare_templates(ifa_context *ctx, cl_command_queue queue, const ifa
 static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_bench_shape *sh, const options *o,
                             ifa_dtype kv, int64_t llc, double bw, const char *base_tuning, FILE *csv) {
     const int nv = o->nvariants;
-    double us[64 * IFA_BENCH_MAX_VARIANTS];
+    double us[64 * IFA_BENCH_MAX_VARIANTS], tails[64 * IFA_BENCH_MAX_VARIANTS];
     row_result first[IFA_BENCH_MAX_VARIANTS];
     int failures = 0, broken = 0;
     for (int round = 0; round < o->rounds && !broken; ++round)
@@ -661,6 +662,7 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
                      bench_shape(ctx, queue, sh, &ov, kv, 0, llc, &r) != 0;
             if (broken) break;
             us[round * nv + i] = r.us;
+            tails[round * nv + i] = r.tail_us;
             if (round == 0) first[i] = r, failures += r.pass == 0;
         }
     ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""}); /* the environment's own again */
@@ -669,14 +671,16 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
         ifa_bench_variant_stats st;
         ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);
         const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
+        double tail[64]; /* the variant's rounds' tails (the combine after the main kernel), their median */
+        for (int round = 0; round < o->rounds; ++round) tail[round] = tails[round * nv + i];
         char line[640];
-        snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s",
+        snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
                  ifa_dtype_name(kv), (double)first[i].kv_bytes / 1e6, i + 1,
                  o->variants[i].layout[0] ? o->variants[i].layout : o->layout,
                  o->variants[i].tuning[0] ? o->variants[i].tuning : "default", st.median_us, st.low_us, st.high_us, gbps,
                  100.0 * gbps / bw, st.vs_first, st.wins, o->rounds, (unsigned long long)first[i].plan.tiling_key,
-                 first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL");
+                 first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL", ifa_bench_median(tail, o->rounds));
         printf("%s\n", line);
         if (csv) fprintf(csv, "%s\n", line);
     }
@@ -869,7 +873,7 @@ int main(int argc, char **argv) {
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
     const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
                          : o.nvariants ? "B,N,N_kv,D,S_kv,kv_type,kv_MB,variant,layout,tuning,median_us,low_us,high_us,GBps,pct_bw,"
-                                         "vs_first,wins,rounds,tiling_key,check"
+                                         "vs_first,wins,rounds,tiling_key,check,tail_us"
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len,tail_us";
     printf("%s\n", header);
