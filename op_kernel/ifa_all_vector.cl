@@ -1308,17 +1308,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }                                                                                                          \
     } while (0)
 #endif
-/* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb, values 2 mt4, + 1, + 8, + 9 (an
- * eighth) into v0 .. v3 (MMA 5: the next step's, during this one) */
-#define IFA_MMA_STEP_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                            \
+/* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
+ * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS); both (IFA_MMA_STEP_LOADS; MMA 5: the next step's, during
+ * this one) */
+#define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
     do {                                                                                                           \
-        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                              \
+        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8;                                                          \
         const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
         IFA_MMA_ROWS(ka, kb, k, k_off)                                                                             \
+    } while (0)
+#define IFA_MMA_VALS(jb_, v0, v1, v2, v3)                                                                          \
+    do {                                                                                                           \
+        const int pv = (jb_) + wp * 16 + r0;                                                                       \
         IFA_MMA_VROW(v0, pv);                                                                                      \
         IFA_MMA_VROW(v1, pv + 1);                                                                                  \
         IFA_MMA_VROW(v2, pv + 8);                                                                                  \
         IFA_MMA_VROW(v3, pv + 9);                                                                                  \
+    } while (0)
+#define IFA_MMA_STEP_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                            \
+    do {                                                                                                           \
+        IFA_MMA_KEYS(jb_, ka, kb);                                                                                 \
+        IFA_MMA_VALS(jb_, v0, v1, v2, v3);                                                                         \
     } while (0)
 #if IFA_MMA_PF
         uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
@@ -1326,20 +1336,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
-            const int pa = jb + wp * 16 + mg, pb = pa + 8, pv = jb + wp * 16 + r0;
+            const int pa = jb + wp * 16 + mg, pb = pa + 8;
 #if IFA_MMA_PF
             /* the next step's rows go out before this step's math (past len they are zeros, nothing read) */
             uint nka[IFA_KW], nkb[IFA_KW], nv0[IFA_VT], nv1[IFA_VT], nv2[IFA_VT], nv3[IFA_VT];
             IFA_MMA_STEP_LOADS(jb + IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
 #else
-            const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
             uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
-            IFA_MMA_ROWS(kaw, kbw, k, k_off)
+            IFA_MMA_KEYS(jb, kaw, kbw);
 #if !IFA_MMA_VLATE
-            IFA_MMA_VROW(vw0, pv);
-            IFA_MMA_VROW(vw1, pv + 1);
-            IFA_MMA_VROW(vw2, pv + 8);
-            IFA_MMA_VROW(vw3, pv + 9);
+            IFA_MMA_VALS(jb, vw0, vw1, vw2, vw3);
 #endif
 #endif
             /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w) */
@@ -1370,10 +1376,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_MMA_VLATE
             /* the value rows after the scores (a compiler barrier on NVIDIA: not live with the key words) */
             IFA_MMA_FENCE;
-            IFA_MMA_VROW(vw0, pv);
-            IFA_MMA_VROW(vw1, pv + 1);
-            IFA_MMA_VROW(vw2, pv + 8);
-            IFA_MMA_VROW(vw3, pv + 9);
+            IFA_MMA_VALS(jb, vw0, vw1, vw2, vw3);
 #endif
 #if ANTIQUANT >= 3
             /* keys pa and pb's token scales and offsets */
