@@ -281,6 +281,11 @@ def exit_code(status):
     return int(m.group(1)) if m else None
 
 
+def checked_rows(lines):
+    """(passed, failed): the checked ifa-bench rows among a log step's lines."""
+    return sum(1 for l in lines if ",pass," in l), sum(1 for l in lines if ",FAIL," in l)
+
+
 def mma_more(d):
     """mma_more.csv (blocks of ifa-bench CSV after "# mma=..., mma_int8/mma_bf16=M, kv KV" lines): for each KV type
     with both blocks, (kv, geomean of the lane shape's us over the matrix shape's, shapes compared)."""
@@ -333,7 +338,8 @@ def mma(d, out):
     shape against the lane shape (mma_more.csv), G = 16 in two transposed groups against mma 1 (mma_g16.csv) and
     the combine's work-group sizes on the B = 1 rows (combine_wg.csv)."""
     out.append("## The matrix shapes (part mma)")
-    steps = {k: v for k, v in (log_sections(d) or {}).items() if re.match(r"mma\d_", k)}
+    sections = log_sections(d) or {}
+    steps = {k: v for k, v in sections.items() if re.match(r"mma\d_", k)}
     more, g16, cwg = mma_more(d), variants(d, "mma_g16.csv"), variants(d, "combine_wg.csv")
     if not steps and not more and not g16 and not cwg:
         out.append("not measured: no mma step in gpu-measure.log and no mma_more.csv")
@@ -347,8 +353,7 @@ def mma(d, out):
                                              else "did not end"))
         checked = [(k, v) for k, v in sorted(steps.items()) if k.startswith("mma%s_" % m) and "checked" in k]
         if checked:
-            ok = sum(1 for _, (_, lines) in checked for l in lines if ",pass," in l)
-            bad = sum(1 for _, (_, lines) in checked for l in lines if ",FAIL," in l)
+            ok, bad = checked_rows([l for _, (_, lines) in checked for l in lines])
             ended = [k for k, (st, _) in checked if exit_code(st) != 0]
             parts.append("checked rows: %d passed, %d failed%s" % (ok, bad, "; steps not ending in 0: " +
                                                                       ", ".join(ended) if ended else ""))
@@ -360,10 +365,9 @@ def mma(d, out):
     for kv, ratio, n in more:
         out.append("- %s K/V in the matrix shape (mma_more.csv): %.2fx the lane shape's speed in geometric mean over %d "
                    "shapes" % (kv, ratio, n))
-    checked = (log_sections(d) or {}).get("mma_g16_checked")
+    checked = sections.get("mma_g16_checked")
     if checked:
-        ok = sum(1 for l in checked[1] if ",pass," in l)
-        bad = sum(1 for l in checked[1] if ",FAIL," in l)
+        ok, bad = checked_rows(checked[1])
         out.append("- G = 16 in two transposed groups (mma=5,mma_group_rows=8), checked rows: %d passed, %d failed%s"
                    % (ok, bad, "" if exit_code(checked[0]) == 0 else "; the step did not end in 0"))
     variant_lines(out, "G = 16", "mma_g16.csv", g16)
