@@ -6,6 +6,7 @@
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
+#include "op_host/counters.h"
 
 static ifa_status read_facts(ifa_context *c) {
     cl_uint cu = 0;
@@ -122,6 +123,7 @@ void ifa_context_destroy(ifa_context *ctx) {
     if (!ctx) return;
     if (atomic_load(&ctx->blas_used)) CLBlastClearCache(); /* its programs hold this context */
     ifa__program_cache_clear(ctx);
+    ifa__combine_counters_clear(ctx);
     mtx_destroy(&ctx->lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->cl_ctx);

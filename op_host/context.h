@@ -31,14 +31,25 @@ typedef struct ifa__cached_kernel {
     cl_ulong local_mem_bytes;   /* CL_KERNEL_LOCAL_MEM_SIZE */
 } ifa__cached_kernel;
 
+/* The fused combine's split counters of one command queue (op_host/counters.c). */
+enum { IFA__COUNTER_QUEUES = 8 };
+typedef struct ifa__counter_slot {
+    cl_command_queue queue; /* not retained */
+    cl_mem buffer;          /* count int32 zeros between runs; NULL until a run needs it */
+    int64_t count;
+    int in_order; /* 0: the queue may overlap runs, so its runs launch the combine kernel */
+} ifa__counter_slot;
+
 struct ifa_context {
     cl_context cl_ctx;
     cl_device_id device;
     ifa_device_facts facts;
     char device_name[256];
-    mtx_t lock; /* guards programs and programs_built */
+    mtx_t lock; /* guards programs, programs_built and counters */
     ifa__cached_kernel *programs;
     int64_t programs_built;
+    ifa__counter_slot counters[IFA__COUNTER_QUEUES];
+    int counters_next; /* the slot a new queue takes when none is free */
     atomic_int blas_used; /* 1 once a cv run has called CLBlast (its programs are then in CLBlast's cache) */
 };
 

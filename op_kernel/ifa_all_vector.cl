@@ -92,6 +92,17 @@
 #ifndef PREFIX_SLOTS
 #define PREFIX_SLOTS 0
 #endif
+/* FUSED 1 (with SPLIT, partial rowmax, no cascade, no per-batch query tokens): the block's last split to finish
+ * combines the block's rows itself (no combine kernel). Each active split adds one to the block's counter,
+ * cnt[cnt_off + b * blocks + blk], after its partials: the one that sees the count reach the block's splits
+ * knows every partial is written, combines, and sets the counter back to 0 for the next run (so the counters
+ * must start at 0 and no two runs may use them at once: the host gives each in-order queue its own). */
+#ifndef FUSED
+#define FUSED 0
+#endif
+#if FUSED && (!SPLIT || ROWMAX != 1 || MAX_PASS || BALANCED || PREFIX || PREFIX_SLOTS || QLEN)
+#error "FUSED needs SPLIT with partial rowmax, no cascade and no per-batch query tokens"
+#endif
 #ifndef VW
 #define VW 1
 #endif
@@ -852,8 +863,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
     __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
     __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off,
-    __global const float *alibi, ulong alibi_off, ulong alibi_bstride) {
+    __global const float *alibi, ulong alibi_off, ulong alibi_bstride, __global volatile int *cnt, ulong cnt_off) {
     const int lid = (int)get_local_id(0);
+#if FUSED
+    __local float4 fc_red[WG]; /* the last split's sums across work-items */
+    __local int fc_last;
+#endif
 
     __local float qs[R * HEAD_DIM];
     __local float acc[R * VDIM];
@@ -2372,6 +2387,99 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
 #endif
     }
+#if FUSED
+    /* the work-group's partials are written before work-item 0 counts them; its fences on both sides of the
+     * count order them against the other splits' (a release and an acquire at device scope) */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        int last = 0;
+        if (active) {
+#if BATCH_FAST
+            const ulong ci = cnt_off + b * get_num_groups(1) + (ulong)blk;
+#else
+            const ulong ci = cnt_off + b * get_num_groups(0) + (ulong)blk;
+#endif
+            const int ns = max(1, (span + split_tokens - 1) / split_tokens);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            last = atomic_inc(cnt + ci) == ns - 1;
+            if (last) atomic_xchg(cnt + ci, 0);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+        }
+        fc_last = last;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (fc_last) {
+        /* as ifa_combine.cl does for one row, for the block's rn rows at once: the rows' max and sum with T
+         * work-items a row (each merging its share of the splits, then one merging the T), then the
+         * accumulators' column quads across the work-items (par split groups a quad where they are fewer) */
+        const int ns = max(1, (span + split_tokens - 1) / split_tokens);
+        const int P = min(rn, WG), T = WG / P;
+        for (int r0 = 0; r0 < rn; r0 += P) {
+            const int r = r0 + lid / T, j = lid - lid / T * T, mine = lid / T < P && r < rn;
+            float m = -INFINITY, l = 0.0f;
+            for (int s = j; mine && s < ns; s += T) {
+                const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
+                const float ms = part[part_m + pr];
+                if (ms == -INFINITY) continue;
+                const float ls = part[part_l + pr];
+                if (ms > m) l = l * exp(m - ms) + ls, m = ms; else l += ls * exp(ms - m);
+            }
+            fc_red[lid] = (float4)(m, l, 0.0f, 0.0f);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (mine && j == 0) {
+                for (int k = 1; k < T; ++k) {
+                    const float mk = fc_red[lid + k].x, lk = fc_red[lid + k].y;
+                    if (mk == -INFINITY) continue;
+                    if (mk > m) l = l * exp(m - mk) + lk, m = mk; else l += lk * exp(mk - m);
+                }
+                m_s[r] = m, l_s[r] = l;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        /* each split's weight in its max's place (the partials are this work-group's now): exp(m_s - M) over the
+         * row's sum, or with a sink its factor; a split or row that saw nothing weighs 0 */
+        for (int i = lid; i < rn * ns; i += WG) {
+            const int r = i / ns, s = i - r * ns;
+            const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
+            const float ms = part[part_m + pr];
+#if SINK
+            const float f = ifa_sink_factor(m_s[r], l_s[r], sinks[sinks_off + h0 + r / rq]);
+#else
+            const float f = l_s[r] > 0.0f ? 1.0f / l_s[r] : 0.0f;
+#endif
+            part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * f;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;
+        const int ncol = min(e_n, WG), par = WG / ncol, c = lid % ncol, jj = lid / ncol;
+        const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
+        for (int e0 = 0; e0 < e_n; e0 += ncol) {
+            const int e = e0 + c, r = e / cols, d = (e - r * cols) * cw;
+            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
+            float4 a = (float4)0.0f;
+            for (int s = jj; jj < par && e < e_n && s < ns; s += par) {
+                const float w = part[part_m + pr0 + (ulong)s];
+                a = ifa_fma_cols(part, part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d, w, a, cw);
+            }
+            fc_red[lid] = a;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (jj == 0 && e < e_n) {
+                for (int k = 1; k < par; ++k) a += fc_red[k * ncol + c];
+                const int g = r / rq, t = r - g * rq;
+                IFA_STORE_COLS(a, cw, h0 + g, d, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* fc_red is read before the next pass writes it */
+        }
+#if HAS_LSE
+        for (int r = lid; r < rn; r += WG)
+#if SINK
+            lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(m_s[r], l_s[r], sinks[sinks_off + h0 + r / rq]);
+#else
+            lse[lse_off + IFA_GROW(r)] = l_s[r] > 0.0f ? m_s[r] + log(l_s[r]) : -INFINITY;
+#endif
+#endif
+    }
+#endif
 #endif
 #if !SPLIT
     if (whole) {

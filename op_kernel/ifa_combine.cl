@@ -162,10 +162,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             if (ms == -INFINITY) continue;
             const float w = exp(ms - m);
 #endif
-            if (cw == 4)
-                acc = fma(vload4(0, part + at), (float4)w, acc);
-            else
-                acc.x = fma(part[at], w, acc.x);
+            acc = ifa_fma_cols(part, at, w, acc, cw);
         }
         red4[lid] = acc;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -177,12 +174,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             acc = l > 0.0f ? acc / l : (float4)0.0f;
 #endif
             const int d = cc * cw;
-            IFA_STORE(O_T, IFA_QUANT(acc.x, h, d), o, obase + d);
-            if (cw == 4) {
-                IFA_STORE(O_T, IFA_QUANT(acc.y, h, d + 1), o, obase + d + 1);
-                IFA_STORE(O_T, IFA_QUANT(acc.z, h, d + 2), o, obase + d + 2);
-                IFA_STORE(O_T, IFA_QUANT(acc.w, h, d + 3), o, obase + d + 3);
-            }
+            IFA_STORE_COLS(acc, cw, h, d, o, obase + d);
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* red4 is read before the next pass writes it */
     }

@@ -232,6 +232,24 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
 #else
 #define IFA_QUANT(x, h, d) (x)
 #endif
+
+/* The combines' column steps (ifa_combine.cl, and the last split's in ifa_all_vector.cl): a += w x the cw floats
+ * (a quad, or one where D_v is not a multiple of 4) of p from at; and a's cw columns from column d on of a row of
+ * head h, stored at element at of o (int8 output through IFA_QUANT). */
+inline float4 ifa_fma_cols(__global const float *p, ulong at, float w, float4 a, int cw) {
+    if (cw == 4) return fma(vload4(0, p + at), (float4)w, a);
+    a.x = fma(p[at], w, a.x);
+    return a;
+}
+#define IFA_STORE_COLS(a, cw, h, d, o, at)                                                                        \
+    do {                                                                                                          \
+        IFA_STORE(O_T, IFA_QUANT((a).x, h, d), o, at);                                                            \
+        if ((cw) == 4) {                                                                                          \
+            IFA_STORE(O_T, IFA_QUANT((a).y, h, (d) + 1), o, (at) + 1);                                             \
+            IFA_STORE(O_T, IFA_QUANT((a).z, h, (d) + 2), o, (at) + 2);                                             \
+            IFA_STORE(O_T, IFA_QUANT((a).w, h, (d) + 3), o, (at) + 3);                                             \
+        }                                                                                                         \
+    } while (0)
 #ifndef Q2_T
 #define Q2_T 0
 #endif

@@ -6,6 +6,7 @@
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
+#include "op_host/counters.h"
 #include "op_host/launch.h"
 #include "op_host/tensor_check.h"
 #include "templates/op_args.h"
@@ -61,6 +62,12 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
                         a.kv_row % kt == 0;
     const int key_tile = plan->key_tile && aligned;
+    /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then) */
+    cl_mem counters = NULL;
+    if (plan->fused_combine) IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
+    const int fused = counters != NULL;
+    const cl_mem cnt = fused ? counters : a.o;
+    const cl_ulong cnt_off = 0;
     ifa__define defines[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
@@ -98,6 +105,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},
+        {"FUSED", fused},
         {"MAX_PASS", 0}, /* last: the max pass differs only here */
     };
     const int nd = (int)(sizeof defines / sizeof defines[0]);
@@ -161,15 +169,15 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         {sizeof a.rope_f_off, &a.rope_f_off}, {sizeof(cl_mem), &a.rcos}, {sizeof a.rcos_off, &a.rcos_off},
         {sizeof(cl_mem), &a.rsin},       {sizeof a.rsin_off, &a.rsin_off}, {sizeof(cl_mem), &a.sinks},
         {sizeof a.sinks_off, &a.sinks_off}, {sizeof(cl_mem), &a.alibi}, {sizeof a.alibi_off, &a.alibi_off},
-        {sizeof a.alibi_bstride, &a.alibi_bstride},
+        {sizeof a.alibi_bstride, &a.alibi_bstride}, {sizeof(cl_mem), &cnt}, {sizeof cnt_off, &cnt_off},
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t blocks = (size_t)ifa__plan_blocks(plan), batch = (size_t)p->batch;
     const size_t global[3] = {(size_t)plan->work_group_size * (plan->batch_fast ? batch : blocks),
                               plan->batch_fast ? blocks : batch, (size_t)plan->max_splits};
-    if (plan->split_kv == IFA_SPLIT_NONE) {
-        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, 2, queue, num_wait,
-                         wait, event));
+    if (plan->split_kv == IFA_SPLIT_NONE || fused) {
+        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, fused ? 3 : 2,
+                              queue, num_wait, wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
     }

@@ -67,6 +67,8 @@ set(variants
   "24|LANES=0,MMA=3,KV_T=3,ANTIQUANT=1,VAQ=4,AQ_T=1,VAQ_T=1"
   "12|LANES=0,MMA=5"
   "12|LANES=0,MMA=5,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8,PAGED=1,SPLIT=1"
+  "12|LANES=0,MMA=5,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8,PAGED=1,SPLIT=1,FUSED=1,HAS_LSE=1,SINK=1"
+  "64|SPLIT=1,FUSED=1"
   "12|LANES=0,MMA=4"
   "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8")
 foreach(v ${variants})
@@ -105,6 +107,17 @@ foreach(v ${variants})
   list(LENGTH shuffles got)
   if(NOT got EQUAL want)
     message(FATAL_ERROR "variant ${v}: ${got} warp shuffles, expected ${want}")
+  endif()
+  # the last split's combine (FUSED=1): the count between two fences (builtins stay calls here: a call site
+  # names the function on a line of its own, "NAME,")
+  if(v MATCHES "FUSED=1")
+    file(STRINGS ${OUT}/lanes.ptx counts REGEX "_Z10atomic_inc[A-Za-z0-9_]*,")
+    file(STRINGS ${OUT}/lanes.ptx fences REGEX "_Z9mem_fencej,")
+    list(LENGTH counts n_counts)
+    list(LENGTH fences n_fences)
+    if(n_counts LESS 1 OR n_fences LESS 2)
+      message(FATAL_ERROR "variant ${v}: the split count or its fences are missing (${n_counts} atomic_inc, ${n_fences} mem_fence calls)")
+    endif()
   endif()
   file(STRINGS ${OUT}/lanes.ptx broadcasts REGEX "shfl\\.sync\\.idx\\.b32")
   list(LENGTH broadcasts got_idx)

@@ -112,6 +112,7 @@ typedef struct split_force {
     int32_t compute_units;
     const char *tuning;
     int32_t want_split;
+    int32_t want_fused; /* 1: the plan must have the last split combine (fused_combine), 2: must not, 0: either */
 } split_force;
 
 static int force_split(ifa_plan *plan, void *user) {
@@ -121,7 +122,10 @@ static int force_split(ifa_plan *plan, void *user) {
         facts = test_ctx()->facts;
         facts.compute_units = f->compute_units;
     }
-    return replan_all_vector(plan, &facts, f->tuning) == IFA_STATUS_OK && plan->split_kv == f->want_split ? 0 : -1;
+    return replan_all_vector(plan, &facts, f->tuning) == IFA_STATUS_OK && plan->split_kv == f->want_split &&
+                   (f->want_fused == 0 || plan->fused_combine == (f->want_fused == 1))
+               ? 0
+               : -1;
 }
 
 static const char *const layouts[] = {"BSH", "BSND", "BNSD"};
@@ -541,9 +545,11 @@ END_TEST
 /* Both flash-decoding algorithms: the second half of each loop runs global rowmax. */
 START_TEST(split_kv_layout_by_dtype) {
     static const int64_t lens[] = {1000, 999, 257, 0};
-    const int global = _i >= 3 * NPAIRS, i = _i % (3 * NPAIRS);
-    split_force f = {64, global ? "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=64,chunk_rows=64,balance_milli=1000000",
-                     global ? 2 : 1};
+    const int global = _i >= 3 * NPAIRS, i = _i % (3 * NPAIRS), fused = i % 2;
+    split_force f = {64, global  ? "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000"
+                         : fused ? "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=1"
+                                 : "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=0",
+                     global ? 2 : 1, global ? 2 : fused ? 1 : 2};
     spec p = {layouts[i / NPAIRS], dtype_pairs[i % NPAIRS][0], dtype_pairs[i % NPAIRS][1], 4, 8, 2, 64, 1000,
               lens, 4, 1, (uint64_t)_i + 1300};
     check_spec_with(&p, force_split, &f);
@@ -553,9 +559,11 @@ END_TEST
 START_TEST(split_kv_gqa_and_head_dims) {
     static const int64_t heads[][3] = {{8, 8, 64}, {16, 4, 128}, {32, 4, 80}, {28, 4, 1}, {16, 1, 256}, {8, 2, 512}};
     static const int64_t lens[] = {700, 65};
-    const int global = _i >= 6, i = _i % 6;
-    split_force f = {64, global ? "split_min_tokens=32,chunk_rows=32,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=32,chunk_rows=32,balance_milli=1000000",
-                     global ? 2 : 1};
+    const int global = _i >= 6, i = _i % 6, fused = i % 2;
+    split_force f = {64, global  ? "split_min_tokens=32,chunk_rows=32,split_rowmax=2,balance_milli=1000000"
+                         : fused ? "split_min_tokens=32,chunk_rows=32,balance_milli=1000000,fused_combine=1"
+                                 : "split_min_tokens=32,chunk_rows=32,balance_milli=1000000,fused_combine=0",
+                     global ? 2 : 1, global ? 2 : fused ? 1 : 2};
     spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, heads[i][0], heads[i][1], heads[i][2], 700,
               lens, 2, 1, (uint64_t)_i + 1400};
     check_spec_with(&p, force_split, &f);
@@ -566,9 +574,11 @@ END_TEST
  * a batch with no key at all: the combine must skip -inf splits without making NaN. */
 START_TEST(split_kv_empty_splits) {
     static const int64_t lens[] = {4097, 1, 0, 4096, 130, 2000};
-    const int global = _i >= 3, i = _i % 3;
-    split_force f = {128, global ? "split_min_tokens=128,chunk_rows=128,split_rowmax=2,balance_milli=1000000" : "split_min_tokens=128,chunk_rows=128,balance_milli=1000000",
-                     global ? 2 : 1};
+    const int global = _i >= 3, i = _i % 3, fused = i != 1;
+    split_force f = {128, global  ? "split_min_tokens=128,chunk_rows=128,split_rowmax=2,balance_milli=1000000"
+                          : fused ? "split_min_tokens=128,chunk_rows=128,balance_milli=1000000,fused_combine=1"
+                                  : "split_min_tokens=128,chunk_rows=128,balance_milli=1000000,fused_combine=0",
+                     global ? 2 : 1, global ? 2 : fused ? 1 : 2};
     spec p = {layouts[i], i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16, i == 1 ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_BFLOAT16,
               6, 4, 2, 64, 4097, lens, 6, 1, (uint64_t)_i + 1500};
     check_spec_with(&p, force_split, &f);
@@ -582,17 +592,20 @@ START_TEST(split_equals_non_split) {
     const spec p = {"BSH", dt, dt, 4, 8, 2, 64, 2500, lens, 4, 1, 1700 + (uint64_t)_i};
     ifa_case c;
     ck_assert_int_eq(build_case(&p, p.seed, &c), 0);
-    ifa_case_result whole, partial, global;
-    split_force fp = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 1}, fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000", 2};
+    ifa_case_result whole, partial, global, fused;
+    split_force fp = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=0", 1, 2};
+    split_force fg = {64, "split_min_tokens=64,chunk_rows=64,split_rowmax=2,balance_milli=1000000", 2, 2};
+    split_force ff = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=1", 1, 1};
     /* one compute unit: a GPU's own plan splits this case */
-    split_force fw = {1, "split_min_tokens=1000000000,chunk_rows=64", 0};
+    split_force fw = {1, "split_min_tokens=1000000000,chunk_rows=64", 0, 0};
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fw, &whole), IFA_STATUS_OK);
     ck_assert_int_eq(whole.plan.split_kv, 0);
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fp, &partial), IFA_STATUS_OK);
     ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &fg, &global), IFA_STATUS_OK);
-    const ifa_case_result *split[2] = {&partial, &global};
+    ck_assert_int_eq(ifa_case_run(test_ctx(), test_queue(), &c, force_split, &ff, &fused), IFA_STATUS_OK);
+    const ifa_case_result *split[3] = {&partial, &global, &fused};
     const int64_t n = ifa_host_tensor_numel(&whole.out);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
         double num = 0, den = 0;
         for (int64_t i = 0; i < n; ++i) {
             double a = ifa_host_get(&whole.out, i), b = ifa_host_get(&split[k]->out, i);
@@ -610,7 +623,48 @@ START_TEST(split_equals_non_split) {
     ifa_case_result_free(&whole);
     ifa_case_result_free(&partial);
     ifa_case_result_free(&global);
+    ifa_case_result_free(&fused);
     ifa_case_free(&c);
+}
+END_TEST
+
+/* The last split's combine (fused_combine) counts a block's splits in counters the context keeps per in-order
+ * queue and the last split sets back to 0: runs one after another on one queue, on a second queue, and on an
+ * out-of-order queue (which launches the combine kernel instead) each give the right result, with fresh inputs
+ * and poisoned outputs every run. A counter left wrong by one run would give a later run's block no combine
+ * (poison left) or an early one (a partial missing). */
+static void check_runs_on(cl_command_queue q, const spec *p, const split_force *f, int runs, uint64_t seed) {
+    for (int run = 0; run < runs; ++run) {
+        ifa_case c;
+        ck_assert_int_eq(build_case(p, seed + (uint64_t)run, &c), 0);
+        ifa_case_result r;
+        ck_assert_int_eq(ifa_case_run(test_ctx(), q, &c, force_split, (void *)f, &r), IFA_STATUS_OK);
+        ifa_case_check k;
+        ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
+        ck_assert_msg(k.pass, "run %d: rel_l2=%.3g nonfinite=%lld lse_bad=%lld", run, k.rel_l2, (long long)k.nonfinite,
+                      (long long)k.lse_bad);
+        ifa_case_result_free(&r);
+        ifa_case_free(&c);
+    }
+}
+
+START_TEST(fused_combine_queues) {
+    static const int64_t lens[] = {900, 0, 1, 700, 64};
+    const spec p = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 5, 8, 2, 64, 900, lens, 5, 1, 2100};
+    const split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=1", 1, 1};
+    check_runs_on(test_queue(), &p, &f, 3, 2100);
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()), 0, &err);
+    ck_assert_ptr_nonnull(q);
+    check_runs_on(q, &p, &f, 2, 2200);
+    check_runs_on(test_queue(), &p, &f, 1, 2300); /* the first queue's counters are still its own */
+    clReleaseCommandQueue(q);
+    q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()),
+                             CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    if (q) { /* a device without out-of-order queues has nothing more to check */
+        check_runs_on(q, &p, &f, 2, 2400);
+        clReleaseCommandQueue(q);
+    }
 }
 END_TEST
 
@@ -618,7 +672,7 @@ END_TEST
  * the fixed-cost head of a block, mid-chunk, across batches), every layout and dtype pair. */
 START_TEST(balanced_layout_by_dtype) {
     static const int64_t lens[] = {1000, 3, 0, 777};
-    split_force f = {64, "chunk_rows=64", 3};
+    split_force f = {64, "chunk_rows=64", 3, 0};
     spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 4, 8, 2, 64, 1000,
               lens, 4, 1, (uint64_t)_i + 1800};
     check_spec_with(&p, force_split, &f);
@@ -638,7 +692,7 @@ START_TEST(balanced_gqa_head_dims_and_edges) {
         {l2, 2, 4, 2, 512, 3, "block_cost_rows=1"}, /* fewer cost positions than units: empty units */
         {l3, 3, 8, 8, 1, 900, "chunk_rows=16,block_cost_rows=7"},
     };
-    split_force f = {_i == 3 ? 64 : 100, cases[_i].tuning, 3};
+    split_force f = {_i == 3 ? 64 : 100, cases[_i].tuning, 3, 0};
     spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, cases[_i].b, cases[_i].n, cases[_i].nkv,
               cases[_i].d, cases[_i].s, cases[_i].lens, cases[_i].b, 1, (uint64_t)_i + 1900};
     check_spec_with(&p, force_split, &f);
@@ -647,13 +701,13 @@ END_TEST
 
 START_TEST(split_kv_all_empty_and_uniform) {
     static const int64_t zero[] = {0}, some[] = {3000};
-    split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 0}; /* max length 0: nothing to split */
+    split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 0, 0}; /* max length 0: nothing to split */
     spec p = {"BSH", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 100, zero, 1, 1, 1600};
     check_spec_with(&p, force_split, &f);
-    split_force g = {64, "split_min_tokens=100,chunk_rows=64", 1};
+    split_force g = {64, "split_min_tokens=100,chunk_rows=64", 1, 0};
     spec q = {"BNSD", IFA_DTYPE_FLOAT32, IFA_DTYPE_FLOAT16, 2, 4, 1, 32, 3500, some, 1, 0, 1601};
     check_spec_with(&q, force_split, &g);
-    split_force h = {64, "split_min_tokens=100,chunk_rows=64,split_rowmax=2", 2};
+    split_force h = {64, "split_min_tokens=100,chunk_rows=64,split_rowmax=2", 2, 0};
     check_spec_with(&q, force_split, &h);
 }
 END_TEST
@@ -685,6 +739,7 @@ Suite *kernel_suite(void) {
     test_add_loop(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
     test_add_loop(t, split_equals_non_split, 0, 3);
+    tcase_add_test(t, fused_combine_queues);
     test_add_loop(t, balanced_layout_by_dtype, 0, 3 * NPAIRS);
     test_add_loop(t, balanced_gqa_head_dims_and_edges, 0, 5);
     suite_add_tcase(s, t);

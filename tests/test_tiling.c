@@ -881,6 +881,84 @@ END_TEST
 
 /* split_fill takes floor(slots / blocks) splits where that is 2 or more: no partial last wave (on in the NVIDIA
  * row since the H100's tune of the twenty-ninth session). */
+/* The last split of a block combines it (fused_combine) where the row says so and the plan allows it: equal
+ * splits with partial rowmax, no cascade, no per-batch query tokens, the all-vector template; a counter per
+ * (batch, block). The plan check refuses any other combination. */
+START_TEST(fused_combine_rule) {
+    ifa_plan plan, bad;
+    /* B = 1, one KV head on 2 CPU cores: 2 splits, the CPU row fuses */
+    ifa_problem p = problem(1, 16, 1, 128, 4096);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    ck_assert_int_eq(plan.combine_counters, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    plan_tuned("fused_combine=0", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    ck_assert_int_eq(plan.combine_counters, 0);
+    /* the NVIDIA row does not (unmeasured there); asked, a counter per (batch, block) */
+    p = problem(2, 32, 8, 128, 32768);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    plan_tuned("fused_combine=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    ck_assert_int_eq(plan.combine_counters, plan.num_work_groups / plan.max_splits);
+    ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.fused_combine = 2;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.combine_counters += 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan, bad.fused_combine = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN); /* counters without the fused combine */
+    bad.combine_counters = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_OK);
+    /* global rowmax: the combine only sums against the max pass's maxima, in the kernel */
+    plan_tuned("fused_combine=1,split_rowmax=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_GLOBAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    bad = plan, bad.fused_combine = 1, bad.combine_counters = 2 * ifa__plan_blocks(&plan);
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* no split: nothing to combine */
+    p = problem(128, 32, 8, 128, 4096);
+    plan_tuned("fused_combine=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_NONE);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    /* balanced units (skewed per-batch lengths on the CPU) */
+    p = problem(4, 8, 1, 64, 10000);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 10000, p.total_length = 10003;
+    plan_tuned("fused_combine=1", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    /* a shared prefix: its slot and pass go through the combine kernel */
+    p = problem(1, 16, 1, 128, 4096);
+    p.has_prefix = 1, p.prefix_seq = p.prefix_len = 1024;
+    plan_tuned("fused_combine=1", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    bad = plan, bad.fused_combine = 1, bad.combine_counters = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* per-batch query tokens: their padding rows are the combine kernel's to write */
+    p = problem(1, 16, 1, 128, 4096);
+    p.seq_q = 2, p.q_lengths = 1, p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 4096;
+    plan_tuned("fused_combine=1,balance_milli=1000000", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    /* the cv template's partials */
+    p = problem(1, 32, 8, 128, 32768);
+    p.template_request = IFA_TEMPLATE_CV;
+    plan_tuned("fused_combine=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_CV);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    bad = plan, bad.fused_combine = 1, bad.combine_counters = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+}
+END_TEST
+
 START_TEST(split_fill_rule) {
     ifa_problem p = problem(16, 32, 8, 128, 8192); /* 128 blocks, 528 slots: 5 splits (640), or 4 (512) */
     ifa_plan plan;
@@ -1661,6 +1739,7 @@ int main(void) {
     tcase_add_test(t, mma_transposed_rule);
     tcase_add_test(t, small_grid_rule);
     tcase_add_test(t, split_fill_rule);
+    tcase_add_test(t, fused_combine_rule);
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);

@@ -661,6 +661,13 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->num_work_groups =
         plan->split_kv == IFA_SPLIT_BALANCED ? plan->units : plan->num_work_groups * plan->max_splits;
     if (p->has_prefix) plan->num_work_groups += p->num_kv_heads * plan->prefix_head_groups;
+    /* The last split of a block combines it where the row says so (CPU: a launch less saves PoCL's 30-60 us wait
+     * between kernels). Partial rowmax only: the combine's rows are the block's own, with no prefix slot and no
+     * padding tokens to write. */
+    const int64_t counters = p->batch * ifa__plan_blocks(plan);
+    plan->fused_combine = t.fused_combine && plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX && !p->has_prefix &&
+                          !p->q_lengths && counters <= INT32_MAX;
+    plan->combine_counters = plan->fused_combine ? (int32_t)counters : 0;
 
     workspace_cursor ws = {0};
     place_common(p, plan, &ws);
@@ -691,8 +698,8 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 }
 
 /* A plan is dumped and compared as bytes: no hidden padding before its 64-bit fields. */
-_Static_assert(offsetof(ifa_plan, lane_q_local) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
-               "ifa_plan: hidden padding after lane_q_local");
+_Static_assert(offsetof(ifa_plan, combine_counters) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
+               "ifa_plan: hidden padding after combine_counters");
 
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
@@ -803,6 +810,11 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
          (plan->prefix_slots != 1 || plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->prefix_heads_per_group < 1 ||
           plan->prefix_head_groups < 1)) ||
         (!plan->problem.has_prefix && plan->prefix_slots != 0) ||
+        (plan->fused_combine != 0 && plan->fused_combine != 1) ||
+        (plan->fused_combine && (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->problem.has_prefix ||
+                                 plan->problem.q_lengths || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
+                                 plan->combine_counters != plan->problem.batch * ifa__plan_blocks(plan))) ||
+        (!plan->fused_combine && plan->combine_counters != 0) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
           plan->workspace_bytes <

@@ -95,6 +95,9 @@ typedef struct ifa_tuning {
                                 * rows per KV head go in even head groups; 8 gives G = 16 the transposed shape in
                                 * two groups, each reading K/V); 0: the shape's most (16, or 8 where only the
                                 * transposed shape fits) */
+    int32_t fused_combine;     /* 1: a split plan that allows it (partial rowmax, no cascade, no per-batch query
+                                * tokens) has the last split of each block combine its rows (no combine kernel), 0:
+                                * the combine kernel */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

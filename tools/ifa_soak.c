@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
         ifa_context_destroy(ctx);
         return 3;
     }
-    long long failed = 0, by_template[3] = {0}, by_split[4] = {0}, by_shape[4] = {0};
+    long long failed = 0, by_template[3] = {0}, by_split[4] = {0}, by_shape[4] = {0}, fused = 0;
     for (long long i = 0; i < cases; ++i) {
         const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
         ifa_random_case rc;
@@ -193,6 +193,7 @@ int main(int argc, char **argv) {
                 if (sp >= 0 && sp < 4) by_split[sp]++;
                 by_shape[r.plan.mma ? 2 : r.plan.lanes ? 1 : 0]++;
                 if (r.plan.mma >= 3) by_shape[3]++; /* the transposed matrix shape, among the matrix shapes */
+                fused += r.plan.fused_combine;
                 if (!quiet || !ok)
                     printf("case %llu: %s; tuning %s%s%s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
                            "nonfinite %lld int8_bad %lld %s\n", (unsigned long long)s, rc.summary,
@@ -216,9 +217,9 @@ int main(int argc, char **argv) {
                cases - failed, failed);
     else
         printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
-               "global %lld, balanced %lld; matrix shape %lld (transposed %lld), lane shape %lld\n", cases,
-               cases - failed, failed, by_template[1], by_template[2], by_split[0], by_split[1], by_split[2],
-               by_split[3], by_shape[2], by_shape[3], by_shape[1]);
+               "global %lld, balanced %lld; matrix shape %lld (transposed %lld), lane shape %lld; last split combines "
+               "%lld\n", cases, cases - failed, failed, by_template[1], by_template[2], by_split[0], by_split[1],
+               by_split[2], by_split[3], by_shape[2], by_shape[3], by_shape[1], fused);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);
     return failed ? 1 : 0;

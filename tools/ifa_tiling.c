@@ -184,6 +184,9 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(s, "split_tokens", p->split_tokens);
     cJSON_AddNumberToObject(s, "max_splits", p->max_splits);
     cJSON_AddNumberToObject(s, "combine_work_group_size", p->combine_work_group_size);
+    /* the last split of each block combines it (no combine kernel; on an out-of-order queue the kernel still runs) */
+    cJSON_AddBoolToObject(s, "last_split_combines", p->fused_combine);
+    cJSON_AddNumberToObject(s, "combine_counters", p->combine_counters);
     cJSON_AddNumberToObject(o, "work_groups", (double)p->num_work_groups);
     int64_t busy = p->num_work_groups < dev->compute_units ? p->num_work_groups : dev->compute_units;
     cJSON_AddNumberToObject(o, "compute_units_busy", (double)busy);

@@ -263,7 +263,9 @@ IFA_API ifa_status ifa_incre_flash_attention_get_workspace_size(ifa_context *ctx
  * (PLAN_MISMATCH otherwise) and name real buffers; workspace must hold plan->workspace_bytes from
  * workspace_offset on (it may be NULL when that is 0). The op waits on the wait list; if event is not
  * NULL it receives an event that completes when the op's last command does, on in-order and out-of-order
- * queues alike. Returns after enqueueing; host arrays in args may be freed on return. */
+ * queues alike. Returns after enqueueing; host arrays in args may be freed on return. A plan whose last split
+ * combines (plan->fused_combine) uses split counters ctx keeps per in-order queue (made on first use); on an
+ * out-of-order queue it launches the combine kernel instead. */
 IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_plan *plan,
                                                  const ifa_incre_flash_attention_args *args,
                                                  cl_mem workspace, size_t workspace_offset,

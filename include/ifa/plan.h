@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define IFA_PLAN_MAGIC 0x31414649u /* "IFA1" read as little-endian bytes */
-#define IFA_PLAN_VERSION 25u
+#define IFA_PLAN_VERSION 26u
 
 /* Input layouts (the input_layout attribute). */
 typedef enum ifa_layout { IFA_LAYOUT_BSH = 0, IFA_LAYOUT_BSND = 1, IFA_LAYOUT_BNSD = 2, IFA_LAYOUT_COUNT_ } ifa_layout;
@@ -232,8 +232,14 @@ typedef struct ifa_plan {
                                  * value rows loaded after the scores (fewer registers), 0 not */
     int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
                                  * of holding them in registers (8 per query row a lane: fewer registers, more
-                                 * work-groups a multiprocessor), 0 not. Also the last 32-bit field before the
-                                 * 64-bit ones: the planner asserts there is no hidden padding */
+                                 * work-groups a multiprocessor), 0 not */
+    int32_t fused_combine;      /* equal splits with partial rowmax, no cascade, no per-batch query tokens: 1 where
+                                 * the last split of each (batch, block) to finish combines the block's rows itself
+                                 * (no combine kernel; a counter per block, kept by the context per in-order queue;
+                                 * runs on an out-of-order queue launch the combine kernel), 0 not */
+    int32_t combine_counters;   /* with fused_combine: the counters a run uses, batch x blocks (0 without). Also the
+                                 * last 32-bit field before the 64-bit ones: the planner asserts there is no hidden
+                                 * padding */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */

@@ -127,8 +127,10 @@ static void draw_tuning(draw *g, char *t, size_t n) {
     if ((size_t)w >= n) w = (int)n - 1;
     if (chance(g, 0.6)) {
         const int a = (int)pick(g, mins, 4), b = (int)pick(g, waves, 3), c = (int)ifa_rng_int(&g->r, 1, 2);
-        w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,", a, b,
-                      c, (int)pick(g, milli, 3));
+        /* the last split's combine or the combine kernel: from the draws above (a new draw would change every
+         * earlier seed's later cases) */
+        w += snprintf(t + w, n - (size_t)w, "split_min_tokens=%d,split_waves=%d,split_rowmax=%d,balance_milli=%d,"
+                      "fused_combine=%d,", a, b, c, (int)pick(g, milli, 3), (a / 16 + b / 4) % 2);
         if ((size_t)w >= n) w = (int)n - 1;
     }
     if (w > 0 && t[w - 1] == ',') t[w - 1] = '\0';
