@@ -194,15 +194,26 @@ static int entry_matches(const ifa__cached_kernel *e, const char *const *sources
  * build: builds are rare and slow. */
 static int kernel_werror(void) { return env_on("IFA_KERNEL_WERROR"); }
 
-/* "-cl-std=CL1.2 [-Werror] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
+/* IFA_CPU_OPT_DISABLE=1: on a CPU device every program is built with -cl-opt-disable (a standard OpenCL build
+ * option), which PoCL compiles 4-5x faster (its kernel compiler's passes and codegen at -O0). For the suite's runs
+ * of the GPU kernel shapes on PoCL: their production compile is the GPU's, so what those runs check is the
+ * source's logic, and unoptimised PoCL code still runs the test shapes in seconds. Ignored on a GPU, where the
+ * shapes' compile is the production one. The option is part of the build options, hence of PoCL's cache key:
+ * an unoptimised binary is never reused by an optimised build. */
+static int cpu_opt_disable(const ifa_context *ctx) {
+    return ifa__vendor_is_cpu(ctx->facts.vendor) && env_on("IFA_CPU_OPT_DISABLE");
+}
+
+/* "-cl-std=CL1.2 [-Werror] [-cl-opt-disable] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
  * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
  * a GPU): clang's __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a
  * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix
  * instructions), no other does. */
 static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
                           size_t size) {
-    int n = snprintf(out, size, "-cl-std=CL1.2%s -D IFA_CPU=%d -D IFA_NV=%d", kernel_werror() ? " -Werror" : "",
-                     ifa__vendor_is_cpu(ctx->facts.vendor), ctx->facts.vendor == IFA_VENDOR_NVIDIA);
+    int n = snprintf(out, size, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d", kernel_werror() ? " -Werror" : "",
+                     cpu_opt_disable(ctx) ? " -cl-opt-disable" : "", ifa__vendor_is_cpu(ctx->facts.vendor),
+                     ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i) {
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
     }
