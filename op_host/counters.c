@@ -9,7 +9,9 @@
 
 #include "op_host/cl_status.h"
 
-static ifa_status make_buffer(ifa_context *ctx, int64_t n, cl_mem *out) {
+/* A zeroed buffer of at least n counters (a power of two, at least 1024: a growing plan reallocates rarely);
+ * *count gets how many it holds. */
+static ifa_status make_buffer(ifa_context *ctx, int64_t n, cl_mem *out, int64_t *count) {
     int64_t cap = 1024;
     while (cap < n) cap *= 2;
     int32_t *zeros = calloc((size_t)cap, sizeof *zeros);
@@ -18,6 +20,7 @@ static ifa_status make_buffer(ifa_context *ctx, int64_t n, cl_mem *out) {
     *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (size_t)cap * sizeof *zeros, zeros, &err);
     free(zeros);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clCreateBuffer", "the fused combine's split counters");
+    *count = cap;
     return IFA_STATUS_OK;
 }
 
@@ -45,13 +48,12 @@ ifa_status ifa__combine_counters(ifa_context *ctx, cl_command_queue queue, int64
     if (!ctx->counters[i].in_order) goto done;
     if (ctx->counters[i].count < n) {
         cl_mem b = NULL;
-        st = make_buffer(ctx, n, &b);
+        int64_t count = 0;
+        st = make_buffer(ctx, n, &b, &count);
         if (st != IFA_STATUS_OK) goto done;
         if (ctx->counters[i].buffer) clReleaseMemObject(ctx->counters[i].buffer);
-        size_t bytes = 0;
-        clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
         ctx->counters[i].buffer = b;
-        ctx->counters[i].count = (int64_t)(bytes / sizeof(int32_t));
+        ctx->counters[i].count = count;
     }
     *out = ctx->counters[i].buffer;
 done:

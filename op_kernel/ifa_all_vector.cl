@@ -844,6 +844,13 @@ typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
 typedef IFA_STORE_TYPE(O_T) o_store;
 
+#if FUSED
+/* (max, sum) of a row's softmax merged with another part's (mk, lk), mk finite: the online softmax's step */
+inline float2 ifa_merge_ml(float2 a, float mk, float lk) {
+    return mk > a.x ? (float2)(mk, a.y * exp(a.x - mk) + lk) : (float2)(a.x, a.y + lk * exp(mk - a.x));
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
     __global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
@@ -2391,6 +2398,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* the work-group's partials are written before work-item 0 counts them; its fences on both sides of the
      * count order them against the other splits' (a release and an acquire at device scope) */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    const int ns = max(1, (span + split_tokens - 1) / split_tokens); /* the block's splits */
     if (lid == 0) {
         int last = 0;
         if (active) {
@@ -2399,7 +2407,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
             const ulong ci = cnt_off + b * get_num_groups(0) + (ulong)blk;
 #endif
-            const int ns = max(1, (span + split_tokens - 1) / split_tokens);
             mem_fence(CLK_GLOBAL_MEM_FENCE);
             last = atomic_inc(cnt + ci) == ns - 1;
             if (last) atomic_xchg(cnt + ci, 0);
@@ -2412,42 +2419,37 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* as ifa_combine.cl does for one row, for the block's rn rows at once: the rows' max and sum with T
          * work-items a row (each merging its share of the splits, then one merging the T), then the
          * accumulators' column quads across the work-items (par split groups a quad where they are fewer) */
-        const int ns = max(1, (span + split_tokens - 1) / split_tokens);
         const int P = min(rn, WG), T = WG / P;
         for (int r0 = 0; r0 < rn; r0 += P) {
             const int r = r0 + lid / T, j = lid - lid / T * T, mine = lid / T < P && r < rn;
-            float m = -INFINITY, l = 0.0f;
+            float2 ml = (float2)(-INFINITY, 0.0f);
             for (int s = j; mine && s < ns; s += T) {
                 const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
                 const float ms = part[part_m + pr];
-                if (ms == -INFINITY) continue;
-                const float ls = part[part_l + pr];
-                if (ms > m) l = l * exp(m - ms) + ls, m = ms; else l += ls * exp(ms - m);
+                if (ms != -INFINITY) ml = ifa_merge_ml(ml, ms, part[part_l + pr]);
             }
-            fc_red[lid] = (float4)(m, l, 0.0f, 0.0f);
+            fc_red[lid] = (float4)(ml, 0.0f, 0.0f);
             barrier(CLK_LOCAL_MEM_FENCE);
             if (mine && j == 0) {
-                for (int k = 1; k < T; ++k) {
-                    const float mk = fc_red[lid + k].x, lk = fc_red[lid + k].y;
-                    if (mk == -INFINITY) continue;
-                    if (mk > m) l = l * exp(m - mk) + lk, m = mk; else l += lk * exp(mk - m);
-                }
-                m_s[r] = m, l_s[r] = l;
+                for (int k = 1; k < T; ++k)
+                    if (fc_red[lid + k].x != -INFINITY) ml = ifa_merge_ml(ml, fc_red[lid + k].x, fc_red[lid + k].y);
+                m_s[r] = ml.x, l_s[r] = ml.y;
+                /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out */
+#if SINK
+                a_s[r] = ifa_sink_factor(ml.x, ml.y, sinks[sinks_off + h0 + r / rq]);
+#else
+                a_s[r] = ml.y > 0.0f ? 1.0f / ml.y : 0.0f;
+#endif
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        /* each split's weight in its max's place (the partials are this work-group's now): exp(m_s - M) over the
-         * row's sum, or with a sink its factor; a split or row that saw nothing weighs 0 */
+        /* each split's weight in its max's place (the partials are this work-group's now): exp(m_s - M) times the
+         * row's factor; a split or row that saw nothing weighs 0 */
         for (int i = lid; i < rn * ns; i += WG) {
             const int r = i / ns, s = i - r * ns;
             const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
             const float ms = part[part_m + pr];
-#if SINK
-            const float f = ifa_sink_factor(m_s[r], l_s[r], sinks[sinks_off + h0 + r / rq]);
-#else
-            const float f = l_s[r] > 0.0f ? 1.0f / l_s[r] : 0.0f;
-#endif
-            part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * f;
+            part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;

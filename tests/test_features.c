@@ -432,13 +432,15 @@ static int force_native(ifa_plan *plan, int native) {
                : -1;
 }
 
-/* Replans as if the device had 64 compute units and short splits, to force a split mode on PoCL; or only
- * for another native width. */
+/* Replans as if the device had 64 compute units and short splits, to force a split mode on PoCL (for the
+ * device's own native width where the case names none: on an AVX2 machine the 8-wide shape its engines get,
+ * not the 16-wide one two registers a vector); or only for another native width. */
 static int replan(ifa_plan *plan, void *user) {
     const replan_for *r = user;
     if (!r->split) return force_native(plan, r->native);
     const int want = r->split;
-    ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, r->native, 2 * 1024 * 1024};
+    ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, r->native ? r->native : test_ctx()->facts.native_float_width,
+                              2 * 1024 * 1024};
     test_tuning_push(
            want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
            : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"

@@ -106,8 +106,9 @@ static int small_local_memory(ifa_plan *plan, void *user) {
     return replan_all_vector(plan, user, NULL) == IFA_STATUS_OK && plan->head_groups > 1 ? 0 : -1;
 }
 
-/* Replans as if the device had many compute units and splits could be short, so PoCL runs split-KV; a GPU
- * keeps its own facts (its vendor's plan shape) with the given compute units. */
+/* Replans as if the device had many compute units and splits could be short, so PoCL runs split-KV (with the
+ * device's own native float width: the register file's shape this machine's engines get); a GPU keeps its own
+ * facts (its vendor's plan shape) with the given compute units. */
 typedef struct split_force {
     int32_t compute_units;
     const char *tuning;
@@ -117,7 +118,8 @@ typedef struct split_force {
 
 static int force_split(ifa_plan *plan, void *user) {
     const split_force *f = user;
-    ifa_device_facts facts = {IFA_VENDOR_CPU, f->compute_units, 4096, 0, 2 * 1024 * 1024};
+    ifa_device_facts facts = {IFA_VENDOR_CPU, f->compute_units, 4096, test_ctx()->facts.native_float_width,
+                              2 * 1024 * 1024};
     if (!ifa__vendor_is_cpu(test_ctx()->facts.vendor)) {
         facts = test_ctx()->facts;
         facts.compute_units = f->compute_units;
@@ -263,10 +265,12 @@ START_TEST(program_cache_keys) {
      * the program does not hold */
     const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
-    char opts[128];
-    const char *werror = getenv("IFA_KERNEL_WERROR"); /* scripts/test sets it */
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
-             werror && *werror && strcmp(werror, "0") != 0 ? " -Werror" : "", ifa__vendor_is_cpu(ctx->facts.vendor),
+    char opts[160];
+    const char *werror = getenv("IFA_KERNEL_WERROR"), *o0 = getenv("IFA_CPU_OPT_DISABLE"); /* scripts/test, ctest */
+    const int cpu = ifa__vendor_is_cpu(ctx->facts.vendor);
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
+             werror && *werror && strcmp(werror, "0") != 0 ? " -Werror" : "",
+             cpu && o0 && *o0 && strcmp(o0, "0") != 0 ? " -cl-opt-disable" : "", cpu,
              ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);

@@ -671,8 +671,6 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
         ifa_bench_variant_stats st;
         ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);
         const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
-        double tail[64]; /* the variant's rounds' tails (the combine after the main kernel), their median */
-        for (int round = 0; round < o->rounds; ++round) tail[round] = tails[round * nv + i];
         char line[640];
         snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
@@ -680,7 +678,8 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
                  o->variants[i].layout[0] ? o->variants[i].layout : o->layout,
                  o->variants[i].tuning[0] ? o->variants[i].tuning : "default", st.median_us, st.low_us, st.high_us, gbps,
                  100.0 * gbps / bw, st.vs_first, st.wins, o->rounds, (unsigned long long)first[i].plan.tiling_key,
-                 first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL", ifa_bench_median(tail, o->rounds));
+                 first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL",
+                 ifa_bench_column_median(tails, o->rounds, nv, i)); /* the combine after the main kernel */
         printf("%s\n", line);
         if (csv) fprintf(csv, "%s\n", line);
     }

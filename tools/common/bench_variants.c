@@ -62,6 +62,12 @@ double ifa_bench_median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double ifa_bench_column_median(const double *v, int rounds, int nv, int i) {
+    double col[64];
+    for (int r = 0; r < rounds; ++r) col[r] = v[r * nv + i];
+    return ifa_bench_median(col, rounds);
+}
+
 void ifa_bench_variant_stats_of(const double *us, int rounds, int nv, int i, ifa_bench_variant_stats *s) {
     double own[64], ratio[64];
     s->wins = 0;

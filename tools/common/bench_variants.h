@@ -38,6 +38,10 @@ typedef struct ifa_bench_variant_stats {
     int wins;
 } ifa_bench_variant_stats;
 
+/* The median of variant i's column of v (rounds x nv figures, round-major; rounds in [1, 64]): a variant's
+ * tail times over the rounds. */
+double ifa_bench_column_median(const double *v, int rounds, int nv, int i);
+
 /* The statistics of variant i from us (rounds x nv times, round-major); rounds in [1, 64], i in [0, nv). */
 void ifa_bench_variant_stats_of(const double *us, int rounds, int nv, int i, ifa_bench_variant_stats *s);
 
