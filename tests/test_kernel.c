@@ -237,6 +237,13 @@ static cl_mem upload(const ifa_host_tensor *h) {
 
 /* The program cache finds a variant by its sources, kernel name and define values, comparing names by text
  * when their addresses differ; any other value, name or kernel is another variant. */
+/* Whether environment variable name is set to something other than "" or "0": the library's reading of its
+ * build variables (op_host/program_cache.c). */
+static int env_on(const char *name) {
+    const char *env = getenv(name);
+    return env && *env && strcmp(env, "0") != 0;
+}
+
 START_TEST(program_cache_keys) {
     static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
     static const char *const same_sources[] = {"ifa_common.cl", "ifa_merge.cl"};
@@ -266,12 +273,10 @@ START_TEST(program_cache_keys) {
     const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
     char opts[160];
-    const char *werror = getenv("IFA_KERNEL_WERROR"), *o0 = getenv("IFA_CPU_OPT_DISABLE"); /* scripts/test, ctest */
-    const int cpu = ifa__vendor_is_cpu(ctx->facts.vendor);
+    const int cpu = ifa__vendor_is_cpu(ctx->facts.vendor); /* the variables: scripts/test and ctest set them */
     snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
-             werror && *werror && strcmp(werror, "0") != 0 ? " -Werror" : "",
-             cpu && o0 && *o0 && strcmp(o0, "0") != 0 ? " -cl-opt-disable" : "", cpu,
-             ctx->facts.vendor == IFA_VENDOR_NVIDIA);
+             env_on("IFA_KERNEL_WERROR") ? " -Werror" : "", cpu && env_on("IFA_CPU_OPT_DISABLE") ? " -cl-opt-disable" : "",
+             cpu, ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
