@@ -74,21 +74,27 @@ foreach(pr "pocl-2;16;32;4;4" "pocl-2-avx2;8;16;2;2")
                         "${want_rows}, pv_block ${want_pv}; got ${rc} ${vw} ${regs} ${rows} ${pv}")
   endif()
 endforeach()
-# The h100 row's matrix shape for fp16 at D = 128, its lane shape (2 rows a step, the transposing butterfly) for
-# bf16, and 8-wide loads where both are turned off
-execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-string(JSON mma GET "${out}" mma)
-string(JSON lanes GET "${out}" lanes)
-if(NOT rc EQUAL 0 OR NOT mma EQUAL 1 OR NOT lanes EQUAL 0)
-  message(FATAL_ERROR "h100: expected the matrix shape, got ${rc} mma ${mma} lanes ${lanes}")
-endif()
+# The h100 row's matrix shape for fp16 and bf16 at D = 128 (at G <= 8 the transposed shape with next-step loads,
+# mma 5), its lane shape (2 rows a step, the transposing butterfly) for bf16 where mma_bf16 is off, and 8-wide
+# loads where both are turned off
+foreach(dt float16 bfloat16)
+  execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --dtype ${dt} --device-profile h100 RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out)
+  string(JSON mma GET "${out}" mma)
+  string(JSON lanes GET "${out}" lanes)
+  if(NOT rc EQUAL 0 OR NOT mma EQUAL 5 OR NOT lanes EQUAL 0)
+    message(FATAL_ERROR "h100 ${dt}: expected the matrix shape 5, got ${rc} mma ${mma} lanes ${lanes}")
+  endif()
+endforeach()
+set(ENV{IFA_TUNING} "mma_bf16=0")
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --dtype bfloat16 --device-profile h100 RESULT_VARIABLE rc
   OUTPUT_VARIABLE out)
+unset(ENV{IFA_TUNING})
 string(JSON mma GET "${out}" mma)
 string(JSON lanes GET "${out}" lanes)
 string(JSON scores GET "${out}" lane_scores)
 if(NOT rc EQUAL 0 OR NOT mma EQUAL 0 OR NOT lanes EQUAL 2 OR NOT scores)
-  message(FATAL_ERROR "h100 bf16: expected lanes 2 with lane_scores, got ${rc} mma ${mma} lanes ${lanes} ${scores}")
+  message(FATAL_ERROR "h100 bf16, mma_bf16=0: expected lanes 2 with lane_scores, got ${rc} mma ${mma} lanes ${lanes} ${scores}")
 endif()
 set(ENV{IFA_TUNING} "vector_loads=1,lanes=0,mma=0")
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)

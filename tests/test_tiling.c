@@ -383,7 +383,7 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(plan.ws_part_acc_offset % IFA_WORKSPACE_ALIGN, 0);
     ck_assert_int_ge(plan.ws_part_m_offset, plan.ws_part_acc_offset + 4 * 32 * plan.max_splits * 128);
     ck_assert_int_ge(plan.ws_part_l_offset, plan.ws_part_m_offset + 4 * 32 * plan.max_splits);
-    /* enough blocks already (1024 against the NVIDIA row's 4 waves of 132): no split */
+    /* enough blocks already (1024 against the NVIDIA row's 2 waves of 132): no split */
     p = problem(128, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
@@ -396,13 +396,17 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 1024, 512);
     ck_assert_int_eq(plan.max_splits, 2);
-    /* 33 blocks (G = 8 in one group of the matrix shape) need 16 splits to fill 132 units x 4 waves (the NVIDIA
-     * row) = 528 slots; in the lane shape's head groups of 4 rows, 66 blocks need 8 */
+    /* 33 blocks (G = 8 in one group of the matrix shape) need 8 splits to fill 132 units x 2 waves (the NVIDIA
+     * row) = 264 slots; in the lane shape's head groups of 4 rows, 66 blocks need 4; at 4 waves 16 and 8 */
     p = problem(33, 8, 1, 128, 65536);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
-    ck_assert_int_eq(plan.max_splits, 16);
+    ck_assert_int_eq(plan.max_splits, 8);
     plan_tuned("mma=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 4);
+    plan_tuned("split_waves=4", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 16);
+    plan_tuned("mma=0,split_waves=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 8);
     /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
@@ -455,7 +459,7 @@ START_TEST(balanced_units) {
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 3);
-    ck_assert_int_eq(plan.units, 132 * 4); /* the NVIDIA row's 4 waves */
+    ck_assert_int_eq(plan.units, 132 * 2); /* the NVIDIA row's 2 waves */
     ck_assert_int_eq(plan.num_work_groups, plan.units);
     ck_assert_int_eq(plan.total_cost, (32768 + 3 * 16) * 8 + 4 * 8 * plan.block_cost_rows);
     ck_assert_int_le(plan.load_ratio_milli, 1100);
@@ -464,7 +468,7 @@ START_TEST(balanced_units) {
     ck_assert_int_ge(plan.ws_part_acc_offset, plan.ws_prefix_offset + 8 * 5);
     ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 2 * plan.units * plan.heads_per_group);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    /* without balancing the same case is far from even (at 2 waves: 4 even out the equal splits) */
+    /* without balancing the same case is far from even (at the row's 2 waves: 4 even out the equal splits) */
     setenv("IFA_TUNING", "balance_milli=1000000,split_waves=2", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     unsetenv("IFA_TUNING");
@@ -960,18 +964,22 @@ START_TEST(fused_combine_rule) {
 END_TEST
 
 START_TEST(split_fill_rule) {
-    ifa_problem p = problem(16, 32, 8, 128, 8192); /* 128 blocks, 528 slots: 5 splits (640), or 4 (512) */
+    ifa_problem p = problem(16, 32, 8, 128, 8192); /* 128 blocks, 4 waves' 528 slots: 5 splits (640), or 4 (512) */
     ifa_plan plan;
-    plan_tuned("split_fill=0", &p, &h100, &plan);
+    plan_tuned("split_fill=0,split_waves=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 5);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    plan_tuned("split_waves=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 4);
     ck_assert_int_le(plan.num_work_groups, 528);
-    p = problem(64, 32, 8, 128, 4096); /* 512 blocks: floor 1, so the ceiling's 2 */
-    plan_tuned("split_fill=1", &p, &h100, &plan);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the row's 2 waves, 264 slots: 2 */
     ck_assert_int_eq(plan.max_splits, 2);
+    p = problem(64, 32, 8, 128, 4096); /* 512 blocks against 528 slots: floor 1, so the ceiling's 2 */
+    plan_tuned("split_fill=1,split_waves=4", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 2);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* more blocks than the row's 264: none */
+    ck_assert_int_eq(plan.max_splits, 1);
     p = problem(1, 32, 8, 128, 32768); /* 8 blocks: 66 either way, then split_min_tokens: 64 */
-    plan_tuned("split_fill=1", &p, &h100, &plan);
+    plan_tuned("split_fill=1,split_waves=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 64);
 }
 END_TEST
@@ -985,8 +993,8 @@ START_TEST(mma_rule) {
     plan_tuned("mma=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
     ck_assert_int_eq(plan.lanes, 2);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* on in the NVIDIA row */
-    ck_assert_int_eq(plan.mma, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* on in the NVIDIA row: 5 at G <= 8 */
+    ck_assert_int_eq(plan.mma, 5);
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -1026,7 +1034,7 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.mma, 0);
     p = problem(1, 32, 8, 128, 8192); /* int8 K/V with per-channel scales: where the row asks (mma_int8) */
     p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
-    plan_tuned("mma=1", &p, &h100, &plan);
+    plan_tuned("mma=1,mma_int8=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
     plan_tuned("mma=1,mma_int8=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 1);
@@ -1044,8 +1052,10 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.mma, 1);
     p = problem(1, 32, 8, 128, 8192);
     p.q_dtype = IFA_DTYPE_BFLOAT16, p.kv_dtype = IFA_DTYPE_BFLOAT16; /* bf16: where the row asks (mma_bf16) */
-    plan_tuned("mma=1", &p, &h100, &plan);
+    plan_tuned("mma=1,mma_bf16=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the NVIDIA row asks */
+    ck_assert_int_eq(plan.mma, 5);
     plan_tuned("mma=1,mma_bf16=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 1);
     p.kv_dtype = IFA_DTYPE_FLOAT32; /* fp32 K/V: never */
@@ -1139,12 +1149,14 @@ START_TEST(mma_transposed_rule) {
     p = problem(1, 32, 8, 320, 8192); /* D = 320: neither */
     plan_tuned("mma=3", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    p = problem(4, 32, 4, 256, 8192); /* int8 with per-channel scales where the row asks */
+    p = problem(4, 32, 4, 256, 8192); /* int8 with per-channel scales where the row asks (the NVIDIA row does) */
     p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
-    plan_tuned("mma=3", &p, &h100, &plan);
+    plan_tuned("mma=3,mma_int8=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
     plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.mma, 5);
     p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN; /* token scales too (the other shape: not) */
     plan_tuned("mma=3,mma_int8=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 3);

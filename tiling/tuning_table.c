@@ -17,13 +17,22 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * strided_prefetch_bytes, pv_prefetch_rows, pv_prefetch_rows_16, pv_prefetch_paged, buffer_offset,
      * spread_prefetch, multi_head_prefetch_bytes, multi_head_chunk_bytes_g1, key_tile, lanes, lane_prefetch, lane_head_groups, lane_scores,
      * mma, lane_group_rows, small_grid_work_group_size, split_fill,
-     * lane_q_local, mma_int8, mma_bf16 (0 in every row: the matrix shape's int8 and bf16 K/V are not measured on
-     * a GPU yet), mma_group_rows (0 in every row: the shape's most; 8, the transposed shape at G = 16, is not
-     * measured on a GPU yet).
+     * lane_q_local, mma_int8, mma_bf16 (1 in the NVIDIA row since the thirty-fifth session), mma_group_rows (0 in
+     * every row: the shape's most; 8, the transposed shape at G = 16 in two groups, measured 1.05x slower than one
+     * group of 16 on an H100), fused_combine (0: mixed on an H100, below).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0},
-    /* NVIDIA: the matrix shape where it fits (mma 1: fp16 Q and K/V, D a multiple of 32 up to 128; H100, twenty-ninth
+    /* NVIDIA: since the thirty-fifth session (H100, 2026-11-27, docs/performance.md) the transposed matrix shape
+     * with each step's rows loaded during the step before where it fits (mma 5: G <= 8, D a multiple of 64 up to
+     * 256; mma 1 at G = 9-16), 2 waves of splits and 256-wide combine work-groups: seven-shape geometric mean
+     * 117.1 us (mma 1, 4 waves) -> 112.6 (mma 5) -> 108.0 (2 waves; B = 1 32K 83 -> 69 us, 8,64,8 16K 212 -> 198);
+     * mma 3 112.2, the lean variants 2 and 4 177.5 and 137.9, 256-row splits 120.5, the fused combine 110.7 (B = 1
+     * 8192 30.9 -> 27.2 us and G = 16 D = 64 75.7 -> 68.8, but B = 1 32K 83 -> 90 at 64 splits, D = 256 140 ->
+     * 149); the combine's 256-wide work-groups against 64: B = 1 32K (64 splits) 90.6 -> 82.3 us, B = 1 8192
+     * 34.7 -> 33.8; int8 (per-channel) and bf16 K/V in the transposed shape (mma_int8, mma_bf16) against the lane
+     * shape: 1.81x and 1.20x in geometric mean over three shapes, all checked against float64 on the card.
+     * Before, the matrix shape where it fits (mma 1: fp16 Q and K/V, D a multiple of 32 up to 128; H100, twenty-ninth
      * session: seven-shape geometric mean 169.2 -> 125.6 us, G = 16 D = 64 216 -> 74, G = 8 439 -> 227, B = 16 8K
      * 252 -> 213, B = 1 8192 47 -> 37; B = 1 32K 109 -> 122: 180 registers, 2 work-groups a multiprocessor), and
      * elsewhere the generic GPU row with the lane shape at 2 rows a step with the transposing butterfly (lanes 2,
@@ -49,7 +58,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 4, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 4, 256, 1, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
