@@ -397,17 +397,22 @@ START_TEST(split_kv_decisions) {
     check_split_shape(&plan, 1024, 512);
     ck_assert_int_eq(plan.max_splits, 2);
     /* 33 blocks (G = 8 in one group of the matrix shape) need 8 splits to fill 132 units x 2 waves (the NVIDIA
-     * row) = 264 slots; in the lane shape's head groups of 4 rows, 66 blocks need 4; at 4 waves 16 and 8 */
+     * row's split_waves) = 264 slots; in the lane shape's head groups of 4 rows, 66 blocks need 8 to fill its
+     * 4 waves (lane_split_waves) = 528; each shape under the other's waves: 16 and 4 */
     p = problem(33, 8, 1, 128, 65536);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     check_split_shape(&plan, 65536, 512);
+    ck_assert_int_eq(plan.mma, 5);
     ck_assert_int_eq(plan.max_splits, 8);
     plan_tuned("mma=0", &p, &h100, &plan);
-    ck_assert_int_eq(plan.max_splits, 4);
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(plan.max_splits, 8);
     plan_tuned("split_waves=4", &p, &h100, &plan);
     ck_assert_int_eq(plan.max_splits, 16);
-    plan_tuned("mma=0,split_waves=4", &p, &h100, &plan);
-    ck_assert_int_eq(plan.max_splits, 8);
+    plan_tuned("mma=0,lane_split_waves=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.max_splits, 4);
+    plan_tuned("mma=0,lane_split_waves=0", &p, &h100, &plan); /* 0: split_waves */
+    ck_assert_int_eq(plan.max_splits, 4);
     /* with balanced units off, the longest batch sets the equal splits */
     p = problem(2, 8, 8, 64, 10000);
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 5000, p.total_length = 5001;
@@ -902,12 +907,26 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.fused_combine, 0);
     ck_assert_int_eq(plan.combine_counters, 0);
-    /* the NVIDIA row does not (unmeasured there); asked, a counter per (batch, block) */
+    /* the NVIDIA row where the last split reads at most 8192 partial values (splits x rows x D_v): B = 1, 32K
+     * takes 32 splits of 4 rows (16384), so the combine kernel, unless the row says 1 (always) or a cap that
+     * holds them */
+    p = problem(1, 32, 8, 128, 32768);
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq((int64_t)plan.max_splits * plan.heads_per_group * 128, 16384);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    ck_assert_int_eq(plan.combine_counters, 0);
+    plan_tuned("fused_combine=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    plan_tuned("fused_combine=16384", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    plan_tuned("fused_combine=16383", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    /* B = 2: 16 splits (8192 values), fused by the row; a counter per (batch, block) */
     p = problem(2, 32, 8, 128, 32768);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
-    ck_assert_int_eq(plan.fused_combine, 0);
-    plan_tuned("fused_combine=1", &p, &h100, &plan);
+    ck_assert_int_eq((int64_t)plan.max_splits * plan.heads_per_group * 128, 8192);
     ck_assert_int_eq(plan.fused_combine, 1);
     ck_assert_int_eq(plan.combine_counters, plan.num_work_groups / plan.max_splits);
     ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));

@@ -385,7 +385,10 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
     const int64_t blocks = p->batch * per_batch_blocks;
     const int64_t c0 = t->block_cost_rows > 0 ? t->block_cost_rows : 1;
     const int64_t total = p->total_length * per_batch_blocks + blocks * c0;
-    const int64_t slots = (int64_t)dev->compute_units * (t->split_waves > 0 ? t->split_waves : 1);
+    /* the matrix shape's kernels hold fewer work-groups a multiprocessor than the others (H100: 2 at mma 5's 203
+     * registers, 4 at the lane shape's 128), so fewer waves fill the device */
+    const int32_t waves = !plan->mma && t->lane_split_waves > 0 ? t->lane_split_waves : t->split_waves;
+    const int64_t slots = (int64_t)dev->compute_units * (waves > 0 ? waves : 1);
     const double share = dev->compute_units > 0 ? (double)total / dev->compute_units : 1.0;
     const int64_t balance_milli = t->balance_milli > 0 ? t->balance_milli : 1100;
     int64_t critical = p->max_length + c0; /* the busiest work-group's cost */
@@ -662,11 +665,16 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
         plan->split_kv == IFA_SPLIT_BALANCED ? plan->units : plan->num_work_groups * plan->max_splits;
     if (p->has_prefix) plan->num_work_groups += p->num_kv_heads * plan->prefix_head_groups;
     /* The last split of a block combines it where the row says so (CPU: a launch less saves PoCL's 30-60 us wait
-     * between kernels). Partial rowmax only: the combine's rows are the block's own, with no prefix slot and no
-     * padding tokens to write. */
+     * between kernels; the row's 1) or where that split's share is small (a row's value above 1: at most that
+     * many partial values, splits x rows x D_v, since one work-group reads them all while the combine kernel
+     * spreads them over a work-group per row: on the H100 8192 of them fused ran faster, 32768 slower).
+     * Partial rowmax only: the combine's rows are the block's own, with no prefix slot and no padding tokens to
+     * write. */
     const int64_t counters = p->batch * ifa__plan_blocks(plan);
-    plan->fused_combine = t.fused_combine && plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX && !p->has_prefix &&
-                          !p->q_lengths && counters <= INT32_MAX;
+    const int64_t fused_values = (int64_t)plan->max_splits * plan->heads_per_group * p->seq_q * ifa__value_dim(p);
+    plan->fused_combine = (t.fused_combine == 1 || (t.fused_combine > 1 && fused_values <= t.fused_combine)) &&
+                          plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX && !p->has_prefix && !p->q_lengths &&
+                          counters <= INT32_MAX;
     plan->combine_counters = plan->fused_combine ? (int32_t)counters : 0;
 
     workspace_cursor ws = {0};

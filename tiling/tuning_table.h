@@ -96,8 +96,11 @@ typedef struct ifa_tuning {
                                 * two groups, each reading K/V); 0: the shape's most (16, or 8 where only the
                                 * transposed shape fits) */
     int32_t fused_combine;     /* 1: a split plan that allows it (partial rowmax, no cascade, no per-batch query
-                                * tokens) has the last split of each block combine its rows (no combine kernel), 0:
-                                * the combine kernel */
+                                * tokens) has the last split of each block combine its rows (no combine kernel);
+                                * above 1: the same where that split reads at most this many partial values
+                                * (splits x query rows x D_v); 0: the combine kernel */
+    int32_t lane_split_waves;  /* split_waves for a plan without the matrix shape (the lane shape, cv, the others):
+                                * their kernels hold more work-groups a multiprocessor; 0: split_waves */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
