@@ -672,14 +672,15 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
         ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);
         const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
         char line[640];
-        snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f",
+        snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f,%d,%d",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
                  ifa_dtype_name(kv), (double)first[i].kv_bytes / 1e6, i + 1,
                  o->variants[i].layout[0] ? o->variants[i].layout : o->layout,
                  o->variants[i].tuning[0] ? o->variants[i].tuning : "default", st.median_us, st.low_us, st.high_us, gbps,
                  100.0 * gbps / bw, st.vs_first, st.wins, o->rounds, (unsigned long long)first[i].plan.tiling_key,
                  first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL",
-                 ifa_bench_column_median(tails, o->rounds, nv, i)); /* the combine after the main kernel */
+                 ifa_bench_column_median(tails, o->rounds, nv, i), /* the combine after the main kernel */
+                 (int)first[i].plan.max_splits, (int)first[i].plan.units); /* what the variant's plan split into */
         printf("%s\n", line);
         if (csv) fprintf(csv, "%s\n", line);
     }
@@ -872,7 +873,7 @@ int main(int argc, char **argv) {
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
     const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
                          : o.nvariants ? "B,N,N_kv,D,S_kv,kv_type,kv_MB,variant,layout,tuning,median_us,low_us,high_us,GBps,pct_bw,"
-                                         "vs_first,wins,rounds,tiling_key,check,tail_us"
+                                         "vs_first,wins,rounds,tiling_key,check,tail_us,splits,units"
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len,tail_us";
     printf("%s\n", header);
