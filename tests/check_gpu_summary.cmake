@@ -27,6 +27,7 @@ foreach(needle
     "geometric mean 1.075 -> proposed split_rowmax = 1"
     "NVIDIA row work_group_size 128, chunk_rows 256, vector_loads 1"
     "not measured: no h100_mla.csv"
+    "4,32,4,256,8192, matrix shape \\(mma 5\\): 32 splits 200.0 us \\(main 180.0 us for 256 rows a split, 671 GB/s\\), 16 splits 140.0 us \\(main 130.0 us for 512 rows a split, 959 GB/s\\), 8 splits 100.0 us \\(main 95.0 us for 1024 rows a split, 1342 GB/s\\); fastest: split_min_tokens=1024"
     "8,32,8,128,32768, 1 query tokens, mean length 5120.0: planner \\(balanced\\) 100.0 us, equal splits \\(partial\\) 250.0 us: 2.50x, 87 % of read bw"
     "decode_float16 \\(exit 0\\):"
     "tokens generated 67 "

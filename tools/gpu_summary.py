@@ -6,7 +6,7 @@ the lent card itself when same_card_sdpa.csv is there), part mma's verdicts on e
 PTX, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
-grid, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
+grid, part d256's split sizes, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
 session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
 need without hand arithmetic. Standard library only.
 
@@ -399,6 +399,33 @@ def issue9(d, out):
         out.extend("  - " + " ".join(l.split()) for l in pick)
 
 
+def split_size(r):
+    """One d256 variant row as 'N splits T us (main M us for R rows a split, G GB/s)'."""
+    n = int(num(r, "splits")) if math.isfinite(num(r, "splits")) else 1
+    n = max(n, 1)
+    tail = num(r, "tail_us") if math.isfinite(num(r, "tail_us")) else 0.0
+    return "%d splits %.1f us (main %.1f us for %d rows a split, %.0f GB/s)" % (
+        n, num(r, "median_us"), num(r, "median_us") - tail, -(-int(r["S_kv"]) // n), num(r, "GBps"))
+
+
+def d256(d, out):
+    """Part d256: per shape and kernel shape, each split size's time, its main kernel (the time less the tail) and
+    the rows a split holds: a main kernel that hardly moves as the rows a split halve is a cost per work-group, one
+    that halves with them a cost per row."""
+    out.append("## D = 256: split sizes (part d256)")
+    found = False
+    for m, what in (("5", "matrix shape (mma 5)"), ("0", "lane shape (mma 0)")):
+        by = {}
+        for r in read_rows(d, "d256_mma%s.csv" % m) or []:
+            by.setdefault(shape(r), []).append(r)
+        for sh, rs in by.items():
+            found = True
+            best = min(rs, key=lambda r: num(r, "median_us") if math.isfinite(num(r, "median_us")) else math.inf)
+            out.append("- %s, %s: %s; fastest: %s" % (sh, what, ", ".join(split_size(r) for r in rs), best["tuning"]))
+    if not found:
+        out.append("not measured: no d256_mma5.csv or d256_mma0.csv")
+
+
 def mla(d, out):
     rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
     if not rows:
@@ -492,7 +519,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, mla, ragged, paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
