@@ -893,6 +893,15 @@ END_TEST
 /* The last split of a block combines it (fused_combine) where the row says so and the plan allows it: equal
  * splits with partial rowmax, no cascade, no per-batch query tokens, the all-vector template; a counter per
  * (batch, block). The plan check refuses any other combination. */
+/* p's plan on the h100 profile: equal splits with partial rowmax whose last split would read values partial values
+ * (splits x rows x D), fused or not as the NVIDIA row's cap says. */
+static void h100_fused_plan(const ifa_problem *p, int64_t values, int fused, ifa_plan *plan) {
+    ck_assert_int_eq(ifa__plan_make(p, &h100, plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan->split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq((int64_t)plan->max_splits * plan->heads_per_group * p->head_dim, values);
+    ck_assert_int_eq(plan->fused_combine, fused);
+}
+
 START_TEST(fused_combine_rule) {
     ifa_plan plan, bad;
     /* B = 1, one KV head on 2 CPU cores: 2 splits, the CPU row fuses */
@@ -911,10 +920,7 @@ START_TEST(fused_combine_rule) {
      * takes 32 splits of 4 rows (16384), so the combine kernel, unless the row says 1 (always) or a cap that
      * holds them */
     p = problem(1, 32, 8, 128, 32768);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
-    ck_assert_int_eq((int64_t)plan.max_splits * plan.heads_per_group * 128, 16384);
-    ck_assert_int_eq(plan.fused_combine, 0);
+    h100_fused_plan(&p, 16384, 0, &plan);
     ck_assert_int_eq(plan.combine_counters, 0);
     plan_tuned("fused_combine=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.fused_combine, 1);
@@ -924,10 +930,7 @@ START_TEST(fused_combine_rule) {
     ck_assert_int_eq(plan.fused_combine, 0);
     /* B = 2: 16 splits (8192 values), fused by the row; a counter per (batch, block) */
     p = problem(2, 32, 8, 128, 32768);
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
-    ck_assert_int_eq((int64_t)plan.max_splits * plan.heads_per_group * 128, 8192);
-    ck_assert_int_eq(plan.fused_combine, 1);
+    h100_fused_plan(&p, 8192, 1, &plan);
     ck_assert_int_eq(plan.combine_counters, plan.num_work_groups / plan.max_splits);
     ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
