@@ -56,6 +56,9 @@ def shape(row):
     return "%s,%s,%s,%s,%s" % (row["B"], row["N"], row["N_kv"], row["D"], row["S_kv"])
 
 
+PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (issue 8's table)
+
+
 def issue8(d, out):
     out.append("## Issue 8: the H100 targets")
     runs = {name: read_rows(d, "h100_peers_%s.csv" % name)
@@ -84,12 +87,12 @@ def issue8(d, out):
     faster = sum(1 for s in speedups if s > 1)
     g = geomean(speedups)
     out.append("")
-    # a step stopped at its time limit leaves fewer rows than the peer file's 11: say how many were run
-    out.append("- rows measured: %d of the peer file's 11" % len(speedups))
-    partial = len(speedups) < 11
+    # a step stopped at its time limit leaves fewer rows than the peer file's: say how many were run
+    not_run = PEER_ROWS - len(speedups)
+    out.append("- rows measured: %d of the peer file's %d" % (len(speedups), PEER_ROWS))
     out.append("- faster than the peer on %d of %d rows (target: all) -> %s" %
                (faster, len(speedups), "missed" if faster < len(speedups) else
-                "met on the rows run, %d not run" % (11 - len(speedups)) if partial else "met"))
+                "met on the rows run, %d not run" % not_run if not_run > 0 else "met"))
     out.append("- geometric mean speedup %.2fx (target >= 1.3x) -> %s" % (g, "met" if g >= 1.3 else "missed"))
     big = [r for r in best.values() if num(r, "kv_MB") >= 128]
     low = [shape(r) for r in big if num(r, "pct_bw") < 90]
@@ -401,11 +404,10 @@ def issue9(d, out):
 
 def split_size(r):
     """One d256 variant row as 'N splits T us (main M us for R rows a split, G GB/s)'."""
-    n = int(num(r, "splits")) if math.isfinite(num(r, "splits")) else 1
-    n = max(n, 1)
-    tail = num(r, "tail_us") if math.isfinite(num(r, "tail_us")) else 0.0
+    splits, tail, us = num(r, "splits"), num(r, "tail_us"), num(r, "median_us")
+    n = max(int(splits), 1) if math.isfinite(splits) else 1
     return "%d splits %.1f us (main %.1f us for %d rows a split, %.0f GB/s)" % (
-        n, num(r, "median_us"), num(r, "median_us") - tail, -(-int(r["S_kv"]) // n), num(r, "GBps"))
+        n, us, us - (tail if math.isfinite(tail) else 0.0), -(-int(r["S_kv"]) // n), num(r, "GBps"))
 
 
 def d256(d, out):
