@@ -1,4 +1,5 @@
-/* The tools' shared pieces: .npy files, the JSON case loader, and half/bf16 conversions. */
+/* The tools' shared pieces: .npy files, the JSON case loader, half/bf16 conversions, and the host work split
+ * (random fills and the float64 reference over several threads). */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -13,8 +14,11 @@
 #include "common/case.h"
 #include "common/half.h"
 #include "common/npy.h"
+#include "common/parallel.h"
 #include "common/pin.h"
 #include "common/poison.h"
+#include "common/reference.h"
+#include "common/rng.h"
 #include "test_util.h"
 
 static char dir[256];
@@ -595,6 +599,108 @@ START_TEST(sampled_loop_cases_reach_every_residue) {
 }
 END_TEST
 
+/* ifa_parallel_for: every item of [0, n) in exactly one range, each range starting at a multiple of the grain,
+ * under 1 to 9 threads (more threads than ranges too) and n below, at and above a grain. */
+typedef struct cover {
+    int64_t n, grain;
+    unsigned char seen[3000];
+    unsigned char bad_start;
+} cover;
+
+static void cover_range(void *p, int64_t lo, int64_t hi) {
+    cover *c = p;
+    if (lo % c->grain || lo < 0 || hi > c->n || lo >= hi) c->bad_start = 1; /* one flag: set, never cleared */
+    for (int64_t i = lo; i < hi; ++i) c->seen[i]++;
+}
+
+START_TEST(parallel_for_covers_each_item_once) {
+    static const int64_t ns[] = {0, 1, 5, 64, 1000, 2999};
+    static const int64_t grains[] = {1, 2, 7, 64, 5000};
+    for (int t = 1; t <= 9; t += 2) {
+        ifa_parallel_set_threads(t);
+        ck_assert_int_eq(ifa_parallel_threads(), t);
+        for (size_t a = 0; a < sizeof ns / sizeof *ns; ++a)
+            for (size_t g = 0; g < sizeof grains / sizeof *grains; ++g) {
+                static cover c;
+                memset(&c, 0, sizeof c);
+                c.n = ns[a], c.grain = grains[g];
+                ifa_parallel_for(c.n, c.grain, cover_range, &c);
+                ck_assert_msg(!c.bad_start, "threads %d, n %lld, grain %lld: a range off the grain", t, (long long)c.n,
+                              (long long)c.grain);
+                for (int64_t i = 0; i < c.n; ++i)
+                    ck_assert_msg(c.seen[i] == 1, "threads %d, n %lld, grain %lld: item %lld in %d ranges", t,
+                                  (long long)c.n, (long long)c.grain, (long long)i, c.seen[i]);
+            }
+    }
+    ifa_parallel_set_threads(0);
+    ck_assert_int_ge(ifa_parallel_threads(), 1);
+}
+END_TEST
+
+/* A random fill is the same bytes on 1, 2, 3 or 8 threads, and element i is draw i of the seed's sequence (what
+ * the fill did on one thread before it was split): ifa_rng_advance(n) is n draws. int4 packs two elements a
+ * byte, so a range boundary inside a byte would lose one. */
+START_TEST(fill_random_same_on_any_thread_count) {
+    ifa_rng a, b;
+    ifa_rng_seed(&a, 5), ifa_rng_seed(&b, 5);
+    for (int i = 0; i < 1000; ++i) (void)ifa_rng_next(&a);
+    ifa_rng_advance(&b, 1000);
+    ck_assert(ifa_rng_next(&a) == ifa_rng_next(&b));
+    static const ifa_dtype dts[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_FLOAT32, IFA_DTYPE_INT4,
+                                    IFA_DTYPE_INT8, IFA_DTYPE_FLOAT8_E5M2};
+    const int64_t n[1] = {3 * 65536 + 5}; /* three ranges of 2^16 and a short one */
+    for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d) {
+        ifa_host_tensor serial, split;
+        ck_assert_int_eq(ifa_host_tensor_alloc(&serial, dts[d], 1, n), 0);
+        ck_assert_int_eq(ifa_host_tensor_alloc(&split, dts[d], 1, n), 0);
+        ifa_rng r;
+        ifa_rng_seed(&r, 77);
+        for (int64_t i = 0; i < n[0]; ++i) ifa_host_set(&serial, i, ifa_rng_uniform(&r, -9, 9));
+        static const int threads[] = {1, 2, 3, 8};
+        for (int t = 0; t < 4; ++t) {
+            ifa_parallel_set_threads(threads[t]);
+            memset(split.data, 0, split.bytes);
+            ifa_host_fill_random(&split, 77, -9, 9);
+            ck_assert_msg(memcmp(serial.data, split.data, serial.bytes) == 0, "%s on %d threads differs",
+                          ifa_dtype_name(dts[d]), threads[t]);
+        }
+        ifa_host_tensor_free(&serial);
+        ifa_host_tensor_free(&split);
+    }
+    ifa_parallel_set_threads(0);
+}
+END_TEST
+
+/* The float64 reference gives the same doubles on 1 and 4 threads (its rows cut into several ranges: 16 rows
+ * of 4096 keys at D = 128), with per-batch lengths, sinks, soft-cap and a window, output, LSE and score bounds. */
+START_TEST(reference_same_on_any_thread_count) {
+    const char *json =
+        "{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 8, \"num_key_value_heads\": 2, "
+        "\"input_layout\": \"BNSD\", \"scale_value\": 0.09, \"softcap\": 30, \"window\": 3500}, \"inputs\": {"
+        "\"query\": {\"shape\": [2, 8, 1, 128], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+        "\"key\": {\"shape\": [2, 2, 4096, 128], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+        "\"value\": {\"shape\": [2, 2, 4096, 128], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}, "
+        "\"sinks\": {\"shape\": [8], \"dtype\": \"float32\", \"random\": {\"seed\": 4, \"low\": -2, \"high\": 2}}, "
+        "\"actual_seq_lengths\": [4096, 2999]}}";
+    ifa_case c;
+    char err[256];
+    ck_assert_msg(ifa_case_parse(json, dir, &c, err, sizeof err) == 0, "%s", err);
+    enum { ROWS = 16, OUT = ROWS * 128 };
+    static double out[2][OUT], lse[2][ROWS], bound[2][ROWS];
+    static const int threads[2] = {1, 4};
+    for (int i = 0; i < 2; ++i) {
+        ifa_parallel_set_threads(threads[i]);
+        ck_assert_int_eq(ifa_reference_ifa(&c, out[i], lse[i], bound[i]), 0);
+    }
+    ifa_parallel_set_threads(0);
+    ck_assert(memcmp(out[0], out[1], sizeof out[0]) == 0);
+    ck_assert(memcmp(lse[0], lse[1], sizeof lse[0]) == 0);
+    ck_assert(memcmp(bound[0], bound[1], sizeof bound[0]) == 0);
+    for (int r = 0; r < ROWS; ++r) ck_assert(isfinite(lse[0][r]) && bound[0][r] > 0);
+    ifa_case_free(&c);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tools");
     TCase *t = tcase_create("tools");
@@ -613,6 +719,9 @@ int main(void) {
     tcase_add_test(t, pin_sets_affinity_unless_given);
     tcase_add_test(t, bench_variants_parse_apply_and_count);
     tcase_add_test(t, sampled_loop_cases_reach_every_residue);
+    tcase_add_test(t, parallel_for_covers_each_item_once);
+    tcase_add_test(t, fill_random_same_on_any_thread_count);
+    tcase_add_test(t, reference_same_on_any_thread_count);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/half.h"
+#include "common/parallel.h"
 #include "common/rng.h"
 
 int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, const int64_t *shape) {
@@ -92,9 +93,29 @@ void ifa_host_set(ifa_host_tensor *t, int64_t i, double v) {
     }
 }
 
+typedef struct fill_job {
+    ifa_host_tensor *t;
+    ifa_rng start; /* the generator before element 0 */
+    double lo, hi;
+} fill_job;
+
+/* elements [a, b) of the fill: element i takes draw i, whichever range draws it */
+static void fill_range(void *p, int64_t a, int64_t b) {
+    const fill_job *j = p;
+    ifa_rng r = j->start;
+    ifa_rng_advance(&r, (uint64_t)a);
+    if (j->t->dtype == IFA_DTYPE_FLOAT16) {
+        uint16_t *h = j->t->data;
+        for (int64_t i = a; i < b; ++i) h[i] = ifa_float_to_half((float)ifa_rng_uniform(&r, j->lo, j->hi));
+    } else {
+        for (int64_t i = a; i < b; ++i) ifa_host_set(j->t, i, ifa_rng_uniform(&r, j->lo, j->hi));
+    }
+}
+
 void ifa_host_fill_random(ifa_host_tensor *t, uint64_t seed, double lo, double hi) {
-    ifa_rng r;
-    ifa_rng_seed(&r, seed);
-    int64_t n = ifa_host_tensor_numel(t);
-    for (int64_t i = 0; i < n; ++i) ifa_host_set(t, i, ifa_rng_uniform(&r, lo, hi));
+    fill_job j = {t, {0}, lo, hi};
+    ifa_rng_seed(&j.start, seed);
+    /* ranges of 2^16 elements (even: int4's two elements a byte stay in one range); a test's small tensors
+     * stay on the calling thread */
+    ifa_parallel_for(ifa_host_tensor_numel(t), (int64_t)1 << 16, fill_range, &j);
 }

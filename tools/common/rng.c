@@ -12,6 +12,8 @@ void ifa_rng_seed(ifa_rng *r, uint64_t seed) {
     r->state = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 }
 
+void ifa_rng_advance(ifa_rng *r, uint64_t n) { r->state += n * 0x9e3779b97f4a7c15ull; }
+
 uint64_t ifa_rng_next(ifa_rng *r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

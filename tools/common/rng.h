@@ -14,6 +14,9 @@ typedef struct ifa_rng {
 void ifa_rng_set_salt(uint64_t salt);
 /* Seeds the generator; the same seed (and salt) gives the same sequence on every machine. */
 void ifa_rng_seed(ifa_rng *r, uint64_t seed);
+/* Moves the generator n draws ahead, as n calls of ifa_rng_next would (splitmix64's state is a counter): a
+ * range of a long sequence can be drawn on its own, with the same values. */
+void ifa_rng_advance(ifa_rng *r, uint64_t n);
 /* Next 64 random bits. */
 uint64_t ifa_rng_next(ifa_rng *r);
 /* Uniform double in [lo, hi). */
