@@ -249,6 +249,15 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_KS (HEAD_DIM / 16)   /* 16-term steps of a score tile */
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
 #define IFA_VT (HEAD_DIM / 16)   /* MMA 3, 4: 16-column value tiles, and the words of a lane's eighth of a value row */
+/* MMA 3 to 5: the lanes of quad row mg take the chunks (4 words, 8 columns) of their eighth of a value row starting
+ * from chunk vrot = IFA_VROT(mg): where the eighths start on the same local-memory bank (D = 128: every other mg,
+ * D = 256: every mg, the rows' accumulators at xv = mg D / 8 of a row of D floats), the lanes of different mg then
+ * write acc at different banks (D = 256: a warp's float2 writes 8-way instead of 32-way apart). Every lane of an mg
+ * agrees (they hold the same product rows), so each tile's columns stay one operand row: slot u of the loads holds
+ * chunk IFA_VCHUNK(u), tile i the columns xv + 2 IFA_VCOL(i), + 1. */
+#define IFA_VROT(mg) (HEAD_DIM % 128 == 0 ? ((mg) / (256 / HEAD_DIM)) % (IFA_VT / 4) : 0)
+#define IFA_VCHUNK(u) (((u) + vrot) % (IFA_VT / 4))
+#define IFA_VCOL(i) (((i) + 4 * vrot) % IFA_VT)
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
     (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 5 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
@@ -724,6 +733,11 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
 #define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
+#if IFA_CPU
+#define IFA_Q_UNROLL
+#else
+#define IFA_Q_UNROLL _Pragma("unroll")
+#endif
 #define IFA_VEC_OUT (VW > 1 && QUANT_OUT == 0)
 /* Token-mode value scales in the vector shape fold into the probabilities: sum_j p_j (s_j v_j + s_j o_j) =
  * sum_j (p_j s_j) v_j + sum_j p_j s_j o_j, so the softmax stores p_j s_j, keeps the offsets' share per row
@@ -878,7 +892,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 
     __local float qs[R * HEAD_DIM];
-    __local float acc[R * VDIM];
+    __local float acc[R * VDIM] __attribute__((aligned(16)));
 #if !LANES && !MMA
     __local float sc[R * CHUNK];
 #endif
@@ -1012,7 +1026,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_SV(qv, qs + i);
     }
 #else
-    for (int i = lid; i < R * HEAD_DIM; i += WG) {
+    /* on a GPU the work-item's R x D / WG query elements (16 at G = 8, D = 256) are loaded in one go: the loop
+     * unrolled, so that its loads do not wait for each other round trip by round trip (their stores go to local
+     * memory, which no load here reads); a CPU work-group loops over far more of them */
+    IFA_Q_UNROLL for (int k = 0; k < (R * HEAD_DIM + WG - 1) / WG; ++k) {
+        const int i = lid + k * WG;
+        if (i >= R * HEAD_DIM) break;
         const int r = i / HEAD_DIM, d = i - r * HEAD_DIM;
         const int g = r / rq, t = r - g * rq;
 #if PREFIX
@@ -1239,12 +1258,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_MMA_VCH(o, d)
 #endif
+/* columns d and d + 1 of row r in acc as one 8-byte word (d even, acc 16-byte aligned): a warp's lanes write
+ * their rows' pairs in half the local-memory accesses of two floats each */
+#define IFA_ACC2(r, d) (*(__local float2 *)(acc + (r) * VDIM + (d)))
 #define IFA_MMA_OUT(o_, d)                                                                                         \
     do {                                                                                                           \
         float4 o = (o_);                                                                                           \
         IFA_MMA_VCH(o, d);                                                                                         \
-        if (r0 < rn) acc[r0 * VDIM + (d)] += o.x * f0, acc[r0 * VDIM + (d) + 1] += o.y * f0;                       \
-        if (r1 < rn) acc[r1 * VDIM + (d)] += o.z * f1, acc[r1 * VDIM + (d) + 1] += o.w * f1;                       \
+        if (r0 < rn) IFA_ACC2(r0, d) += o.xy * f0;                                                                 \
+        if (r1 < rn) IFA_ACC2(r1, d) += o.zw * f1;                                                                 \
     } while (0)
 #if MMA >= 3
 /* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
@@ -1261,7 +1283,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * + 9 (an eighth from xv); query row mg of the score products' 8-column side, scores and accumulators of
          * query rows r0 and r1 */
         const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
-        const int xv = mg * (HEAD_DIM / 8), r0 = 2 * mt4, r1 = r0 + 1;
+        const int xv = mg * (HEAD_DIM / 8), r0 = 2 * mt4, r1 = r0 + 1, vrot = IFA_VROT(mg);
 #if IFA_MMA_QLO
         /* each row's power of two (IFA_MMA_QLO above): query row mg's, and rows r0 and r1's inverses for the scores */
         float qx = 0.0f, qx0 = 0.0f, qx1 = 0.0f;
@@ -1295,7 +1317,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
         }
 #endif
-        /* value tile i: oacc[i] holds rows r0 and r1 (x, y) of column xv + 2i and (z, w) of column xv + 2i + 1 */
+        /* value tile i: oacc[i] holds rows r0 and r1 (x, y) of column xv + 2c and (z, w) of column xv + 2c + 1, c =
+         * IFA_VCOL(i) */
         float4 oacc[IFA_VT];
         _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) oacc[i] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
@@ -1309,13 +1332,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_XSTEP(x, op, 8);                                                                                       \
         IFA_XSTEP(x, op, 16);                                                                                      \
     } while (0)
-/* the lane's eighth (columns xv ..) of value row p as IFA_VT fp16x2 words wd (zero past len) */
+/* the lane's eighth (columns xv ..) of value row p as IFA_VT fp16x2 words wd (zero past len), chunk u of the loads
+ * being the eighth's chunk IFA_VCHUNK(u) */
 #if KV_T == IFA_I8
 #define IFA_MMA_VROW(wd, p)                                                                                         \
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * u)) : (uint2)0;                \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * IFA_VCHUNK(u))) : (uint2)0;    \
             IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
             IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
         }                                                                                                          \
@@ -1325,7 +1349,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * u)) : (uint4)0;                \
+            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * IFA_VCHUNK(u))) : (uint4)0;    \
             wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
         }                                                                                                          \
     } while (0)
@@ -1456,7 +1480,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MOVT(bl.x, pl.x);
             IFA_MOVT(bl.y, pl.y);
             /* O^T tile by tile: value tile i's operand pairs the words of value rows 2 mt4 and + 1 (+ 8 and + 9):
-             * column xv + 2i as its row mg, xv + 2i + 1 as row mg + 8 */
+             * column xv + 2 IFA_VCOL(i) as its row mg, the next as row mg + 8 */
             IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) {
                 const uint4 va = (uint4)((vw0[i] & 0xffffu) | (vw1[i] << 16), (vw0[i] >> 16) | (vw1[i] & 0xffff0000u),
                                          (vw2[i] & 0xffffu) | (vw3[i] << 16), (vw2[i] >> 16) | (vw3[i] & 0xffff0000u));
@@ -1490,12 +1514,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_MERGE(mg == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
-                /* tile i's rows r0, r1 at columns xv + 2i, + 1 (x, y; z, w) in IFA_MMA_OUT's order */
+                /* tile i's rows r0, r1 at columns xv + 2 IFA_VCOL(i), + 1 (x, y; z, w) in IFA_MMA_OUT's order */
                 _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) {
 #if VAQ >= 3
-                    IFA_MMA_OUT(oacc[i].xzyw + (float4)(co0, co0, co1, co1), xv + 2 * i);
+                    IFA_MMA_OUT(oacc[i].xzyw + (float4)(co0, co0, co1, co1), xv + 2 * IFA_VCOL(i));
 #else
-                    IFA_MMA_OUT(oacc[i].xzyw, xv + 2 * i);
+                    IFA_MMA_OUT(oacc[i].xzyw, xv + 2 * IFA_VCOL(i));
 #endif
                 }
             barrier(CLK_LOCAL_MEM_FENCE);
