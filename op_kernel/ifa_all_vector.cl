@@ -733,6 +733,8 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
 #define IFA_VEC_Q (VW > 1 && !ROPE && !PREFIX)
+/* the work-items that share a row's antiquant sum over D in the GPU shapes (WG / R, at least 1) */
+#define IFA_AQ_T (WG / R > 0 ? WG / R : 1)
 #if IFA_CPU
 #define IFA_Q_UNROLL
 #else
@@ -909,6 +911,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local float aq_q[R], aq_c[R], aq_v[2 * VDIM];
 #if !LANES && !MMA
     __local float aq_t[2 * CHUNK];
+#endif
+#if ANTIQUANT && VW == 1
+    /* the GPU shapes' antiquant sums over D: IFA_AQ_T shares a row (the chunk's scores' room where the shape has it) */
+#if LANES || MMA
+    __local float aq_red[WG];
+#else
+    __local float *const aq_red = sc;
+#endif
 #endif
 #if MMA
     /* each warp's maxima and sums for the merge; elsewhere than NVIDIA, each warp's scratch for its products */
@@ -1101,9 +1111,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if ANTIQUANT
+#if ANTIQUANT && VW > 1
     for (int r = lid; r < R; r += WG) {
-#if VW > 1
         fv cv = 0.0f;
         for (int d = 0; d < HEAD_DIM; d += VW) {
 #if ANTIQUANT <= 2
@@ -1112,20 +1121,39 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             cv += IFA_LV(qs + r * HEAD_DIM + d);
 #endif
         }
-        const float c = ifa_hsum(cv);
-#else
-        float c = 0.0f;
-        for (int d = 0; d < HEAD_DIM; ++d) {
-#if ANTIQUANT <= 2
-            c = fma(qs[r * HEAD_DIM + d], AQ_OFFSET(AQ_IDX(0, d)), c);
-#else
-            c += qs[r * HEAD_DIM + d];
-#endif
-        }
-#endif
-        aq_q[r] = c;
+        aq_q[r] = ifa_hsum(cv);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#elif ANTIQUANT
+    /* the GPU shapes: IFA_AQ_T work-items a row, each summing every IFA_AQ_T-th of its D terms (a loop unrolled on
+     * a GPU: the offsets' global loads go out together), the row's first adding the shares in order. One
+     * work-item a row running down all D terms waited for each offset's load in turn, D round trips a
+     * work-group. aq_red: IFA_AQ_T x rows per pass floats (sc where the shape has it; the planner's estimate
+     * counts sc's room for every shape) */
+    {
+        const int rows = WG / IFA_AQ_T, j = lid % IFA_AQ_T;
+        for (int r0 = 0; r0 < R; r0 += rows) {
+            const int r = r0 + lid / IFA_AQ_T, mine = lid / IFA_AQ_T < rows && r < R;
+            float c = 0.0f;
+            IFA_Q_UNROLL for (int e = 0; e < (HEAD_DIM + IFA_AQ_T - 1) / IFA_AQ_T; ++e) {
+                const int d = j + e * IFA_AQ_T;
+                if (!mine || d >= HEAD_DIM) break;
+#if ANTIQUANT <= 2
+                c = fma(qs[r * HEAD_DIM + d], AQ_OFFSET(AQ_IDX(0, d)), c);
+#else
+                c += qs[r * HEAD_DIM + d];
+#endif
+            }
+            aq_red[lid] = c;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (mine && j == 0) {
+                float sum = 0.0f;
+                for (int k = 0; k < IFA_AQ_T; ++k) sum += aq_red[lid + k];
+                aq_q[r] = sum;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
 #endif
 
     const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
