@@ -2511,9 +2511,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int e = e0 + c, r = e / cols, d = (e - r * cols) * cw;
             const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             float4 a = (float4)0.0f;
-            for (int s = jj; jj < par && e < e_n && s < ns; s += par) {
-                const float w = part[part_m + pr0 + (ulong)s];
-                a = ifa_fma_cols(part, part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d, w, a, cw);
+            /* the work-item's splits 4 at a time, so that their loads go out together (one at a time, a B = 1
+             * row's 16 splits were 16 round trips in this last work-group), each added in split order as before */
+            for (int s0 = jj; jj < par && e < e_n && s0 < ns; s0 += 4 * par) {
+                float w4[4];
+                float4 x4[4];
+                _Pragma("unroll") for (int u = 0; u < 4; ++u) {
+                    const int s = s0 + u * par;
+                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : 0.0f;
+                    const ulong at = part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d;
+                    x4[u] = s < ns ? ifa_load_cols(part, at, cw) : (float4)0.0f;
+                }
+                _Pragma("unroll") for (int u = 0; u < 4; ++u)
+                    if (s0 + u * par < ns) a = fma(x4[u], (float4)w4[u], a);
             }
             fc_red[lid] = a;
             barrier(CLK_LOCAL_MEM_FENCE);
