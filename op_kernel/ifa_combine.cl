@@ -152,17 +152,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     for (int q0 = 0; q0 < cols; q0 += ncol) {
         const int cc = q0 + c;
         float4 acc = (float4)0.0f;
-        for (int s = j; j < par && cc < cols && s < nsplit; s += par) {
-            if (!IFA_PVALID(s)) continue;
-            const ulong at = part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)(cc * cw);
+        /* the work-item's splits 4 at a time, so that their loads go out together, each added in split order */
+        for (int s0 = j; j < par && cc < cols && s0 < nsplit; s0 += 4 * par) {
+            float w4[4];
+            float4 x4[4];
+            int ok4[4];
+            _Pragma("unroll") for (int u = 0; u < 4; ++u) {
+                const int s = s0 + u * par;
+                int ok = s < nsplit && IFA_PVALID(s);
 #if ROWMAX == 2
-            const float w = 1.0f;
+                w4[u] = 1.0f;
 #else
-            const float ms = part[part_m + IFA_PIDX(s)];
-            if (ms == -INFINITY) continue;
-            const float w = exp(ms - m);
+                const float ms = ok ? part[part_m + IFA_PIDX(s)] : -INFINITY;
+                ok = ok && ms != -INFINITY; /* a split that saw nothing adds nothing */
+                w4[u] = ok ? exp(ms - m) : 0.0f;
 #endif
-            acc = ifa_fma_cols(part, at, w, acc, cw);
+                const ulong at = ok ? part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)(cc * cw) : 0;
+                x4[u] = ok ? ifa_load_cols(part, at, cw) : (float4)0.0f;
+                ok4[u] = ok;
+            }
+            _Pragma("unroll") for (int u = 0; u < 4; ++u)
+                if (ok4[u]) acc = fma(x4[u], (float4)w4[u], acc);
         }
         red4[lid] = acc;
         barrier(CLK_LOCAL_MEM_FENCE);

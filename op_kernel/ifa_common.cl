@@ -233,17 +233,11 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) {
 #define IFA_QUANT(x, h, d) (x)
 #endif
 
-/* The combines' column steps (ifa_combine.cl, and the last split's in ifa_all_vector.cl): a += w x the cw floats
- * (a quad, or one where D_v is not a multiple of 4) of p from at; and a's cw columns from column d on of a row of
- * head h, stored at element at of o (int8 output through IFA_QUANT). */
-/* the cw columns (4 or 1) of a partial at p + at, as ifa_fma_cols reads them (the rest 0) */
+/* The combines' column steps (ifa_combine.cl, and the last split's in ifa_all_vector.cl): the cw floats (a quad, or
+ * one where D_v is not a multiple of 4) of p from at as a float4 (the rest 0), to add by a split's weight; and a's
+ * cw columns from column d on of a row of head h, stored at element at of o (int8 output through IFA_QUANT). */
 inline float4 ifa_load_cols(__global const float *p, ulong at, int cw) {
     return cw == 4 ? vload4(0, p + at) : (float4)(p[at], 0.0f, 0.0f, 0.0f);
-}
-inline float4 ifa_fma_cols(__global const float *p, ulong at, float w, float4 a, int cw) {
-    if (cw == 4) return fma(vload4(0, p + at), (float4)w, a);
-    a.x = fma(p[at], w, a.x);
-    return a;
 }
 #define IFA_STORE_COLS(a, cw, h, d, o, at)                                                                        \
     do {                                                                                                          \
