@@ -6,7 +6,7 @@ the lent card itself when same_card_sdpa.csv is there), part mma's verdicts on e
 PTX, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
-grid, part d256's split sizes, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
+grid, part d256's split sizes, part ab's kernels before and after a change, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
 session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
 need without hand arithmetic. Standard library only.
 
@@ -428,6 +428,34 @@ def d256(d, out):
         out.append("not measured: no d256_mma5.csv or d256_mma0.csv")
 
 
+def ab(d, out):
+    """Part ab: the kernels of the thirty-sixth session's changes against those before them (IFA_KERNEL_DIR), per
+    shape and K/V type: each side's median over its rounds and the time after over the time before."""
+    rows = section(out, d, "Kernel changes against the kernels before them (part ab)", "h100_ab.csv")
+    if not rows:
+        return
+    by = {}
+    for r in rows:
+        by.setdefault((shape(r), r.get("kv", "")), {}).setdefault(r.get("kernels", ""), []).append(num(r, "us"))
+    ratios = []
+    for (sh, kv), sides in by.items():
+        before, after = sides.get("before"), sides.get("after")
+        if not before or not after:
+            out.append("- %s %s: one side missing" % (sh, kv))
+            continue
+        mb, ma = median(before), median(after)
+        ratios.append(ma / mb)
+        out.append("- %s %s: before %.1f us, after %.1f us: %.2fx the time (%d and %d rounds)" % (
+            sh, kv, mb, ma, ma / mb, len(before), len(after)))
+    if ratios:
+        out.append("- geometric mean: %.3fx the time over %d rows" % (geomean(ratios), len(ratios)))
+
+
+def median(values):
+    v = sorted(x for x in values if math.isfinite(x))
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2 if v else math.nan
+
+
 def mla(d, out):
     rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
     if not rows:
@@ -521,7 +549,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, mla, ragged, paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
