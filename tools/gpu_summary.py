@@ -17,6 +17,7 @@ import csv
 import math
 import os
 import re
+import statistics
 import sys
 import tarfile
 
@@ -443,7 +444,7 @@ def ab(d, out):
         if not before or not after:
             out.append("- %s %s: one side missing" % (sh, kv))
             continue
-        mb, ma = median(before), median(after)
+        mb, ma = finite_median(before), finite_median(after)
         ratios.append(ma / mb)
         out.append("- %s %s: before %.1f us, after %.1f us: %.2fx the time (%d and %d rounds)" % (
             sh, kv, mb, ma, ma / mb, len(before), len(after)))
@@ -451,9 +452,9 @@ def ab(d, out):
         out.append("- geometric mean: %.3fx the time over %d rows" % (geomean(ratios), len(ratios)))
 
 
-def median(values):
-    v = sorted(x for x in values if math.isfinite(x))
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2 if v else math.nan
+def finite_median(values):
+    v = [x for x in values if math.isfinite(x)]
+    return statistics.median(v) if v else math.nan
 
 
 def mla(d, out):

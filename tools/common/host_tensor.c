@@ -104,12 +104,7 @@ static void fill_range(void *p, int64_t a, int64_t b) {
     const fill_job *j = p;
     ifa_rng r = j->start;
     ifa_rng_advance(&r, (uint64_t)a);
-    if (j->t->dtype == IFA_DTYPE_FLOAT16) {
-        uint16_t *h = j->t->data;
-        for (int64_t i = a; i < b; ++i) h[i] = ifa_float_to_half((float)ifa_rng_uniform(&r, j->lo, j->hi));
-    } else {
-        for (int64_t i = a; i < b; ++i) ifa_host_set(j->t, i, ifa_rng_uniform(&r, j->lo, j->hi));
-    }
+    for (int64_t i = a; i < b; ++i) ifa_host_set(j->t, i, ifa_rng_uniform(&r, j->lo, j->hi));
 }
 
 void ifa_host_fill_random(ifa_host_tensor *t, uint64_t seed, double lo, double hi) {
