@@ -217,14 +217,16 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 /* MMA (the matrix shape, beside the lane shape): each warp of 32 work-items takes 16 key rows a step and computes
  * the step's scores and P.V as warp matrix products (m16n8k16: 16 query rows by 8 key rows or value columns over
  * 16 terms, fp16 inputs, fp32 sums), the query rows as the 16-row side (R <= 16, rows past R zero). A quad of
- * lanes reads a key row and its value row, a quarter each (D / 4 elements: 16-byte loads); the terms of the
- * products are the quarter's elements in an order both operands share, so no data moves between lanes for the
+ * lanes reads a key row and its value row, a quarter each in 16-byte loads, interleaved: lane t's load u is the
+ * row's 16-byte chunk 4u + t, so each load instruction of the quad covers 64 contiguous bytes (on NVIDIA a warp's
+ * load then touches one 128-byte line a row instead of D / 64 of them: D = 256 loaded 4 lines for each 128 bytes
+ * used); the terms of the products are the lane's elements in an order both operands share (IFA_KWCOL), so no
+ * data moves between lanes for the
  * scores, and one 8 x 8 transpose per value tile (movmatrix) gives P.V its operand. Inputs are exact: fp16 query
  * (no RoPE, no antiquant: qs holds the stored values) and fp16 K/V; each product of two fp16 values is exact in
  * fp32. The probabilities enter P.V as two fp16 parts (p = hi + lo, both products accumulated): about 22 bits of
  * each, where one fp16 part would keep 11. Lane (g, t) = (lane / 4, lane % 4) holds scores and accumulators of
- * rows g and g + 8; its accumulator columns are t x D / 4 + 2j and + 1 of value tile j: one contiguous quarter
- * of each of its two rows. Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same
+ * rows g and g + 8; its accumulator columns are IFA_KWCOL(j) and + 1 of value tile j (its word j's columns). Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same
  * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
  * MMA 2 (lean) reads the query's fragments from local memory at each step and loads the value rows after the
  * scores: fewer registers live at once (NVIDIA's compiler gave MMA 1 180 at G = 4, D = 128: 2 work-groups of
@@ -232,9 +234,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * MMA 3 (transposed, R <= 8) computes S^T = K Q^T and O^T = V^T P^T instead: the 16 keys of a step and 16 value
  * columns are the 16-row side and the query rows the 8-column side, so at G <= 8 half as many products (no 16-row
  * side half empty), half the accumulators (D / 4 a lane) and D up to 256. Lane (g, t) reads key rows g and g + 8
- * (a quarter each, as above) and value rows 2t, 2t + 1, 2t + 8, 2t + 9 of the step, an eighth each (columns
- * g D / 8 ..): pairs of those rows' words are the value operand's words (a byte permute, no transpose), value tile
- * i's rows g and g + 8 being columns g D / 8 + 2i and + 1. Its scores are keys g and g + 8 of query rows 2t and
+ * (a quarter each, as above) and value rows 2t, 2t + 1, 2t + 8, 2t + 9 of the step, an eighth each (load u of a
+ * row the 8-element chunk 8u + g: the 8 lanes of a row cover 64 or 128 contiguous bytes): pairs of those rows'
+ * words are the value operand's words (a byte permute, no transpose), value tile i's rows g and g + 8 being
+ * columns IFA_VWCOL(i) and + 1. Its scores are keys g and g + 8 of query rows 2t and
  * 2t + 1 (maxima and sums over g: 3 shuffles); two transposes a part turn them into P^T's operand. int8 token
  * scales (antiquant 3 to 5) fit it: the key's scale is a factor on its keys' scores, the value's folds into P^T
  * (p x scale, each row by a power of two a step). MMA 4 is its lean variant (as 2 is 1's), which MMA 3 becomes
@@ -244,20 +247,18 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #endif
 #if MMA
 #define IFA_NW (WG / 32)         /* warps */
-#define IFA_KQ (HEAD_DIM / 4)    /* elements of a key or value row per quad lane */
 #define IFA_KW (HEAD_DIM / 8)    /* their 32-bit words (two fp16 each) */
 #define IFA_KS (HEAD_DIM / 16)   /* 16-term steps of a score tile */
 #define IFA_DT (HEAD_DIM / 8)    /* 8-column tiles of P.V */
 #define IFA_VT (HEAD_DIM / 16)   /* MMA 3, 4: 16-column value tiles, and the words of a lane's eighth of a value row */
-/* MMA 3 to 5: the lanes of quad row mg take the chunks (4 words, 8 columns) of their eighth of a value row starting
- * from chunk vrot = IFA_VROT(mg): where the eighths start on the same local-memory bank (D = 128: every other mg,
- * D = 256: every mg, the rows' accumulators at xv = mg D / 8 of a row of D floats), the lanes of different mg then
- * write acc at different banks (D = 256: a warp's float2 writes 8-way instead of 32-way apart). Every lane of an mg
- * agrees (they hold the same product rows), so each tile's columns stay one operand row: slot u of the loads holds
- * chunk IFA_VCHUNK(u), tile i the columns xv + 2 IFA_VCOL(i), + 1. */
-#define IFA_VROT(mg) (HEAD_DIM % 128 == 0 ? ((mg) / (256 / HEAD_DIM)) % (IFA_VT / 4) : 0)
-#define IFA_VCHUNK(u) (((u) + vrot) % (IFA_VT / 4))
-#define IFA_VCOL(i) (((i) + 4 * vrot) % IFA_VT)
+/* the columns of a lane's K/V words: IFA_KE elements a 16-byte load (8 fp16, 16 int8), so key (and MMA 1, 2 value)
+ * word j of quad lane mt4 holds columns IFA_KWCOL(j) and + 1, from load j / (IFA_KE / 2), the row's chunk
+ * 4 (j / (IFA_KE / 2)) + mt4; the query's step s2 takes the 4 columns from IFA_KWCOL(2 s2), the terms of the key
+ * words 2 s2 and 2 s2 + 1. MMA 3 to 5: value word i of quad row mg (loads of 8 elements) holds columns IFA_VWCOL(i)
+ * and + 1, from the row's chunk 8 (i / 4) + mg. */
+#define IFA_KE (KV_T == IFA_I8 ? 16 : 8)
+#define IFA_KWCOL(j) (IFA_KE * (4 * ((j) / (IFA_KE / 2)) + mt4) + 2 * ((j) % (IFA_KE / 2)))
+#define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
     (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 5 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
@@ -1225,13 +1226,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     } else                                                                                                        \
         (x) = -INFINITY
 #define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
-/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off) into fp16x2 words wa and wb (zero past
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and wb (zero past
  * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
 #if KV_T == IFA_I8
 #define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
     _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)(xq + 16 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)(xq + 16 * u)) : (uint4)0; \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
         IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
         IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
         IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
@@ -1244,8 +1245,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
     _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
-        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)(xq + 8 * u)) : (uint4)0;                      \
-        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)(xq + 8 * u)) : (uint4)0;                      \
+        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
+        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
         wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
         wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
     }
@@ -1307,11 +1308,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * beyond D = 128 it is MMA 3 */
 #define IFA_MMA_PF (MMA == 5 && HEAD_DIM <= 128)
     {
-        /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter from xq), value rows 2 mt4, + 1, + 8,
-         * + 9 (an eighth from xv); query row mg of the score products' 8-column side, scores and accumulators of
-         * query rows r0 and r1 */
-        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
-        const int xv = mg * (HEAD_DIM / 8), r0 = 2 * mt4, r1 = r0 + 1, vrot = IFA_VROT(mg);
+        /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
+         * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
+         * accumulators of query rows r0 and r1 */
+        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
+        const int r0 = 2 * mt4, r1 = r0 + 1;
 #if IFA_MMA_QLO
         /* each row's power of two (IFA_MMA_QLO above): query row mg's, and rows r0 and r1's inverses for the scores */
         float qx = 0.0f, qx0 = 0.0f, qx1 = 0.0f;
@@ -1324,10 +1325,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
         const float qe = 1.0f;
 #endif
-        /* step s2's query operand: columns xq + 4 s2 .. + 3 of row mg (the key operand's terms in the same order),
+        /* step s2's query operand: columns IFA_KWCOL(2 s2) .. + 3 of row mg (the key operand's terms in the same order),
          * from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on NVIDIA, so
          * that the compiler does not hoist them back into registers), else once into registers */
-#define IFA_MMA_Q4(s2, z) (mg < R ? vload4(0, qs + mg * HEAD_DIM + xq + 4 * (s2) + (z)) * qe : (float4)0.0f)
+#define IFA_MMA_Q4(s2, z) (mg < R ? vload4(0, qs + mg * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe : (float4)0.0f)
 #define IFA_MMA_QH(q4) ((uint2)(ifa_h2((q4).x, (q4).y), ifa_h2((q4).z, (q4).w)))
 #define IFA_MMA_QL(q4, h)                                                                                          \
     ((uint2)(ifa_h2((q4).x - ifa_f2((h).x).x, (q4).y - ifa_f2((h).x).y),                                          \
@@ -1345,8 +1346,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
         }
 #endif
-        /* value tile i: oacc[i] holds rows r0 and r1 (x, y) of column xv + 2c and (z, w) of column xv + 2c + 1, c =
-         * IFA_VCOL(i) */
+        /* value tile i: oacc[i] holds rows r0 and r1 (x, y) of column IFA_VWCOL(i) and (z, w) of the next */
         float4 oacc[IFA_VT];
         _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) oacc[i] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
@@ -1360,14 +1360,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_XSTEP(x, op, 8);                                                                                       \
         IFA_XSTEP(x, op, 16);                                                                                      \
     } while (0)
-/* the lane's eighth (columns xv ..) of value row p as IFA_VT fp16x2 words wd (zero past len), chunk u of the loads
- * being the eighth's chunk IFA_VCHUNK(u) */
+/* the lane's eighth of value row p as IFA_VT fp16x2 words wd (zero past len): load u the row's chunk of 8 elements
+ * 8 u + mg, words 4 u .. 4 u + 3 (IFA_VWCOL) */
 #if KV_T == IFA_I8
 #define IFA_MMA_VROW(wd, p)                                                                                         \
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * IFA_VCHUNK(u))) : (uint2)0;    \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
             IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
             IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
         }                                                                                                          \
@@ -1377,7 +1377,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)(xv + 8 * IFA_VCHUNK(u))) : (uint4)0;    \
+            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
             wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
         }                                                                                                          \
     } while (0)
@@ -1508,7 +1508,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MOVT(bl.x, pl.x);
             IFA_MOVT(bl.y, pl.y);
             /* O^T tile by tile: value tile i's operand pairs the words of value rows 2 mt4 and + 1 (+ 8 and + 9):
-             * column xv + 2 IFA_VCOL(i) as its row mg, the next as row mg + 8 */
+             * column IFA_VWCOL(i) as its row mg, the next as row mg + 8 */
             IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) {
                 const uint4 va = (uint4)((vw0[i] & 0xffffu) | (vw1[i] << 16), (vw0[i] >> 16) | (vw1[i] & 0xffff0000u),
                                          (vw2[i] & 0xffffu) | (vw3[i] << 16), (vw2[i] >> 16) | (vw3[i] & 0xffff0000u));
@@ -1542,12 +1542,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_MERGE(mg == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
-                /* tile i's rows r0, r1 at columns xv + 2 IFA_VCOL(i), + 1 (x, y; z, w) in IFA_MMA_OUT's order */
+                /* tile i's rows r0, r1 at columns IFA_VWCOL(i), + 1 (x, y; z, w) in IFA_MMA_OUT's order */
                 _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) {
 #if VAQ >= 3
-                    IFA_MMA_OUT(oacc[i].xzyw + (float4)(co0, co0, co1, co1), xv + 2 * IFA_VCOL(i));
+                    IFA_MMA_OUT(oacc[i].xzyw + (float4)(co0, co0, co1, co1), IFA_VWCOL(i));
 #else
-                    IFA_MMA_OUT(oacc[i].xzyw, xv + 2 * IFA_VCOL(i));
+                    IFA_MMA_OUT(oacc[i].xzyw, IFA_VWCOL(i));
 #endif
                 }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -1555,14 +1555,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
 #else
     {
-        /* warp wp, lane (mg, mt4): query rows r0 and r1 of every tile, quarter xq of the key and value rows */
-        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3, xq = mt4 * IFA_KQ;
+        /* warp wp, lane (mg, mt4): query rows r0 and r1 of every tile, a quarter of the key and value rows
+         * (IFA_KWCOL) */
+        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
         const int r0 = mg, r1 = mg + 8;
-        /* the query as the products' 16-row operand: step s2 holds columns xq + 4 s2 .. + 3 of rows r0 and r1 (the
+        /* the query as the products' 16-row operand: step s2 holds columns IFA_KWCOL(2 s2) .. + 3 of rows r0 and r1 (the
          * key's operand takes the same columns: the terms' order within a step is the lanes' choice), zero past R */
 /* rows r0 and r1's 4 columns of step s2 from qs at offset z (0), times qe0 and qe1 */
-#define IFA_MMA_Q0(s2, z) (r0 < R ? vload4(0, qs + r0 * HEAD_DIM + xq + 4 * (s2) + (z)) * qe0 : (float4)0.0f)
-#define IFA_MMA_Q1(s2, z) (r1 < R ? vload4(0, qs + r1 * HEAD_DIM + xq + 4 * (s2) + (z)) * qe1 : (float4)0.0f)
+#define IFA_MMA_Q0(s2, z) (r0 < R ? vload4(0, qs + r0 * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe0 : (float4)0.0f)
+#define IFA_MMA_Q1(s2, z) (r1 < R ? vload4(0, qs + r1 * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe1 : (float4)0.0f)
 #if IFA_MMA_QLO
         /* each row's power of two (its quad's largest element: 2 shuffles) */
         float qe0 = 1.0f, qe1 = 1.0f, qm0 = 0.0f, qm1 = 0.0f;
@@ -1677,7 +1678,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_MERGE(mt4 == 0);
         for (int q = 0; q < IFA_NW; ++q) {
             if (wp == q)
-                _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) IFA_MMA_OUT(oacc[j], xq + 2 * j);
+                _Pragma("unroll") for (int j = 0; j < IFA_DT; ++j) IFA_MMA_OUT(oacc[j], IFA_KWCOL(j));
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }

@@ -430,7 +430,7 @@ def d256(d, out):
 
 
 def ab(d, out):
-    """Part ab: the kernels of the thirty-sixth session's changes against those before them (IFA_KERNEL_DIR), per
+    """Part ab: the kernels of a change against those before them (IFA_KERNEL_DIR), per
     shape and K/V type: each side's median over its rounds and the time after over the time before."""
     rows = section(out, d, "Kernel changes against the kernels before them (part ab)", "h100_ab.csv")
     if not rows:
