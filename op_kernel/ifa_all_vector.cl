@@ -1422,42 +1422,28 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_VALS(jb, vw0, vw1, vw2, vw3);
 #endif
 #endif
-            /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w), the even steps' products in st and
-             * the odd steps' in st1: two chains of dependent products, each half as long (IFA_KS is even) */
-            float4 st = (float4)0.0f, st1 = (float4)0.0f;
+            /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w) */
+            float4 st = (float4)0.0f;
 #if IFA_MMA_QSTEP
             uint qz;
             IFA_QZERO(qz);
 #endif
-/* step s2's score products into c */
+            IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
+                const uint4 ka = (uint4)(kaw[2 * s2], kbw[2 * s2], kaw[2 * s2 + 1], kbw[2 * s2 + 1]);
 #if IFA_MMA_QSTEP
-#define IFA_MMA_SSTEP(c, s2)                                                                                       \
-    do {                                                                                                           \
-        const uint4 ka = (uint4)(kaw[2 * (s2)], kbw[2 * (s2)], kaw[2 * (s2) + 1], kbw[2 * (s2) + 1]);               \
-        const float4 q4 = IFA_MMA_Q4(s2, qz);                                                                      \
-        const uint2 qh = IFA_MMA_QH(q4);                                                                           \
-        IFA_MMA(c, ka, qh);                                                                                        \
-        if (IFA_MMA_QLO) IFA_MMA(c, ka, IFA_MMA_QL(q4, qh));                                                       \
-    } while (0)
-#elif IFA_MMA_QLO
-#define IFA_MMA_SSTEP(c, s2)                                                                                       \
-    do {                                                                                                           \
-        const uint4 ka = (uint4)(kaw[2 * (s2)], kbw[2 * (s2)], kaw[2 * (s2) + 1], kbw[2 * (s2) + 1]);               \
-        IFA_MMA(c, ka, qf[s2]);                                                                                    \
-        IFA_MMA(c, ka, ql[s2]);                                                                                    \
-    } while (0)
-#else
-#define IFA_MMA_SSTEP(c, s2)                                                                                       \
-    do {                                                                                                           \
-        const uint4 ka = (uint4)(kaw[2 * (s2)], kbw[2 * (s2)], kaw[2 * (s2) + 1], kbw[2 * (s2) + 1]);               \
-        IFA_MMA(c, ka, qf[s2]);                                                                                    \
-    } while (0)
+                const float4 q4 = IFA_MMA_Q4(s2, qz);
+                const uint2 qh = IFA_MMA_QH(q4);
+                IFA_MMA(st, ka, qh);
+#if IFA_MMA_QLO
+                IFA_MMA(st, ka, IFA_MMA_QL(q4, qh));
 #endif
-            IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; s2 += 2) {
-                IFA_MMA_SSTEP(st, s2);
-                IFA_MMA_SSTEP(st1, s2 + 1);
+#else
+                IFA_MMA(st, ka, qf[s2]);
+#if IFA_MMA_QLO
+                IFA_MMA(st, ka, ql[s2]);
+#endif
+#endif
             }
-            st += st1;
 #if IFA_MMA_QLO
             st.xz *= qi0, st.yw *= qi1;
 #endif
