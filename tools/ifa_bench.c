@@ -129,27 +129,38 @@ static const char *const stream_src =
 
 /* The runtime's own host time to enqueue a kernel (the streaming kernel over 0 bytes, 3 arguments): median
  * of 41 enqueues each after the device went idle (idle) and of 41 enqueued back to back (busy). The floor
- * under ifa's host times, which add their own work to one or more such enqueues. */
+ * under ifa's host times, which add their own work to one or more such enqueues. The same kernels' device
+ * time, start to end by their profiling events (dev_idle_us, dev_busy_us): the floor under every kernel's
+ * device time (items work-items that each store one float and read nothing). */
 typedef struct enqueue_floor {
-    double idle_us, busy_us;
+    double idle_us, busy_us, dev_idle_us, dev_busy_us;
 } enqueue_floor;
 
 static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enqueue_floor *f) {
     enum { N = 41 };
-    double t[N];
+    double t[N], dev[N];
+    cl_event ev[N];
     const cl_ulong none = 0;
-    f->idle_us = f->busy_us = NAN;
+    f->idle_us = f->busy_us = f->dev_idle_us = f->dev_busy_us = NAN;
     if (clSetKernelArg(k, 1, sizeof none, &none) != CL_SUCCESS) return;
     for (int busy = 0; busy < 2; ++busy) {
-        for (int i = 0; i < N; ++i) {
+        int n = 0;
+        cl_int err = CL_SUCCESS;
+        for (; n < N; ++n) {
             const double t0 = now_us();
-            cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, NULL);
-            t[i] = now_us() - t0;
-            if (err != CL_SUCCESS) return;
+            err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, &ev[n]);
+            t[n] = now_us() - t0;
+            if (err != CL_SUCCESS) break;
             if (!busy) clFinish(q);
         }
         clFinish(q);
+        for (int i = 0; i < n; ++i) {
+            dev[i] = span_us(ev[i], ev[i]);
+            clReleaseEvent(ev[i]);
+        }
+        if (err != CL_SUCCESS) return;
         *(busy ? &f->busy_us : &f->idle_us) = ifa_bench_median(t, N);
+        *(busy ? &f->dev_busy_us : &f->dev_idle_us) = ifa_bench_median(dev, N);
     }
 }
 
@@ -225,7 +236,9 @@ static double measure_bandwidth(ifa_context *ctx, cl_command_queue q, int64_t by
                 fprintf(stderr, "ifa-bench: reference %zu ranges, prefetch %s: %.1f GB/s\n", counts[s], v ? "4 KiB" : "none", g);
         }
     }
-    if (enq) measure_enqueue(q, k[0], counts[0], enq);
+    /* on a GPU one work-group's worth of work-items a compute unit: the floor of a launch as small as a decode
+     * step's (the bandwidth shape's 2048 a unit would time their stores) */
+    if (enq) measure_enqueue(q, k[0], contig ? counts[0] : cu * 128, enq);
 done:
     for (int v = 0; v < 2; ++v) {
         if (k[v]) clReleaseKernel(k[v]);
@@ -823,7 +836,7 @@ int main(int argc, char **argv) {
     const int64_t llc = last_level_cache(ctx, &device_cache);
     int64_t bw_bytes = 4 * llc > ((int64_t)256 << 20) ? 4 * llc : ((int64_t)256 << 20);
     if (bw_bytes > ((int64_t)1 << 30)) bw_bytes = (int64_t)1 << 30;
-    enqueue_floor enq = {NAN, NAN};
+    enqueue_floor enq = {NAN, NAN, NAN, NAN};
     const double bw = measure_bandwidth(ctx, queue, bw_bytes, &enq);
     time_t now = time(NULL);
     char date[32];
@@ -869,6 +882,9 @@ int main(int argc, char **argv) {
     printf("# the runtime's enqueue of a 3-argument kernel takes %.1f us of host time after the device idles, %.1f us "
            "while it is busy: the floor under host_run_us and host_busy_us\n",
            enq.idle_us, enq.busy_us);
+    printf("# that kernel with one store a work-item spans %.1f us of device time after the device idles, %.1f us back "
+           "to back: the floor under each kernel's device time\n",
+           enq.dev_idle_us, enq.dev_busy_us);
     FILE *csv = csv_out ? fopen(csv_out, "w") : NULL;
     if (csv_out && !csv) fprintf(stderr, "ifa-bench: cannot write %s\n", csv_out);
     const char *header = o.compare ? "B,N,N_kv,G,D,S_kv,kv_type,kv_MB,all_vector_us,cv_us,winner,by,planner,planner_right,check"
