@@ -1383,8 +1383,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     } while (0)
 #endif
 /* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
- * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS); both (IFA_MMA_STEP_LOADS; MMA 5: the next step's, during
- * this one) */
+ * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS) */
 #define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
     do {                                                                                                           \
         const int pa = (jb_) + wp * 16 + mg, pb = pa + 8;                                                          \
@@ -1399,22 +1398,65 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_VROW(v2, pv + 8);                                                                                  \
         IFA_MMA_VROW(v3, pv + 9);                                                                                  \
     } while (0)
-#define IFA_MMA_STEP_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                            \
+/* MMA 5: a step's rows as loaded (IFA_MMA_RAW_LOADS, IFA_MMA_RK and IFA_MMA_RV words a key and a value row),
+ * converted into the operands' words only in the step that uses them (IFA_MMA_CVT). int8 words hold 4 values:
+ * converted at the load, the next step's rows made the warp wait for their round trip before this step's math
+ * (the conversion reads them), and took twice the registers while in flight */
+#if KV_T == IFA_I8
+#define IFA_MMA_RK (IFA_KW / 2)
+#define IFA_MMA_RV (IFA_VT / 2)
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
+#define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
+    _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
+        rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
+    }
+#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
     do {                                                                                                           \
-        IFA_MMA_KEYS(jb_, ka, kb);                                                                                 \
-        IFA_MMA_VALS(jb_, v0, v1, v2, v3);                                                                         \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
+            rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
+        }                                                                                                          \
+    } while (0)
+#else
+#define IFA_MMA_RK IFA_KW
+#define IFA_MMA_RV IFA_VT
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
+#define IFA_MMA_RAWROWS(ra, rb, t, off) IFA_MMA_ROWS(ra, rb, t, off)
+#define IFA_MMA_RAWVROW(rd, p) IFA_MMA_VROW(rd, p)
+#endif
+#define IFA_MMA_RAW_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                             \
+    do {                                                                                                           \
+        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                               \
+        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
+        IFA_MMA_RAWROWS(ka, kb, k, k_off)                                                                          \
+        IFA_MMA_RAWVROW(v0, pv);                                                                                   \
+        IFA_MMA_RAWVROW(v1, pv + 1);                                                                               \
+        IFA_MMA_RAWVROW(v2, pv + 8);                                                                               \
+        IFA_MMA_RAWVROW(v3, pv + 9);                                                                               \
     } while (0)
 #if IFA_MMA_PF
-        uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
-        IFA_MMA_STEP_LOADS(first, kaw, kbw, vw0, vw1, vw2, vw3);
+        uint rka[IFA_MMA_RK], rkb[IFA_MMA_RK], rv0[IFA_MMA_RV], rv1[IFA_MMA_RV], rv2[IFA_MMA_RV], rv3[IFA_MMA_RV];
+        IFA_MMA_RAW_LOADS(first, rka, rkb, rv0, rv1, rv2, rv3);
 #endif
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
             const int pa = jb + wp * 16 + mg, pb = pa + 8;
 #if IFA_MMA_PF
-            /* the next step's rows go out before this step's math (past len they are zeros, nothing read) */
-            uint nka[IFA_KW], nkb[IFA_KW], nv0[IFA_VT], nv1[IFA_VT], nv2[IFA_VT], nv3[IFA_VT];
-            IFA_MMA_STEP_LOADS(jb + IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
+            /* the next step's rows go out before this step's math (past len they are zeros, nothing read); this
+             * step's, loaded during the step before, become operand words */
+            uint nka[IFA_MMA_RK], nkb[IFA_MMA_RK], nv0[IFA_MMA_RV], nv1[IFA_MMA_RV], nv2[IFA_MMA_RV], nv3[IFA_MMA_RV];
+            IFA_MMA_RAW_LOADS(jb + IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
+            uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
+            IFA_MMA_CVT(kaw, rka, IFA_MMA_RK);
+            IFA_MMA_CVT(kbw, rkb, IFA_MMA_RK);
+            IFA_MMA_CVT(vw0, rv0, IFA_MMA_RV);
+            IFA_MMA_CVT(vw1, rv1, IFA_MMA_RV);
+            IFA_MMA_CVT(vw2, rv2, IFA_MMA_RV);
+            IFA_MMA_CVT(vw3, rv3, IFA_MMA_RV);
 #else
             uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
             IFA_MMA_KEYS(jb, kaw, kbw);
@@ -1528,8 +1570,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 oacc[i] = oi;
             }
 #if IFA_MMA_PF
-            _Pragma("unroll") for (int i = 0; i < IFA_KW; ++i) kaw[i] = nka[i], kbw[i] = nkb[i];
-            _Pragma("unroll") for (int i = 0; i < IFA_VT; ++i) vw0[i] = nv0[i], vw1[i] = nv1[i], vw2[i] = nv2[i], vw3[i] = nv3[i];
+            _Pragma("unroll") for (int i = 0; i < IFA_MMA_RK; ++i) rka[i] = nka[i], rkb[i] = nkb[i];
+            _Pragma("unroll") for (int i = 0; i < IFA_MMA_RV; ++i) rv0[i] = nv0[i], rv1[i] = nv1[i], rv2[i] = nv2[i], rv3[i] = nv3[i];
 #endif
         }
         /* each row's sum over its 8 lanes, then the warps' merge */
