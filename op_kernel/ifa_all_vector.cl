@@ -260,7 +260,7 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_KWCOL(j) (IFA_KE * (4 * ((j) / (IFA_KE / 2)) + mt4) + 2 * ((j) % (IFA_KE / 2)))
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
 #if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
-    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 5 ||             \
+    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 6 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
               : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
 #error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128, R <= 16 and int8 scales per channel or per tensor (MMA 3 to 5: D a multiple of 64 up to 256, R <= 8, any scales)"
@@ -1306,7 +1306,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 /* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
  * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
  * beyond D = 128 it is MMA 3 */
-#define IFA_MMA_PF (MMA == 5 && HEAD_DIM <= 128)
+#define IFA_MMA_PF (MMA >= 5 && HEAD_DIM <= 128)
+/* MMA 6: MMA 5 with int8 rows loaded two steps ahead (a step's int8 rows are half the bytes of fp16's: one step
+ * in flight kept half as many bytes on the way, and int8 ran no faster than fp16 per key, 2026-11-27) */
+#define IFA_MMA_PF2 (MMA == 6)
+#if IFA_MMA_PF2 && (KV_T != IFA_I8 || HEAD_DIM > 128)
+#error "MMA 6 is MMA 5 for int8 K/V up to D = 128"
+#endif
     {
         /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
          * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
@@ -1441,15 +1447,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_MMA_PF
         uint rka[IFA_MMA_RK], rkb[IFA_MMA_RK], rv0[IFA_MMA_RV], rv1[IFA_MMA_RV], rv2[IFA_MMA_RV], rv3[IFA_MMA_RV];
         IFA_MMA_RAW_LOADS(first, rka, rkb, rv0, rv1, rv2, rv3);
+#if IFA_MMA_PF2
+        /* the step after's */
+        uint ska[IFA_MMA_RK], skb[IFA_MMA_RK], sv0[IFA_MMA_RV], sv1[IFA_MMA_RV], sv2[IFA_MMA_RV], sv3[IFA_MMA_RV];
+        IFA_MMA_RAW_LOADS(first + IFA_NW * 16, ska, skb, sv0, sv1, sv2, sv3);
+#endif
 #endif
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
             const int pa = jb + wp * 16 + mg, pb = pa + 8;
 #if IFA_MMA_PF
-            /* the next step's rows go out before this step's math (past len they are zeros, nothing read); this
-             * step's, loaded during the step before, become operand words */
+            /* the next step's rows (MMA 6: the step after it's) go out before this step's math (past len they are
+             * zeros, nothing read); this step's, loaded during a step before, become operand words */
             uint nka[IFA_MMA_RK], nkb[IFA_MMA_RK], nv0[IFA_MMA_RV], nv1[IFA_MMA_RV], nv2[IFA_MMA_RV], nv3[IFA_MMA_RV];
-            IFA_MMA_RAW_LOADS(jb + IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
+            IFA_MMA_RAW_LOADS(jb + (IFA_MMA_PF2 ? 2 : 1) * IFA_NW * 16, nka, nkb, nv0, nv1, nv2, nv3);
             uint kaw[IFA_KW], kbw[IFA_KW], vw0[IFA_VT], vw1[IFA_VT], vw2[IFA_VT], vw3[IFA_VT];
             IFA_MMA_CVT(kaw, rka, IFA_MMA_RK);
             IFA_MMA_CVT(kbw, rkb, IFA_MMA_RK);
@@ -1569,7 +1580,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                 oacc[i] = oi;
             }
-#if IFA_MMA_PF
+#if IFA_MMA_PF2
+            _Pragma("unroll") for (int i = 0; i < IFA_MMA_RK; ++i) rka[i] = ska[i], rkb[i] = skb[i], ska[i] = nka[i], skb[i] = nkb[i];
+            _Pragma("unroll") for (int i = 0; i < IFA_MMA_RV; ++i) {
+                rv0[i] = sv0[i], rv1[i] = sv1[i], rv2[i] = sv2[i], rv3[i] = sv3[i];
+                sv0[i] = nv0[i], sv1[i] = nv1[i], sv2[i] = nv2[i], sv3[i] = nv3[i];
+            }
+#elif IFA_MMA_PF
             _Pragma("unroll") for (int i = 0; i < IFA_MMA_RK; ++i) rka[i] = nka[i], rkb[i] = nkb[i];
             _Pragma("unroll") for (int i = 0; i < IFA_MMA_RV; ++i) rv0[i] = nv0[i], rv1[i] = nv1[i], rv2[i] = nv2[i], rv3[i] = nv3[i];
 #endif

@@ -68,6 +68,8 @@ set(variants
   "12|LANES=0,MMA=5"
   "12|LANES=0,MMA=5,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8,PAGED=1,SPLIT=1"
   "12|LANES=0,MMA=5,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8,PAGED=1,SPLIT=1,FUSED=1,HAS_LSE=1,SINK=1"
+  "12|LANES=0,MMA=5,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1"
+  "12|LANES=0,MMA=6,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1,SPLIT=1"
   "64|SPLIT=1,FUSED=1"
   "12|LANES=0,MMA=4"
   "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8")
@@ -185,7 +187,7 @@ foreach(v ${variants})
       set(last "${CMAKE_MATCH_1}")
     endif()
   endforeach()
-  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[1-5];") # the matrix shapes: quad and row chains
+  if(changes GREATER 10 AND NOT ";${defs};" MATCHES ";MMA=[1-6];") # the matrix shapes: quad and row chains
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()

@@ -1191,6 +1191,25 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 3);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 2);
+    /* mma_int8 2: int8 rows loaded two steps ahead (plan mma 6) where mma 5 loads them a step ahead: int8 up to
+     * D = 128; fp16 K/V, D = 256 and mma 3 keep their shape, and the plan check refuses 6 there */
+    p = problem(16, 32, 8, 128, 8192);
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 6);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=5,mma_int8=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    plan_tuned("mma=3,mma_int8=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 3);
+    p.head_dim = 256, p.value_dim = 0;
+    plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    bad = plan, bad.mma = 6;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(16, 32, 8, 128, 8192);
+    plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

@@ -239,6 +239,9 @@ static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int6
     return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma == 4 ? 2 : 1) : 0;
 }
 
+/* Plan mma 6 (MMA 5 with int8 rows loaded two steps ahead): int8 K/V up to D = 128, where MMA 5 prefetches. */
+static int mma6_fit(const ifa_problem *p) { return p->kv_dtype == IFA__KV_INT8 && p->head_dim <= 128; }
+
 /* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16. */
 static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
     return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
@@ -277,7 +280,8 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->mma = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
-    const int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
+    int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
+    if (mma == 5 && t->mma_int8 >= 2 && mma6_fit(p)) mma = 6;
     if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
         base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
         plan->mma = mma;
@@ -715,7 +719,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
-        plan->mma < 0 || plan->mma > 5 ||
+        plan->mma < 0 || plan->mma > 6 || (plan->mma == 6 && !mma6_fit(p)) ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
                        !(plan->mma >= 3 ? mma_t_fit : mma_fit)(p, rows, plan->work_group_size))) ||

@@ -89,7 +89,10 @@ typedef struct ifa_tuning {
     int32_t lane_q_local;      /* with the lane shape: 1 reads the query's columns from local memory each step instead
                                 * of registers (0: registers) */
     int32_t mma_int8;          /* with mma: 1 takes the matrix shape for int8 K/V too (per-channel or per-tensor
-                                * scales, D a multiple of 64), 0 not */
+                                * scales, D a multiple of 64), 0 not; 2: as 1, and where the transposed shape loads
+                                * each step's rows during the step before (mma 5, D <= 128), int8 rows two steps
+                                * before (plan mma 6: int8 rows are half the bytes of a step's fp16 ones, so one
+                                * step in flight keeps half as many bytes on the way) */
     int32_t mma_bf16;          /* with mma: 1 takes the matrix shape for bf16 K/V too (bf16 products), 0 not */
     int32_t mma_group_rows;    /* with mma and lane_head_groups: the most query rows per work-group, 1 to 16 (more
                                 * rows per KV head go in even head groups; 8 gives G = 16 the transposed shape in
