@@ -2536,9 +2536,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int r = r0 + lid / T, j = lid - lid / T * T, mine = lid / T < P && r < rn;
             float2 ml = (float2)(-INFINITY, 0.0f);
             for (int s = j; mine && s < ns; s += T) {
+                /* the sum loaded beside the max, not behind it: one round trip a split, not two */
                 const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
-                const float ms = part[part_m + pr];
-                if (ms != -INFINITY) ml = ifa_merge_ml(ml, ms, part[part_l + pr]);
+                const float ms = part[part_m + pr], ls = part[part_l + pr];
+                if (ms != -INFINITY) ml = ifa_merge_ml(ml, ms, ls);
             }
             fc_red[lid] = (float4)(ml, 0.0f, 0.0f);
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -2555,8 +2556,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        /* each split's weight in its max's place (the partials are this work-group's now): exp(m_s - M) times the
-         * row's factor; a split or row that saw nothing weighs 0 */
+        /* each split's weight, exp(m_s - M) times the row's factor (0 for a split or row that saw nothing): in the
+         * CPU shapes once per (row, split), in its max's place (the partials are this work-group's now), where a
+         * work-item may walk hundreds of columns; in the GPU shapes (IFA_FC_INLINE: the lane and matrix shapes,
+         * whose work-groups hold a column quad or two a work-item) each column quad's work-item computes it from
+         * the max it loads with the quad (IFA_FC_W): a round trip and a barrier less on the run's critical path */
+#define IFA_FC_INLINE (MMA || LANES)
+#if !IFA_FC_INLINE
         for (int i = lid; i < rn * ns; i += WG) {
             const int r = i / ns, s = i - r * ns;
             const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
@@ -2564,6 +2570,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
+#define IFA_FC_W(x, r) (x)
+#else
+#define IFA_FC_W(x, r) ((x) == -INFINITY ? 0.0f : exp((x) - m_s[r]) * a_s[r])
+#endif
+/* splits a work-item loads at once: in the GPU shapes all 16 of a B = 1 row's (each group one round trip of this
+ * last work-group, which the whole run waits for) */
+#define IFA_FC_U (IFA_FC_INLINE ? 16 : 4)
         const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;
         const int ncol = min(e_n, WG), par = WG / ncol, c = lid % ncol, jj = lid / ncol;
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
@@ -2571,19 +2584,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int e = e0 + c, r = e / cols, d = (e - r * cols) * cw;
             const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             float4 a = (float4)0.0f;
-            /* the work-item's splits 4 at a time, so that their loads go out together (one at a time, a B = 1
-             * row's 16 splits were 16 round trips in this last work-group), each added in split order as before */
-            for (int s0 = jj; jj < par && e < e_n && s0 < ns; s0 += 4 * par) {
-                float w4[4];
-                float4 x4[4];
-                _Pragma("unroll") for (int u = 0; u < 4; ++u) {
+            /* the work-item's splits IFA_FC_U at a time, so that their loads go out together (one at a time, a
+             * B = 1 row's 16 splits were 16 round trips in this last work-group), each added in split order */
+            for (int s0 = jj; jj < par && e < e_n && s0 < ns; s0 += IFA_FC_U * par) {
+                float w4[IFA_FC_U];
+                float4 x4[IFA_FC_U];
+                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
                     const int s = s0 + u * par;
-                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : 0.0f;
+                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : -INFINITY;
                     const ulong at = part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d;
                     x4[u] = s < ns ? ifa_load_cols(part, at, cw) : (float4)0.0f;
                 }
-                _Pragma("unroll") for (int u = 0; u < 4; ++u)
-                    if (s0 + u * par < ns) a = fma(x4[u], (float4)w4[u], a);
+                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u)
+                    if (s0 + u * par < ns) a = fma(x4[u], (float4)IFA_FC_W(w4[u], r), a);
             }
             fc_red[lid] = a;
             barrier(CLK_LOCAL_MEM_FENCE);
