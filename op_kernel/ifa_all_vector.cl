@@ -1016,6 +1016,158 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
     const int row0 = 0;
 #endif
+    const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
+#if PAGED
+#define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
+#define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
+#else
+#define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
+#endif
+/* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
+ * KV, the key row otherwise */
+#if PAGED
+#define IFA_AQ_POS(mode, p) ((mode) == 5 ? (ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)((p) % block_size) : (ulong)(p))
+#else
+#define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
+#endif
+#if MMA
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and wb (zero past
+ * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
+#if KV_T == IFA_I8
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
+        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
+        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
+        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
+        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
+        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
+        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
+        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
+    }
+#else
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
+        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
+        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
+        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
+        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
+    }
+#endif
+#endif
+#if MMA >= 3
+/* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
+ * and converted at each step (registers: ptxas on clang's PTX, D = 128: 169 -> 147; D = 256: 255 and spills ->
+ * 200) */
+#define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
+#define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
+/* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
+ * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
+ * beyond D = 128 it is MMA 3 */
+#define IFA_MMA_PF (MMA >= 5 && HEAD_DIM <= 128)
+/* MMA 6: MMA 5 with int8 rows loaded two steps ahead (a step's int8 rows are half the bytes of fp16's: one step
+ * in flight kept half as many bytes on the way, and int8 ran no faster than fp16 per key, 2026-11-27) */
+#define IFA_MMA_PF2 (MMA == 6)
+#if IFA_MMA_PF2 && (KV_T != IFA_I8 || HEAD_DIM > 128)
+#error "MMA 6 is MMA 5 for int8 K/V up to D = 128"
+#endif
+    /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
+     * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
+     * accumulators of query rows r0 and r1 */
+    const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
+    const int r0 = 2 * mt4, r1 = r0 + 1;
+/* the lane's eighth of value row p as IFA_VT fp16x2 words wd (zero past len): load u the row's chunk of 8 elements
+ * 8 u + mg, words 4 u .. 4 u + 3 (IFA_VWCOL) */
+#if KV_T == IFA_I8
+#define IFA_MMA_VROW(wd, p)                                                                                         \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
+            IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
+            IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
+        }                                                                                                          \
+    } while (0)
+#else
+#define IFA_MMA_VROW(wd, p)                                                                                         \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
+            wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
+        }                                                                                                          \
+    } while (0)
+#endif
+/* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
+ * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS) */
+#define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
+    do {                                                                                                           \
+        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8;                                                          \
+        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
+        IFA_MMA_ROWS(ka, kb, k, k_off)                                                                             \
+    } while (0)
+#define IFA_MMA_VALS(jb_, v0, v1, v2, v3)                                                                          \
+    do {                                                                                                           \
+        const int pv = (jb_) + wp * 16 + r0;                                                                       \
+        IFA_MMA_VROW(v0, pv);                                                                                      \
+        IFA_MMA_VROW(v1, pv + 1);                                                                                  \
+        IFA_MMA_VROW(v2, pv + 8);                                                                                  \
+        IFA_MMA_VROW(v3, pv + 9);                                                                                  \
+    } while (0)
+/* MMA 5: a step's rows as loaded (IFA_MMA_RAW_LOADS, IFA_MMA_RK and IFA_MMA_RV words a key and a value row),
+ * converted into the operands' words only in the step that uses them (IFA_MMA_CVT). int8 words hold 4 values:
+ * converted at the load, the next step's rows made the warp wait for their round trip before this step's math
+ * (the conversion reads them), and took twice the registers while in flight */
+#if KV_T == IFA_I8
+#define IFA_MMA_RK (IFA_KW / 2)
+#define IFA_MMA_RV (IFA_VT / 2)
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
+#define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
+    _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
+        ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
+        rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
+    }
+#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
+            rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
+        }                                                                                                          \
+    } while (0)
+#else
+#define IFA_MMA_RK IFA_KW
+#define IFA_MMA_RV IFA_VT
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
+#define IFA_MMA_RAWROWS(ra, rb, t, off) IFA_MMA_ROWS(ra, rb, t, off)
+#define IFA_MMA_RAWVROW(rd, p) IFA_MMA_VROW(rd, p)
+#endif
+#define IFA_MMA_RAW_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                             \
+    do {                                                                                                           \
+        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                               \
+        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
+        IFA_MMA_RAWROWS(ka, kb, k, k_off)                                                                          \
+        IFA_MMA_RAWVROW(v0, pv);                                                                                   \
+        IFA_MMA_RAWVROW(v1, pv + 1);                                                                               \
+        IFA_MMA_RAWVROW(v2, pv + 8);                                                                               \
+        IFA_MMA_RAWVROW(v3, pv + 9);                                                                               \
+    } while (0)
+#if IFA_MMA_PF
+    /* MMA 5: the first step's rows (MMA 6: two steps') go out before the query's prologue, their round trip beside
+     * its loads and barriers instead of after them (a work-group of a B = 1 split has a handful of steps) */
+    uint rka[IFA_MMA_RK], rkb[IFA_MMA_RK], rv0[IFA_MMA_RV], rv1[IFA_MMA_RV], rv2[IFA_MMA_RV], rv3[IFA_MMA_RV];
+    IFA_MMA_RAW_LOADS(first, rka, rkb, rv0, rv1, rv2, rv3);
+#if IFA_MMA_PF2
+    /* the step after's */
+    uint ska[IFA_MMA_RK], skb[IFA_MMA_RK], sv0[IFA_MMA_RV], sv1[IFA_MMA_RV], sv2[IFA_MMA_RV], sv3[IFA_MMA_RV];
+    IFA_MMA_RAW_LOADS(first + IFA_NW * 16, ska, skb, sv0, sv1, sv2, sv3);
+#endif
+#endif
+#endif
 
 #if ROPE && !PREFIX
     for (int i = lid; i < SQ * (ROPE_DIM / 2); i += WG) {
@@ -1157,20 +1309,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
 #endif
 
-    const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
-#if PAGED
-#define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
-#define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
-#else
-#define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
-#endif
-/* the position a token-mode scale form indexes: the pool's row for mode 5, the logical position for paged
- * KV, the key row otherwise */
-#if PAGED
-#define IFA_AQ_POS(mode, p) ((mode) == 5 ? (ulong)IFA_PAGE(p) * (ulong)block_size + (ulong)((p) % block_size) : (ulong)(p))
-#else
-#define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
-#endif
 /* The score of query row r (head g, token t) at key position p from its dot product d, into s: antiquant's
  * correction (ko, ks: a token mode's offset and scale of the row), scale, pse, ALiBi, soft-cap; s_vis: whether
  * the row sees p (window, causal end, mask). Both shapes' one-score paths (the four-row path has its own). */
@@ -1226,31 +1364,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     } else                                                                                                        \
         (x) = -INFINITY
 #define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
-/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and wb (zero past
- * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
-#if KV_T == IFA_I8
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
-        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
-        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
-        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
-        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
-        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
-        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
-        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
-    }
-#else
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
-        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
-        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
-        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
-        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
-    }
-#endif
 /* the warps' merge, after each lane's rows r0 and r1 have their maxima (m0, m1) and sums (l0, l1) over the warp:
  * the lanes where own write them, each row's max over the warps rescales this warp's accumulators (by f0, f1),
  * and m_s and l_s take each row's max and sum */
@@ -1298,27 +1411,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         if (r1 < rn) IFA_ACC2(r1, d) += o.zw * f1;                                                                 \
     } while (0)
 #if MMA >= 3
-/* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
- * and converted at each step (registers: ptxas on clang's PTX, D = 128: 169 -> 147; D = 256: 255 and spills ->
- * 200) */
-#define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
-#define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
-/* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
- * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
- * beyond D = 128 it is MMA 3 */
-#define IFA_MMA_PF (MMA >= 5 && HEAD_DIM <= 128)
-/* MMA 6: MMA 5 with int8 rows loaded two steps ahead (a step's int8 rows are half the bytes of fp16's: one step
- * in flight kept half as many bytes on the way, and int8 ran no faster than fp16 per key, 2026-11-27) */
-#define IFA_MMA_PF2 (MMA == 6)
-#if IFA_MMA_PF2 && (KV_T != IFA_I8 || HEAD_DIM > 128)
-#error "MMA 6 is MMA 5 for int8 K/V up to D = 128"
-#endif
     {
-        /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
-         * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
-         * accumulators of query rows r0 and r1 */
-        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
-        const int r0 = 2 * mt4, r1 = r0 + 1;
 #if IFA_MMA_QLO
         /* each row's power of two (IFA_MMA_QLO above): query row mg's, and rows r0 and r1's inverses for the scores */
         float qx = 0.0f, qx0 = 0.0f, qx1 = 0.0f;
@@ -1366,93 +1459,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_XSTEP(x, op, 8);                                                                                       \
         IFA_XSTEP(x, op, 16);                                                                                      \
     } while (0)
-/* the lane's eighth of value row p as IFA_VT fp16x2 words wd (zero past len): load u the row's chunk of 8 elements
- * 8 u + mg, words 4 u .. 4 u + 3 (IFA_VWCOL) */
-#if KV_T == IFA_I8
-#define IFA_MMA_VROW(wd, p)                                                                                         \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
-            IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
-            IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
-        }                                                                                                          \
-    } while (0)
-#else
-#define IFA_MMA_VROW(wd, p)                                                                                         \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
-            wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
-        }                                                                                                          \
-    } while (0)
-#endif
-/* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
- * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS) */
-#define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
-    do {                                                                                                           \
-        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8;                                                          \
-        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
-        IFA_MMA_ROWS(ka, kb, k, k_off)                                                                             \
-    } while (0)
-#define IFA_MMA_VALS(jb_, v0, v1, v2, v3)                                                                          \
-    do {                                                                                                           \
-        const int pv = (jb_) + wp * 16 + r0;                                                                       \
-        IFA_MMA_VROW(v0, pv);                                                                                      \
-        IFA_MMA_VROW(v1, pv + 1);                                                                                  \
-        IFA_MMA_VROW(v2, pv + 8);                                                                                  \
-        IFA_MMA_VROW(v3, pv + 9);                                                                                  \
-    } while (0)
-/* MMA 5: a step's rows as loaded (IFA_MMA_RAW_LOADS, IFA_MMA_RK and IFA_MMA_RV words a key and a value row),
- * converted into the operands' words only in the step that uses them (IFA_MMA_CVT). int8 words hold 4 values:
- * converted at the load, the next step's rows made the warp wait for their round trip before this step's math
- * (the conversion reads them), and took twice the registers while in flight */
-#if KV_T == IFA_I8
-#define IFA_MMA_RK (IFA_KW / 2)
-#define IFA_MMA_RV (IFA_VT / 2)
-#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
-#define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
-    _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
-        rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
-    }
-#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
-            rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
-        }                                                                                                          \
-    } while (0)
-#else
-#define IFA_MMA_RK IFA_KW
-#define IFA_MMA_RV IFA_VT
-#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
-#define IFA_MMA_RAWROWS(ra, rb, t, off) IFA_MMA_ROWS(ra, rb, t, off)
-#define IFA_MMA_RAWVROW(rd, p) IFA_MMA_VROW(rd, p)
-#endif
-#define IFA_MMA_RAW_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                             \
-    do {                                                                                                           \
-        const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                               \
-        const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;                    \
-        IFA_MMA_RAWROWS(ka, kb, k, k_off)                                                                          \
-        IFA_MMA_RAWVROW(v0, pv);                                                                                   \
-        IFA_MMA_RAWVROW(v1, pv + 1);                                                                               \
-        IFA_MMA_RAWVROW(v2, pv + 8);                                                                               \
-        IFA_MMA_RAWVROW(v3, pv + 9);                                                                               \
-    } while (0)
-#if IFA_MMA_PF
-        uint rka[IFA_MMA_RK], rkb[IFA_MMA_RK], rv0[IFA_MMA_RV], rv1[IFA_MMA_RV], rv2[IFA_MMA_RV], rv3[IFA_MMA_RV];
-        IFA_MMA_RAW_LOADS(first, rka, rkb, rv0, rv1, rv2, rv3);
-#if IFA_MMA_PF2
-        /* the step after's */
-        uint ska[IFA_MMA_RK], skb[IFA_MMA_RK], sv0[IFA_MMA_RV], sv1[IFA_MMA_RV], sv2[IFA_MMA_RV], sv3[IFA_MMA_RV];
-        IFA_MMA_RAW_LOADS(first + IFA_NW * 16, ska, skb, sv0, sv1, sv2, sv3);
-#endif
-#endif
         /* the step loop is the work-group's (uniform: every lane reaches the products) */
         for (int jb = first; jb < len; jb += IFA_NW * 16) {
             const int pa = jb + wp * 16 + mg, pb = pa + 8;
