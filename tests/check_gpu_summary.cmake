@@ -31,6 +31,8 @@ foreach(needle
     "- 4,32,4,256,8192 float16: before 140.0 us, after 112.0 us: 0.80x the time \\(3 and 3 rounds\\)"
     "- 1,32,8,128,8192 float16: one side missing"
     "- geometric mean: 0.800x the time over 2 rows"
+    "- int8, 16,32,8,128,8192 \\(h100_int8_depth.csv, alternating rounds\\): mma_int8=1 150.0 us \\(1.00x the first's time, tail 0.0 us\\), mma_int8=2 100.0 us \\(0.67x the first's time, tail 0.0 us\\); fastest: mma_int8=2"
+    "- mma_int8=2 against mma_int8=1: 0.730x the time in geometric mean over 2 shapes -> set mma_int8 2 in the NVIDIA row"
     "8,32,8,128,32768, 1 query tokens, mean length 5120.0: planner \\(balanced\\) 100.0 us, equal splits \\(partial\\) 250.0 us: 2.50x, 87 % of read bw"
     "decode_float16 \\(exit 0\\):"
     "tokens generated 67 "

@@ -63,7 +63,7 @@ PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (issue 8'
 def issue8(d, out):
     out.append("## Issue 8: the H100 targets")
     runs = {name: read_rows(d, "h100_peers_%s.csv" % name)
-            for name in ("vl0", "vl1", "best", "final", "int8", "int8_best", "fp8", "e5m2")}
+            for name in ("vl0", "vl1", "best", "final", "int8", "int8_best", "int8_mma6", "fp8", "e5m2")}
     fp16 = [r for r in (runs["vl0"], runs["vl1"], runs["best"], runs["final"]) if r]
     if not fp16:
         out.append("not measured: no h100_peers_vl0.csv, h100_peers_vl1.csv, h100_peers_best.csv or "
@@ -114,7 +114,7 @@ def issue8(d, out):
         t = num(b1[0], "us")
         out.append("- B = 1, 8192 tokens: %.1f us (target <= 20 us) -> %s" % (t, "met" if t <= 20 else "missed"))
     int8 = {}
-    for rows in (runs["int8"], runs["int8_best"]):
+    for rows in (runs["int8"], runs["int8_best"], runs["int8_mma6"]):
         for r in rows or []:
             if shape(r) not in int8 or num(r, "us") < num(int8[shape(r)], "us"):
                 int8[shape(r)] = r
@@ -457,6 +457,22 @@ def finite_median(values):
     return statistics.median(v) if v else math.nan
 
 
+def int8_depth(d, out):
+    """Part int8: int8 K/V's rows two steps ahead (mma_int8=2, plan mma 6) against one (mma_int8=1), per shape in
+    alternating rounds, and the geometric mean of the time ratio (below 1: two steps ahead is faster)."""
+    out.append("## int8 rows two steps ahead (part int8)")
+    found = variants(d, "h100_int8_depth.csv")
+    if not found:
+        out.append("not measured: no h100_int8_depth.csv")
+        return
+    variant_lines(out, "int8", "h100_int8_depth.csv", found)
+    ratios = [vs[1][2] for vs in found.values() if len(vs) > 1 and math.isfinite(vs[1][2])]
+    if ratios:
+        g = geomean(ratios)
+        out.append("- mma_int8=2 against mma_int8=1: %.3fx the time in geometric mean over %d shapes -> %s" %
+                   (g, len(ratios), "set mma_int8 2 in the NVIDIA row" if g < 0.98 else "keep mma_int8 1"))
+
+
 def mla(d, out):
     rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
     if not rows:
@@ -550,7 +566,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, mla, ragged, paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, int8_depth, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
