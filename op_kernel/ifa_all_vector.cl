@@ -226,8 +226,8 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * (no RoPE, no antiquant: qs holds the stored values) and fp16 K/V; each product of two fp16 values is exact in
  * fp32. The probabilities enter P.V as two fp16 parts (p = hi + lo, both products accumulated): about 22 bits of
  * each, where one fp16 part would keep 11. Lane (g, t) = (lane / 4, lane % 4) holds scores and accumulators of
- * rows g and g + 8; its accumulator columns are IFA_KWCOL(j) and + 1 of value tile j (its word j's columns). Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same
- * fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
+ * rows g and g + 8; its accumulator columns are IFA_KWCOL(j) and + 1 of value tile j (its word j's columns).
+ * Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
  * MMA 2 (lean) reads the query's fragments from local memory at each step and loads the value rows after the
  * scores: fewer registers live at once (NVIDIA's compiler gave MMA 1 180 at G = 4, D = 128: 2 work-groups of
  * 128 a multiprocessor).
@@ -1031,8 +1031,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
 #endif
 #if MMA
-/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and wb (zero past
- * len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and
+ * wb (zero past len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
 #if KV_T == IFA_I8
 #define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
     _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
@@ -1424,8 +1424,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
         const float qe = 1.0f;
 #endif
-        /* step s2's query operand: columns IFA_KWCOL(2 s2) .. + 3 of row mg (the key operand's terms in the same order),
-         * from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on NVIDIA, so
+        /* step s2's query operand: columns IFA_KWCOL(2 s2) .. + 3 of row mg (the key operand's terms in the same
+         * order), from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on NVIDIA, so
          * that the compiler does not hoist them back into registers), else once into registers */
 #define IFA_MMA_Q4(s2, z) (mg < R ? vload4(0, qs + mg * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe : (float4)0.0f)
 #define IFA_MMA_QH(q4) ((uint2)(ifa_h2((q4).x, (q4).y), ifa_h2((q4).z, (q4).w)))
@@ -1624,8 +1624,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * (IFA_KWCOL) */
         const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
         const int r0 = mg, r1 = mg + 8;
-        /* the query as the products' 16-row operand: step s2 holds columns IFA_KWCOL(2 s2) .. + 3 of rows r0 and r1 (the
-         * key's operand takes the same columns: the terms' order within a step is the lanes' choice), zero past R */
+        /* the query as the products' 16-row operand: step s2 holds columns IFA_KWCOL(2 s2) .. + 3 of rows r0 and r1
+         * (the key's operand takes the same columns: the terms' order within a step is the lanes' choice), zero
+         * past R */
 /* rows r0 and r1's 4 columns of step s2 from qs at offset z (0), times qe0 and qe1 */
 #define IFA_MMA_Q0(s2, z) (r0 < R ? vload4(0, qs + r0 * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe0 : (float4)0.0f)
 #define IFA_MMA_Q1(s2, z) (r1 < R ? vload4(0, qs + r1 * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe1 : (float4)0.0f)
