@@ -227,7 +227,8 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * fp32. The probabilities enter P.V as two fp16 parts (p = hi + lo, both products accumulated): about 22 bits of
  * each, where one fp16 part would keep 11. Lane (g, t) = (lane / 4, lane % 4) holds scores and accumulators of
  * rows g and g + 8; its accumulator columns are IFA_KWCOL(j) and + 1 of value tile j (its word j's columns).
- * Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same fragments go through local memory, one barrier pair per product (the tests run the layout on every CI device).
+ * Warp matrix instructions through inline PTX on NVIDIA (IFA_NV); elsewhere the same fragments go through local
+ * memory, one barrier pair per product (the tests run the layout on every CI device).
  * MMA 2 (lean) reads the query's fragments from local memory at each step and loads the value rows after the
  * scores: fewer registers live at once (NVIDIA's compiler gave MMA 1 180 at G = 4, D = 128: 2 work-groups of
  * 128 a multiprocessor).
@@ -1425,8 +1426,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const float qe = 1.0f;
 #endif
         /* step s2's query operand: columns IFA_KWCOL(2 s2) .. + 3 of row mg (the key operand's terms in the same
-         * order), from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on NVIDIA, so
-         * that the compiler does not hoist them back into registers), else once into registers */
+         * order), from qs at offset z; with IFA_MMA_QSTEP read and converted at each step (z an opaque zero on
+         * NVIDIA, so that the compiler does not hoist them back into registers), else once into registers */
 #define IFA_MMA_Q4(s2, z) (mg < R ? vload4(0, qs + mg * HEAD_DIM + IFA_KWCOL(2 * (s2)) + (z)) * qe : (float4)0.0f)
 #define IFA_MMA_QH(q4) ((uint2)(ifa_h2((q4).x, (q4).y), ifa_h2((q4).z, (q4).w)))
 #define IFA_MMA_QL(q4, h)                                                                                          \
