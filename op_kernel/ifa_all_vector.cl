@@ -2536,6 +2536,67 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (fc_last) {
+/* the GPU shapes' splits loaded at once by a work-item (all 16 of a B = 1 row's) */
+#define IFA_FC_U 16
+#if MMA || LANES
+        /* the GPU shapes (the lane and matrix shapes): each column quad's work-item combines its quad over the
+         * splits alone and online, as the kernel's steps do: each group of IFA_FC_U splits' maxima, sums and
+         * partial quads loaded together, the running max, sum and quad rescaled to the group's max. Every
+         * work-item of a row merges the row's maxima and sums alike (the same loads, which the cache serves). One
+         * dependent round trip a group, so one for a B = 1 row's 16 splits: the row-by-row merge, the weights and
+         * the columns behind them took about 9 in this last work-group, which the whole run waits for. The CPU
+         * shapes (below) merge each row once and weigh the splits once per row: a work-item there walks hundreds
+         * of columns. */
+        const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;
+        const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
+        for (int e = lid; e < e_n; e += WG) {
+            const int r = e / cols, d = (e - r * cols) * cw;
+            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
+            float mx = -INFINITY, sum = 0.0f;
+            float4 a = (float4)0.0f;
+            for (int s0 = 0; s0 < ns; s0 += IFA_FC_U) {
+                float mu[IFA_FC_U], lu[IFA_FC_U];
+                float4 xu[IFA_FC_U];
+                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
+                    const int s = s0 + u;
+                    const ulong pr = pr0 + (ulong)s;
+                    mu[u] = s < ns ? part[part_m + pr] : -INFINITY;
+                    lu[u] = s < ns ? part[part_l + pr] : 0.0f;
+                    xu[u] = s < ns ? ifa_load_cols(part, part_acc + pr * VDIM + (ulong)d, cw) : (float4)0.0f;
+                }
+                float gm = mx;
+                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) gm = fmax(gm, mu[u]);
+                if (gm != -INFINITY) { /* a split that saw nothing (max -inf) weighs 0 */
+                    const float k = mx == -INFINITY ? 0.0f : exp(mx - gm);
+                    sum *= k;
+                    a *= k;
+                    _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
+                        const float w = mu[u] == -INFINITY ? 0.0f : exp(mu[u] - gm);
+                        sum = fma(lu[u], w, sum);
+                        a = fma(xu[u], (float4)w, a);
+                    }
+                    mx = gm;
+                }
+            }
+            /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out */
+#if SINK
+            const float f = ifa_sink_factor(mx, sum, sinks[sinks_off + h0 + r / rq]);
+#else
+            const float f = sum > 0.0f ? 1.0f / sum : 0.0f;
+#endif
+            const float4 y = a * f;
+            const int g = r / rq, t = r - g * rq;
+            IFA_STORE_COLS(y, cw, h0 + g, d, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
+#if HAS_LSE
+            if (d == 0)
+#if SINK
+                lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(mx, sum, sinks[sinks_off + h0 + r / rq]);
+#else
+                lse[lse_off + IFA_GROW(r)] = sum > 0.0f ? mx + log(sum) : -INFINITY;
+#endif
+#endif
+        }
+#else
         /* as ifa_combine.cl does for one row, for the block's rn rows at once: the rows' max and sum with T
          * work-items a row (each merging its share of the splits, then one merging the T), then the
          * accumulators' column quads across the work-items (par split groups a quad where they are fewer) */
@@ -2564,13 +2625,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        /* each split's weight, exp(m_s - M) times the row's factor (0 for a split or row that saw nothing): in the
-         * CPU shapes once per (row, split), in its max's place (the partials are this work-group's now), where a
-         * work-item may walk hundreds of columns; in the GPU shapes (IFA_FC_INLINE: the lane and matrix shapes,
-         * whose work-groups hold a column quad or two a work-item) each column quad's work-item computes it from
-         * the max it loads with the quad (IFA_FC_W): a round trip and a barrier less on the run's critical path */
-#define IFA_FC_INLINE (MMA || LANES)
-#if !IFA_FC_INLINE
+        /* each split's weight in its max's place (the partials are this work-group's now): exp(m_s - M) times the
+         * row's factor; a split or row that saw nothing weighs 0 */
         for (int i = lid; i < rn * ns; i += WG) {
             const int r = i / ns, s = i - r * ns;
             const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
@@ -2578,13 +2634,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
-#define IFA_FC_W(x, r) (x)
-#else
-#define IFA_FC_W(x, r) ((x) == -INFINITY ? 0.0f : exp((x) - m_s[r]) * a_s[r])
-#endif
-/* splits a work-item loads at once: in the GPU shapes all 16 of a B = 1 row's (each group one round trip of this
- * last work-group, which the whole run waits for) */
-#define IFA_FC_U (IFA_FC_INLINE ? 16 : 4)
         const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;
         const int ncol = min(e_n, WG), par = WG / ncol, c = lid % ncol, jj = lid / ncol;
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
@@ -2592,19 +2641,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int e = e0 + c, r = e / cols, d = (e - r * cols) * cw;
             const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             float4 a = (float4)0.0f;
-            /* the work-item's splits IFA_FC_U at a time, so that their loads go out together (one at a time, a
-             * B = 1 row's 16 splits were 16 round trips in this last work-group), each added in split order */
-            for (int s0 = jj; jj < par && e < e_n && s0 < ns; s0 += IFA_FC_U * par) {
-                float w4[IFA_FC_U];
-                float4 x4[IFA_FC_U];
-                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
+            /* the work-item's splits 4 at a time, so that their loads go out together (one at a time, a B = 1
+             * row's 16 splits were 16 round trips in this last work-group), each added in split order as before */
+            for (int s0 = jj; jj < par && e < e_n && s0 < ns; s0 += 4 * par) {
+                float w4[4];
+                float4 x4[4];
+                _Pragma("unroll") for (int u = 0; u < 4; ++u) {
                     const int s = s0 + u * par;
-                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : -INFINITY;
+                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : 0.0f;
                     const ulong at = part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d;
                     x4[u] = s < ns ? ifa_load_cols(part, at, cw) : (float4)0.0f;
                 }
-                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u)
-                    if (s0 + u * par < ns) a = fma(x4[u], (float4)IFA_FC_W(w4[u], r), a);
+                _Pragma("unroll") for (int u = 0; u < 4; ++u)
+                    if (s0 + u * par < ns) a = fma(x4[u], (float4)w4[u], a);
             }
             fc_red[lid] = a;
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -2621,6 +2670,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(m_s[r], l_s[r], sinks[sinks_off + h0 + r / rq]);
 #else
             lse[lse_off + IFA_GROW(r)] = l_s[r] > 0.0f ? m_s[r] + log(l_s[r]) : -INFINITY;
+#endif
 #endif
 #endif
     }
