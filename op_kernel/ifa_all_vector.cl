@@ -1032,31 +1032,63 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
 #endif
 #if MMA
-/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) into fp16x2 words wa and
- * wb (zero past len): 16-byte loads, of fp16 as they are, of int8 converted exactly */
+/* K/V rows as loaded (IFA_MMA_RK words a lane's quarter of a key row, IFA_MMA_RV its eighth of a value row) and
+ * their conversion into the operands' fp16x2 words (IFA_MMA_CVT: int8's exact, fp16's a copy). MMA 5 keeps its
+ * prefetched rows as loaded and converts them in the step that uses them: converted at the load, int8's next-step
+ * rows made the warp wait for their round trip before this step's math, and took twice the registers in flight */
 #if KV_T == IFA_I8
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 8; ++u) {                                                      \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        IFA_I8H(wa[8 * u], wa[8 * u + 1], x0.x);                                                                  \
-        IFA_I8H(wa[8 * u + 2], wa[8 * u + 3], x0.y);                                                              \
-        IFA_I8H(wa[8 * u + 4], wa[8 * u + 5], x0.z);                                                              \
-        IFA_I8H(wa[8 * u + 6], wa[8 * u + 7], x0.w);                                                              \
-        IFA_I8H(wb[8 * u], wb[8 * u + 1], x1.x);                                                                  \
-        IFA_I8H(wb[8 * u + 2], wb[8 * u + 3], x1.y);                                                              \
-        IFA_I8H(wb[8 * u + 4], wb[8 * u + 5], x1.z);                                                              \
-        IFA_I8H(wb[8 * u + 6], wb[8 * u + 7], x1.w);                                                              \
-    }
+#define IFA_MMA_RK (IFA_KW / 2)
+#define IFA_MMA_RV (IFA_VT / 2)
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
 #else
-#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < IFA_KW / 4; ++u) {                                                      \
-        const uint4 x0 = pa < len ? IFA_RAW8(t, (off) + roa + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
-        const uint4 x1 = pb < len ? IFA_RAW8(t, (off) + rob + (ulong)IFA_KWCOL(4 * u)) : (uint4)0;                  \
-        wa[4 * u] = x0.x, wa[4 * u + 1] = x0.y, wa[4 * u + 2] = x0.z, wa[4 * u + 3] = x0.w;                       \
-        wb[4 * u] = x1.x, wb[4 * u + 1] = x1.y, wb[4 * u + 2] = x1.z, wb[4 * u + 3] = x1.w;                       \
-    }
+#define IFA_MMA_RK IFA_KW
+#define IFA_MMA_RV IFA_VT
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
 #endif
+/* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) as loaded into ra and rb
+ * (zero past len): 16-byte loads; IFA_MMA_ROWS: as fp16x2 words wa and wb */
+#define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
+    _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
+        const ulong c_ = IFA_KWCOL(IFA_KE / 2 * u);                                                                \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + c_) : (uint4)0;                 \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + c_) : (uint4)0;                 \
+        ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
+        rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
+    }
+#define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
+    {                                                                                                              \
+        uint ra_[IFA_MMA_RK], rb_[IFA_MMA_RK];                                                                     \
+        IFA_MMA_RAWROWS(ra_, rb_, t, off)                                                                          \
+        IFA_MMA_CVT(wa, ra_, IFA_MMA_RK);                                                                          \
+        IFA_MMA_CVT(wb, rb_, IFA_MMA_RK);                                                                          \
+    }
+/* MMA 3 to 6: the lane's eighth of value row p as loaded into rd (zero past len): load u the row's chunk of 8
+ * elements 8 u + mg (IFA_VWCOL); IFA_MMA_VROW: as IFA_VT fp16x2 words wd */
+#if KV_T == IFA_I8
+#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
+            rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
+        }                                                                                                          \
+    } while (0)
+#else
+#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
+            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
+            rd[4 * u] = x_.x, rd[4 * u + 1] = x_.y, rd[4 * u + 2] = x_.z, rd[4 * u + 3] = x_.w;                        \
+        }                                                                                                          \
+    } while (0)
+#endif
+#define IFA_MMA_VROW(wd, p)                                                                                         \
+    do {                                                                                                           \
+        uint r_[IFA_MMA_RV];                                                                                       \
+        IFA_MMA_RAWVROW(r_, p);                                                                                    \
+        IFA_MMA_CVT(wd, r_, IFA_MMA_RV);                                                                           \
+    } while (0)
 #endif
 #if MMA >= 3
 /* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read
@@ -1079,28 +1111,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * accumulators of query rows r0 and r1 */
     const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
     const int r0 = 2 * mt4, r1 = r0 + 1;
-/* the lane's eighth of value row p as IFA_VT fp16x2 words wd (zero past len): load u the row's chunk of 8 elements
- * 8 u + mg, words 4 u .. 4 u + 3 (IFA_VWCOL) */
-#if KV_T == IFA_I8
-#define IFA_MMA_VROW(wd, p)                                                                                         \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
-            IFA_I8H(wd[4 * u], wd[4 * u + 1], x_.x);                                                                 \
-            IFA_I8H(wd[4 * u + 2], wd[4 * u + 3], x_.y);                                                             \
-        }                                                                                                          \
-    } while (0)
-#else
-#define IFA_MMA_VROW(wd, p)                                                                                         \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
-            wd[4 * u] = x_.x, wd[4 * u + 1] = x_.y, wd[4 * u + 2] = x_.z, wd[4 * u + 3] = x_.w;                        \
-        }                                                                                                          \
-    } while (0)
-#endif
 /* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
  * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS) */
 #define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
@@ -1117,36 +1127,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_VROW(v2, pv + 8);                                                                                  \
         IFA_MMA_VROW(v3, pv + 9);                                                                                  \
     } while (0)
-/* MMA 5: a step's rows as loaded (IFA_MMA_RAW_LOADS, IFA_MMA_RK and IFA_MMA_RV words a key and a value row),
- * converted into the operands' words only in the step that uses them (IFA_MMA_CVT). int8 words hold 4 values:
- * converted at the load, the next step's rows made the warp wait for their round trip before this step's math
- * (the conversion reads them), and took twice the registers while in flight */
-#if KV_T == IFA_I8
-#define IFA_MMA_RK (IFA_KW / 2)
-#define IFA_MMA_RV (IFA_VT / 2)
-#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
-#define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
-    _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + (ulong)IFA_KWCOL(8 * u)) : (uint4)0; \
-        ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
-        rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
-    }
-#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
-    do {                                                                                                           \
-        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
-        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
-            rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
-        }                                                                                                          \
-    } while (0)
-#else
-#define IFA_MMA_RK IFA_KW
-#define IFA_MMA_RV IFA_VT
-#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
-#define IFA_MMA_RAWROWS(ra, rb, t, off) IFA_MMA_ROWS(ra, rb, t, off)
-#define IFA_MMA_RAWVROW(rd, p) IFA_MMA_VROW(rd, p)
-#endif
 #define IFA_MMA_RAW_LOADS(jb_, ka, kb, v0, v1, v2, v3)                                                             \
     do {                                                                                                           \
         const int pa = (jb_) + wp * 16 + mg, pb = pa + 8, pv = (jb_) + wp * 16 + r0;                               \
@@ -1286,8 +1266,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * counts sc's room for every shape) */
     {
         const int rows = WG / IFA_AQ_T, j = lid % IFA_AQ_T;
-        for (int r0 = 0; r0 < R; r0 += rows) {
-            const int r = r0 + lid / IFA_AQ_T, mine = lid / IFA_AQ_T < rows && r < R;
+        for (int rp = 0; rp < R; rp += rows) {
+            const int r = rp + lid / IFA_AQ_T, mine = lid / IFA_AQ_T < rows && r < R;
             float c = 0.0f;
             IFA_Q_UNROLL for (int e = 0; e < (HEAD_DIM + IFA_AQ_T - 1) / IFA_AQ_T; ++e) {
                 const int d = j + e * IFA_AQ_T;
