@@ -128,39 +128,42 @@ static const char *const stream_src =
     "}\n";
 
 /* The runtime's own host time to enqueue a kernel (the streaming kernel over 0 bytes, 3 arguments): median
- * of 41 enqueues each after the device went idle (idle) and of 41 enqueued back to back (busy). The floor
- * under ifa's host times, which add their own work to one or more such enqueues. The same kernels' device
- * time, start to end by their profiling events (dev_idle_us, dev_busy_us): the floor under every kernel's
- * device time (items work-items that each store one float and read nothing). */
+ * of 41 enqueues each after the device went idle (idle) and of 41 enqueued back to back (busy), without events
+ * (as ifa's run enqueues). The floor under ifa's host times, which add their own work to one or more such
+ * enqueues. Then the same kernels' device time, start to end by profiling events (dev_idle_us, dev_busy_us):
+ * the floor under every kernel's device time (items work-items that each store one float and read nothing). */
 typedef struct enqueue_floor {
     double idle_us, busy_us, dev_idle_us, dev_busy_us;
 } enqueue_floor;
 
 static void measure_enqueue(cl_command_queue q, cl_kernel k, size_t items, enqueue_floor *f) {
     enum { N = 41 };
-    double t[N], dev[N];
+    double t[N];
     cl_event ev[N];
     const cl_ulong none = 0;
     f->idle_us = f->busy_us = f->dev_idle_us = f->dev_busy_us = NAN;
     if (clSetKernelArg(k, 1, sizeof none, &none) != CL_SUCCESS) return;
-    for (int busy = 0; busy < 2; ++busy) {
+    /* passes 0 and 1 time the host's enqueue (idle, busy), 2 and 3 the device's span from events */
+    for (int pass = 0; pass < 4; ++pass) {
+        const int busy = pass & 1, dev = pass >> 1;
         int n = 0;
         cl_int err = CL_SUCCESS;
-        for (; n < N; ++n) {
+        while (n < N) {
             const double t0 = now_us();
-            err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, &ev[n]);
+            err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, NULL, 0, NULL, dev ? &ev[n] : NULL);
             t[n] = now_us() - t0;
             if (err != CL_SUCCESS) break;
+            ++n;
             if (!busy) clFinish(q);
         }
         clFinish(q);
-        for (int i = 0; i < n; ++i) {
-            dev[i] = span_us(ev[i], ev[i]);
+        for (int i = 0; dev && i < n; ++i) {
+            t[i] = span_us(ev[i], ev[i]);
             clReleaseEvent(ev[i]);
         }
         if (err != CL_SUCCESS) return;
-        *(busy ? &f->busy_us : &f->idle_us) = ifa_bench_median(t, N);
-        *(busy ? &f->dev_busy_us : &f->dev_idle_us) = ifa_bench_median(dev, N);
+        *(dev ? (busy ? &f->dev_busy_us : &f->dev_idle_us) : (busy ? &f->busy_us : &f->idle_us)) =
+            ifa_bench_median(t, N);
     }
 }
 
