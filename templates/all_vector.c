@@ -21,8 +21,7 @@ static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now)
 /* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix
  * kernel variant: every batch's query rows as B*G virtual heads per KV head and one split covering the
  * prefix, writing partial slot 0 of every row. */
-static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
-                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cached_kernel **out) {
     const ifa_problem *p = &plan->problem;
     const ifa__define defines[] = {
         {"Q_T", p->q_dtype},          {"KV_T", p->kv_dtype},      {"O_T", p->out_dtype == IFA_DTYPE_INT8 ? 0 : p->out_dtype},
@@ -39,9 +38,15 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
         {"PV_PREFETCH", plan->prefix_pv_prefetch}, {"V8", 0},
     };
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_all_vector", out));
+    return ifa__check_kernel(ctx, *out, plan->work_group_size);
+}
+
+static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
+                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+    const ifa_problem *p = &plan->problem;
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_all_vector", &k));
-    IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
+    IFA__TRY(prefix_kernel(ctx, plan, &k));
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->prefix_head_groups), 1, 1};
     return ifa__enqueue(k, "ifa_all_vector (shared prefix)", a, nargs, global, local, 3, queue, num_wait, wait, done);
@@ -64,8 +69,8 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int key_tile = plan->key_tile && aligned;
     /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then) */
     cl_mem counters = NULL;
-    if (plan->fused_combine) IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
-    const int fused = counters != NULL;
+    if (plan->fused_combine && queue) IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
+    const int fused = queue ? counters != NULL : plan->fused_combine != 0; /* building only: an in-order queue's */
     const cl_mem cnt = fused ? counters : a.o;
     const cl_ulong cnt_off = 0;
     ifa__define defines[] = {
@@ -120,6 +125,13 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
             if (strcmp(defines[i].name, "MMA") == 0) defines[i].value = 0;
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
+    }
+    if (!queue) { /* building only: the prefix pass's and the combine's kernels, as a launch would need them */
+        ifa__cached_kernel *other;
+        if (p->has_prefix) IFA__TRY(prefix_kernel(ctx, plan, &other));
+        if (plan->split_kv != IFA_SPLIT_NONE && !fused)
+            IFA__TRY(ifa__combine_kernel(ctx, plan, global_max ? 2 : 1, balanced, 0, &other));
+        return IFA_STATUS_OK;
     }
 
     /* partials: a row's prefix slot (cascade), then its splits; balanced units index slots per unit */

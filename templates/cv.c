@@ -27,7 +27,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
                           cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                           const cl_event *wait, cl_event *first, cl_event *event) {
     const ifa_problem *p = &plan->problem;
-    IFA__TRY(check_in_order(queue));
+    if (queue) IFA__TRY(check_in_order(queue));
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
     const ifa__define defines[] = {
@@ -48,6 +48,10 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_gather", &kg));
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_softmax", &ks));
     IFA__TRY(ifa__check_kernel(ctx, ks, plan->cv_work_group_size));
+    if (!queue) { /* building only: the combine too (CLBlast builds its matrix products at their first call) */
+        ifa__cached_kernel *kc;
+        return ifa__combine_kernel(ctx, plan, 1, 0, 1, &kc);
+    }
 
     const size_t ws_word = workspace_offset / 4;
     const cl_ulong qt = ws_word + (cl_ulong)plan->ws_cv_q_offset / 4, kt = ws_word + (cl_ulong)plan->ws_cv_k_offset / 4;

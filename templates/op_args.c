@@ -101,22 +101,28 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     a->rcos_off = rcos ? ifa__elem_offset(rcos) : 0, a->rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
 }
 
+ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowmax, int balanced, int cv,
+                               ifa__cached_kernel **out) {
+    const ifa_problem *p = &plan->problem;
+    const ifa__define defines[] = {
+        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"HAS_LSE", p->has_lse},
+        {"ROWMAX", rowmax},      {"BALANCED", balanced},                {"CV", cv},
+        {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
+        IFA__OUT_DEFINES(p, plan),
+    };
+    static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_combine", out));
+    return ifa__check_kernel(ctx, *out, plan->combine_work_group_size);
+}
+
 ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a,
                                const ifa__combine_parts *c, cl_command_queue queue, cl_uint num_wait,
                                const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
-    const ifa__define defines[] = {
-        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"HAS_LSE", p->has_lse},
-        {"ROWMAX", c->rowmax},   {"BALANCED", c->balanced},             {"CV", c->cv},
-        {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
-        IFA__OUT_DEFINES(p, plan),
-    };
     const cl_int head_dim = (cl_int)ifa__value_dim(p), gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,
                  causal = (cl_int)p->causal;
-    static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_combine", &k));
-    IFA__TRY(ifa__check_kernel(ctx, k, plan->combine_work_group_size));
+    IFA__TRY(ifa__combine_kernel(ctx, plan, c->rowmax, c->balanced, c->cv, &k));
     const ifa__karg args[] = {
         {sizeof(cl_mem), &c->part},       {sizeof c->acc, &c->acc},           {sizeof c->m, &c->m},
         {sizeof c->l, &c->l},             {sizeof c->max_splits, &c->max_splits}, {sizeof(cl_mem), &a->o},

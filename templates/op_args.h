@@ -64,6 +64,11 @@ typedef struct ifa__combine_parts {
     int balanced, rowmax, cv;         /* cv: partials indexed by (batch, KV head, split) entry and row */
 } ifa__combine_parts;
 
+/* Builds (or finds in ctx's cache) the combine kernel of plan for partials of that rowmax mode (1 partial, 2
+ * global), balanced units or not and the cv template's entries or not. */
+ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowmax, int balanced, int cv,
+                               ifa__cached_kernel **out);
+
 /* Enqueues ifa_combine over every (batch, query head, query token) row after the wait list. */
 ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a,
                                const ifa__combine_parts *parts, cl_command_queue queue, cl_uint num_wait,

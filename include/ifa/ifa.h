@@ -272,6 +272,21 @@ IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_pla
                                                  cl_command_queue queue, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* Builds, ahead of the first runs, the kernels that get_workspace_size and run choose for steps like args: the
+ * same dtypes, layout, heads, head dims and attributes, any batch size from 1 to args' B and any lengths up to
+ * what args' key and value hold (S_kv, or block_table_cols x block_size positions; a window's rows with a
+ * window), given in args' form (B values or one; a single batch's one value is uniform). args is validated as
+ * get_workspace_size validates it (buffers may be NULL; the host arrays must be valid for args' B). The batch
+ * size and the lengths move the planner's choices (splits or none, balanced units, heads per work-group, the
+ * fused combine), and each kernel set is built on its first run, a stall of about a second per kernel on a CPU
+ * device in the middle of serving; an engine that prepares once at start-up builds none while it serves (on an
+ * in-order queue, with K/V offsets like args'; the cv template's CLBlast products still build at their first
+ * call). The lengths tried are where the planner's choices can change (docs/api.md); tests/test_tiling.c checks
+ * random steps' plans against them. *variants (may be NULL): the distinct kernel sets of those plans;
+ * ifa_context_programs_built counts what was built. */
+IFA_API ifa_status ifa_incre_flash_attention_prepare(ifa_context *ctx, const ifa_incre_flash_attention_args *args,
+                                                     int64_t *variants);
+
 /* ---- MergeAttentionStates -------------------------------------------------------------------- */
 
 /* Merges P partial attention results of the same query rows, each over its own set of keys (e.g. a cached
