@@ -47,7 +47,7 @@ static int usage(void) {
             "                  [--symmetric] [--scaled] [--kivi]\n"
             "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
-            "                  [--draft K] [--rope-offset R] [--plain-buffers]\n"
+            "                  [--draft K] [--rope-offset R] [--plain-buffers] [--prepare]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
             "--prefixes K --prefix-len L: half the requests open with one of K shared system prompts of L tokens.\n"
             "--follow-up P: a request continues a finished conversation (its tokens, then new ones) with chance P.\n"
@@ -65,6 +65,8 @@ static int usage(void) {
             "  --dim 576 --latent 512); appends write the key only.\n"
             "--draft K: speculative decoding, K in [1, 16]: each step a request verifies 1 to K tokens (ragged append\n"
             "  and query tokens) and accepts 1 to all of them.\n"
+            "--prepare: before the first step's attention, build the kernels of every batch size up to --slots and\n"
+            "  every length the pool holds (ifa_incre_flash_attention_prepare), so no step's attention builds one.\n"
             "--plain-buffers: the K/V pools and their per-token scales in clCreateBuffer's buffers instead of\n"
             "  ifa_buffer_create's (on a CPU device: whole 2 MiB pages advised for transparent huge pages).\n");
     return 2;
@@ -74,6 +76,7 @@ typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
     int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks, kivi;
     int plain_buffers; /* the pools in clCreateBuffer's buffers instead of ifa_buffer_create's */
+    int prepare;       /* ifa_incre_flash_attention_prepare before the first attention */
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
     int64_t latent; /* > 0: value_head_dim over one latent cache */
@@ -101,6 +104,8 @@ typedef struct stats {
     double *step_us;
     int64_t steps, timed, build_steps, tokens, prefill_tokens, reused_tokens, preemptions, verified_steps, block_max;
     int64_t request_steps, verified_tokens; /* --draft: (request, step) pairs and the tokens they brought */
+    int64_t attn_build_steps, prepared_sets, prepared_programs; /* attention calls that built; --prepare's sets and builds */
+    double prepare_us;
     double build_us, plan_us, wait_us, verify_us, gen_us, wall_us, steps_us, attn_dev_us, append_dev_us, prefill_dev_us;
     double kv_bytes, blocks_sum;
 } stats;
@@ -583,6 +588,32 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
 }
 
 /* One decode step over the active slots. */
+/* --prepare: the kernels of every step ahead, from this step's arguments a at the most batches (--slots), each
+ * with an empty sequence and no pages (the lengths' form, tensors and attributes are what prepare reads). */
+static ifa_status prepare_attention(driver *dr, const ifa_incre_flash_attention_args *a) {
+    const int64_t b = dr->o.slots;
+    ifa_incre_flash_attention_args pa = *a;
+    ifa_tensor q = *a->query, out = *a->attention_out;
+    q.shape[0] = out.shape[0] = b; /* batch leads in every layout */
+    int64_t *lens = calloc((size_t)b, sizeof *lens), *qlens = calloc((size_t)b, sizeof *qlens);
+    int32_t *table = malloc((size_t)(b * dr->cols) * sizeof *table);
+    ifa_status st = IFA_STATUS_OUT_OF_MEMORY;
+    if (lens && qlens && table) {
+        for (int64_t i = 0; i < b * dr->cols; ++i) table[i] = -1;
+        pa.query = &q, pa.attention_out = &out;
+        pa.actual_seq_lengths = lens, pa.actual_seq_lengths_count = b;
+        if (a->actual_seq_lengths_q) pa.actual_seq_lengths_q = qlens, pa.actual_seq_lengths_q_count = b;
+        pa.block_table = table;
+        const int64_t built = ifa_context_programs_built(dr->ctx);
+        const double t0 = now_us();
+        st = ifa_incre_flash_attention_prepare(dr->ctx, &pa, &dr->st.prepared_sets);
+        dr->st.prepare_us = now_us() - t0;
+        dr->st.prepared_programs = ifa_context_programs_built(dr->ctx) - built;
+    }
+    free(lens), free(qlens), free(table);
+    return st;
+}
+
 static int decode_step(driver *dr, int64_t step) {
     const opts *o = &dr->o;
     const int64_t bs = o->block_size;
@@ -680,10 +711,16 @@ static int decode_step(driver *dr, int64_t step) {
     a.window = o->window;
     const ifa_tensor ts = {dr->sinks_buf, 0, IFA_DTYPE_FLOAT32, 1, {o->heads}};
     if (o->sinks) a.sinks = &ts;
+    ifa_status s = o->prepare && step == 0 ? prepare_attention(dr, &a) : IFA_STATUS_OK;
+    if (s != IFA_STATUS_OK) {
+        rc = fail("IncreFlashAttention prepare", s);
+        goto out;
+    }
+    const int64_t built_before = ifa_context_programs_built(dr->ctx);
     ifa_plan plan;
     size_t ws = 0;
     const double t0 = now_us();
-    ifa_status s = ifa_incre_flash_attention_get_workspace_size(dr->ctx, &a, &plan, &ws);
+    s = ifa_incre_flash_attention_get_workspace_size(dr->ctx, &a, &plan, &ws);
     dr->st.plan_us += now_us() - t0;
     cl_event first = NULL, done = NULL;
     if (err != CL_SUCCESS) rc = fail("uploading the query", IFA_STATUS_OK);
@@ -692,6 +729,7 @@ static int decode_step(driver *dr, int64_t step) {
     else if ((s = ifa_incre_flash_attention_run_profiled(dr->ctx, &plan, &a, dr->ws, 0, dr->q, 0, NULL, &first, &done)) !=
              IFA_STATUS_OK)
         rc = fail("IncreFlashAttention run", s);
+    if (ifa_context_programs_built(dr->ctx) != built_before) dr->st.attn_build_steps++;
     if (rc == 0) {
         const double tw = now_us();
         clWaitForEvents(1, &done);
@@ -764,6 +802,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
         else if (strcmp(a, "--kivi") == 0) o->kivi = 1, used = 0;
         else if (strcmp(a, "--plain-buffers") == 0) o->plain_buffers = 1, used = 0;
+        else if (strcmp(a, "--prepare") == 0) o->prepare = 1, used = 0;
         else if (!v) return -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
@@ -1032,6 +1071,12 @@ static void report(driver *dr) {
            (long long)s->reused_tokens);
     printf("step latency         p50 %.1f us, p99 %.1f us over %lld steps (%lld steps that built kernels: %.1f ms)\n",
            p50, p99, (long long)m, (long long)s->build_steps, s->build_us * 1e-3);
+    if (dr->o.prepare)
+        printf("prepared kernels     %lld kernel sets (%lld programs built) in %.1f ms before the first attention; "
+               "%lld attention calls built one after\n", (long long)s->prepared_sets, (long long)s->prepared_programs,
+               s->prepare_us * 1e-3, (long long)s->attn_build_steps);
+    else
+        printf("attention builds     %lld attention calls built kernels\n", (long long)s->attn_build_steps);
     printf("planning             %.1f %% of the step time (%.1f us per step)\n", 100 * s->plan_us / s->steps_us,
            n ? s->plan_us / (double)n : 0);
     printf("host work            %.1f %% of the step time (all but waiting for the attention and prefill appends)\n",
