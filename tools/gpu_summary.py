@@ -6,9 +6,10 @@ the lent card itself when same_card_sdpa.csv is there), part mma's verdicts on e
 PTX, issue 6's template winners
 with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
 rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
-grid, part d256's split sizes, part ab's kernels before and after a change, the latent-attention rows, the uneven-length rows and the paged rows. A GPU
-session holds the device for 30 minutes; this turns its files into the numbers docs/ and the tuning table
-need without hand arithmetic. Standard library only.
+grid, part d256's split sizes, part ab's kernels before and after a change, part int8's depth of int8 rows in
+flight (mma_int8 2 against 1, and the checked int8 rows under mma 6), the latent-attention rows, the
+uneven-length rows and the paged rows. A GPU session holds the device for 30 minutes; this turns its files into
+the numbers docs/ and the tuning table need without hand arithmetic. Standard library only.
 
     tools/gpu_summary.py DIR [--device NAME] [--date YYYY-MM-DD]
 """
