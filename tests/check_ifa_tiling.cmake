@@ -118,3 +118,27 @@ foreach(pr "pocl-2;CPU;1" "pocl-2-intel;CPU, Intel;16")
     message(FATAL_ERROR "${name}: expected row ${want_row} with ${want_heads} KV heads per group, got ${rc} ${row} ${heads}")
   endif()
 endforeach()
+# --domain: the kernel sets a configuration takes over batch sizes 1..B and its lengths (what
+# ifa_incre_flash_attention_prepare builds): on the h100 profile with 4 batches of per-batch lengths, one batch
+# unsplit, split with its last split combining (few partials) and with the combine kernel (many), and
+# balanced units from 2 batches; --per-batch without --domain is refused.
+execute_process(COMMAND ${TILING} --shape 4,32,8,128,32768 --layout BNSD --device-profile h100 --domain --per-batch
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON sets GET "${out}" kernel_sets)
+string(JSON n LENGTH "${out}" sets)
+set(seen "")
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  string(JSON b GET "${out}" sets ${i} batch)
+  string(JSON algo GET "${out}" sets ${i} plan split_kv algorithm)
+  string(JSON fused GET "${out}" sets ${i} plan split_kv last_split_combines)
+  list(APPEND seen "${b}:${algo}:${fused}")
+endforeach()
+if(NOT rc EQUAL 0 OR NOT sets EQUAL n OR NOT seen STREQUAL "1:none:OFF;1:partial_rowmax:ON;1:partial_rowmax:OFF;2:balanced_units:OFF")
+  message(FATAL_ERROR "--domain: ${rc}, ${sets} sets listed as ${n}: ${seen}")
+endif()
+execute_process(COMMAND ${TILING} --shape 4,32,8,128,32768 --device-profile h100 --per-batch RESULT_VARIABLE rc
+  ERROR_VARIABLE err)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "--per-batch without --domain gave ${rc}")
+endif()

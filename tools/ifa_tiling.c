@@ -3,7 +3,11 @@
  *   ifa-tiling CASE.json [--device-profile NAME | --device SELECTOR] [--time]
  *   ifa-tiling --shape B,N,N_kv,D,S [--layout BSH] [--dtype float16] [--kv-dtype float16] [--lse]
  *              [--device-profile NAME] [--time]
+ *   ifa-tiling ... --domain [--per-batch]
  *   ifa-tiling --decode KEY
+ * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
+ * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
+ * gives a --shape case B per-batch lengths (else none: every batch the same length).
  * Profiles: h100 (132 CUs, 48 KiB local), pocl-2 (2 AVX-512 CPU cores), pocl-2-avx2 (2 AVX2 cores),
  * generic-gpu-64cu. Exit 0, or 2 with a message for a bad case, key or argument. */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +21,7 @@
 #include "common/case.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
+#include "tiling/plan_domain.h"
 #include "tiling/planner.h"
 #include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
@@ -36,6 +41,7 @@ static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
                     "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
                     "                  [--device-profile h100|pocl-2|pocl-2-avx2|pocl-2-intel|generic-gpu-64cu | --device SELECTOR] [--time]\n"
+                    "                  [--domain [--per-batch]]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
 }
@@ -208,10 +214,50 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     return o;
 }
 
+/* --domain: the kernel sets, each as the step that first planned it and that step's plan */
+typedef struct {
+    cJSON *sets;
+    const ifa_device_facts *facts;
+    const char *device_name;
+} domain_state;
+
+static ifa_status add_set(const ifa_plan *plan, void *user) {
+    domain_state *d = user;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "batch", (double)plan->problem.batch);
+    cJSON_AddNumberToObject(e, "longest_block_rows", (double)plan->problem.max_length);
+    cJSON_AddNumberToObject(e, "rows_in_all", (double)plan->problem.total_length);
+    cJSON_AddItemToObject(e, "plan", plan_json(plan, d->facts, d->device_name));
+    cJSON_AddItemToArray(d->sets, e);
+    return IFA_STATUS_OK;
+}
+
+static int print_domain(const ifa_problem *p, const ifa_device_facts *facts, const char *device_name) {
+    domain_state d = {cJSON_CreateArray(), facts, device_name};
+    int64_t plans = 0, sets = 0;
+    if (ifa__plan_domain(p, facts, add_set, &d, &plans, &sets) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-tiling: %s\n", ifa_last_error());
+        cJSON_Delete(d.sets);
+        return 2;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "device", device_name);
+    cJSON_AddNumberToObject(o, "most_batches", (double)p->batch);
+    cJSON_AddStringToObject(o, "lengths", p->lengths_mode == IFA_LENGTHS_PER_BATCH ? "per batch" : "one for every batch");
+    cJSON_AddNumberToObject(o, "plans", (double)plans);
+    cJSON_AddNumberToObject(o, "kernel_sets", (double)sets);
+    cJSON_AddItemToObject(o, "sets", d.sets);
+    char *s = cJSON_Print(o);
+    printf("%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH", *tmpl = NULL;
     ifa_dtype qdt = IFA_DTYPE_FLOAT16, kvdt = IFA_DTYPE_FLOAT16;
-    int lse = 0, timing = 0, kv_set = 0;
+    int lse = 0, timing = 0, kv_set = 0, domain = 0, per_batch = 0;
     long long value_dim = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--decode") == 0 && i + 1 < argc) return decode(argv[i + 1]);
@@ -228,11 +274,13 @@ int main(int argc, char **argv) {
             kv_set = 1;
         } else if (strcmp(argv[i], "--lse") == 0) lse = 1;
         else if (strcmp(argv[i], "--time") == 0) timing = 1;
+        else if (strcmp(argv[i], "--domain") == 0) domain = 1;
+        else if (strcmp(argv[i], "--per-batch") == 0) per_batch = 1;
         else if (argv[i][0] != '-' && !case_path) case_path = argv[i];
         else return usage();
     }
     if (!kv_set) kvdt = qdt;
-    if (!case_path == !shape) return usage();
+    if (!case_path == !shape || (per_batch && (!domain || !shape))) return usage();
 
     ifa_device_facts facts;
     char device_name[256] = "";
@@ -258,6 +306,7 @@ int main(int argc, char **argv) {
     ifa_case c;
     ifa_case_init(&c);
     ifa_tensor tq, tk, tv, to, tl;
+    int64_t *lens = NULL;
     ifa_case_tensors ct;
     ifa_incre_flash_attention_args a;
     ifa_incre_flash_attention_args_init(&a);
@@ -287,6 +336,10 @@ int main(int argc, char **argv) {
         int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
         describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
         a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
+        if (per_batch && b > 0 && (lens = malloc((size_t)b * sizeof *lens)) != NULL) {
+            for (long long i = 0; i < b; ++i) lens[i] = s;
+            a.actual_seq_lengths = lens, a.actual_seq_lengths_count = b;
+        }
     }
 
     if (tmpl) a.template_mode = tmpl;
@@ -296,6 +349,8 @@ int main(int argc, char **argv) {
     if (ifa__ifa_check_args(&a, &problem) != IFA_STATUS_OK || ifa__plan_make(&problem, &facts, &plan) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-tiling: %s\n", ifa_last_error());
         rc = 2;
+    } else if (domain) {
+        rc = print_domain(&problem, &facts, device_name);
     } else {
         cJSON *o = plan_json(&plan, &facts, device_name);
         if (timing) {
@@ -316,6 +371,7 @@ int main(int argc, char **argv) {
         free(s);
         cJSON_Delete(o);
     }
+    free(lens);
     ifa_case_free(&c);
     ifa_context_destroy(ctx);
     return rc;
