@@ -47,11 +47,14 @@ static ifa_problem config_problem(const config *c) {
     p.batch = c->batch, p.num_heads = c->n, p.num_kv_heads = c->nkv, p.head_dim = c->d, p.value_dim = (int32_t)c->d;
     p.seq_q = c->sq, p.seq_kv = c->s, p.window = c->window, p.causal = c->causal, p.q_lengths = c->q_lengths;
     p.layout = c->layout, p.q_dtype = p.out_dtype = IFA_DTYPE_FLOAT16, p.kv_dtype = c->kv_dtype;
-    if (c->kv_dtype == IFA_DTYPE_INT8) p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL, p.aq_dtype = p.v_aq_dtype = IFA_DTYPE_FLOAT16;
-    if (c->block_size) p.paged = 1, p.block_size = c->block_size, p.table_cols = c->s / c->block_size, p.pool_blocks = 4096;
+    if (c->kv_dtype == IFA_DTYPE_INT8)
+        p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL, p.aq_dtype = p.v_aq_dtype = IFA_DTYPE_FLOAT16;
+    if (c->block_size)
+        p.paged = 1, p.block_size = c->block_size, p.table_cols = c->s / c->block_size, p.pool_blocks = 4096;
     if (c->prefix) p.has_prefix = 1, p.prefix_seq = p.prefix_len = 512;
     p.lengths_mode = c->q_lengths ? IFA_LENGTHS_PER_BATCH : c->lengths_mode;
-    p.max_length = c->s, p.total_length = c->s * c->batch, p.uniform_length = p.lengths_mode == IFA_LENGTHS_PER_BATCH ? 0 : c->s;
+    p.max_length = c->s, p.total_length = c->s * c->batch;
+    p.uniform_length = p.lengths_mode == IFA_LENGTHS_PER_BATCH ? 0 : c->s;
     return p;
 }
 
@@ -114,7 +117,8 @@ START_TEST(domain_holds_every_step) {
     ck_assert_int_ge(plans, p.batch);
     /* the signatures visited are distinct */
     for (int64_t i = 0; i < seen.n; ++i)
-        for (int64_t j = i + 1; j < seen.n; ++j) ck_assert_int_ne(memcmp(&seen.sig[i], &seen.sig[j], sizeof *seen.sig), 0);
+        for (int64_t j = i + 1; j < seen.n; ++j)
+            ck_assert_int_ne(memcmp(&seen.sig[i], &seen.sig[j], sizeof *seen.sig), 0);
     ifa_rng r;
     ifa_rng_seed(&r, 4100 + (uint64_t)_i);
     for (int step = 0; step < 4000; ++step) {

@@ -115,7 +115,8 @@ ifa_status ifa__plan_domain(const ifa_problem *p, const ifa_device_facts *dev, i
                             int64_t *plans, int64_t *visited) {
     if (plans) *plans = 0;
     if (visited) *visited = 0;
-    if (!p || !dev || !visit) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "plan domain: problem, facts or visit is NULL");
+    if (!p || !dev || !visit)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "plan domain: problem, facts or visit is NULL");
     length_set lens = {0};
     signature_set seen = {0};
     ifa_status st = IFA_STATUS_OK;

@@ -19,7 +19,7 @@ typedef ifa_status (*ifa__plan_visit)(const ifa_plan *plan, void *user);
  * the small grid's wider work-groups) depend on the batch, the longest block's rows and the rows summed; the
  * lengths are the values where those choices can change (multiples of split_min_tokens and of the chunk, each
  * side of them, 3 % steps between) with the rows summed at both ends (one long batch, all as long).
- * tests/test_tiling.c draws random steps and finds each plan's signature among those visited. *plans (may be
+ * tests/test_plan_domain.c draws random steps and finds each plan's signature among those visited. *plans (may be
  * NULL): the plans made; *visited (may be NULL): the signatures visited. */
 ifa_status ifa__plan_domain(const ifa_problem *p, const ifa_device_facts *dev, ifa__plan_visit visit, void *user,
                             int64_t *plans, int64_t *visited);
