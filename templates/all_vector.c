@@ -43,19 +43,93 @@ static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cac
 }
 
 static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
-                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done) {
+                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done,
+                                int one_group) {
     const ifa_problem *p = &plan->problem;
     ifa__cached_kernel *k;
     IFA__TRY(prefix_kernel(ctx, plan, &k));
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
-    const size_t global[3] = {(size_t)plan->work_group_size * (size_t)(p->num_kv_heads * plan->prefix_head_groups), 1, 1};
+    const size_t groups = one_group ? 1 : (size_t)(p->num_kv_heads * plan->prefix_head_groups);
+    const size_t global[3] = {(size_t)plan->work_group_size * groups, 1, 1};
     return ifa__enqueue(k, "ifa_all_vector (shared prefix)", a, nargs, global, local, 3, queue, num_wait, wait, done);
 }
+
+/* The warm launch's scratch buffer, in 4-byte words: a zero region every input reads (never written), then the
+ * output, the LSE, the partials (accumulators, maxima, sums) and the split counters, and a guard. Sized for one
+ * work-group: batch 0 (the cascade's pass: the batches its first group's rows span), its block's query rows at
+ * their real strides, a first chunk of K/V rows (or a block of a page) at theirs, per-channel scales and the
+ * RoPE frequencies. Elements are at most 4 bytes. */
+typedef struct {
+    cl_ulong zero, out, lse, acc, m, l, cnt, guard, total;
+} warm_regions;
+
+static warm_regions warm_layout(const ifa_plan *plan) {
+    const ifa_problem *p = &plan->problem;
+    const cl_ulong n = (cl_ulong)p->num_heads, nkv = (cl_ulong)p->num_kv_heads, sq = (cl_ulong)p->seq_q;
+    const cl_ulong d = (cl_ulong)p->head_dim, dv = (cl_ulong)ifa__value_dim(p), g = n / nkv;
+    const cl_ulong batches = p->has_prefix ? ((cl_ulong)plan->prefix_heads_per_group + g - 1) / g + 1 : 1;
+    const cl_ulong rows = batches * n * sq, slots = 2 * ((cl_ulong)plan->prefix_slots + 1);
+    const cl_ulong chunk = (cl_ulong)(plan->chunk_rows > 0 ? plan->chunk_rows : 1);
+    const cl_ulong block = (cl_ulong)(p->paged ? p->block_size : 0);
+    warm_regions r;
+    r.zero = 0;
+    r.out = rows * (d > dv ? d : dv) + (chunk + block) * nkv * d + 4 * nkv * d + n * dv +
+            4 * (cl_ulong)p->rope_dim + 4 * batches + 1024;
+    r.lse = r.out + rows * dv + 64;
+    r.acc = r.lse + rows + 64;
+    r.m = r.acc + slots * rows * dv + 64;
+    r.l = r.m + slots * rows + 64;
+    r.cnt = r.l + slots * rows + 64;
+    r.guard = r.cnt + 64;
+    r.total = r.guard + 1024;
+    return r;
+}
+
+size_t ifa__all_vector_warm_bytes(const ifa_plan *plan) { return (size_t)(4 * warm_layout(plan).total); }
+
+size_t ifa__all_vector_warm_unwritten(const ifa_plan *plan, size_t *zero_words, size_t *guard_word) {
+    const warm_regions r = warm_layout(plan);
+    *zero_words = (size_t)r.out, *guard_word = (size_t)r.guard;
+    return (size_t)(r.total - r.guard);
+}
+
+/* Points every buffer of a at scratch: inputs at the zero region (offset 0, every length 0 and read from
+ * there), outputs at their regions, in the elements of each tensor's dtype. */
+static void warm_args(const ifa_plan *plan, cl_mem scratch, ifa__op_args *a) {
+    const ifa_problem *p = &plan->problem;
+    const warm_regions r = warm_layout(plan);
+    a->q = a->k = a->v = a->o = a->lse = a->lens = a->mask = a->pse = a->table = scratch;
+    a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = a->rope = a->rcos = a->rsin = a->sinks = a->alibi = scratch;
+    a->q_off = a->k_off = a->v_off = a->lens_off = a->mask_off = a->pse_off = a->table_off = 0;
+    a->aqs_off = a->aqo_off = a->vaqs_off = a->vaqo_off = a->qs2_off = a->qo2_off = 0;
+    a->rope_pos_off = a->rope_f_off = a->rcos_off = a->rsin_off = a->sinks_off = a->alibi_off = 0;
+    a->o_off = r.out * 4 / ifa_dtype_size((ifa_dtype)p->out_dtype);
+    a->lse_off = r.lse;
+    a->uniform_len = 0, a->per_batch = 1; /* batch 0's length (and query tokens) read as 0 */
+}
+
+/* The launch; warm: one work-group of each kernel over scratch (warm_layout) with every length 0, so that a
+ * driver that generates code at a kernel's first launch (PoCL) has done so. */
+static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
+                         const cl_event *wait, cl_event *first, cl_event *event, int warm);
 
 ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *first, cl_event *event) {
+    return launch(ctx, plan, args, workspace, workspace_offset, queue, num_wait, wait, first, event, 0);
+}
+
+ifa_status ifa__all_vector_warm(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                                cl_mem scratch, cl_command_queue queue, cl_event *event) {
+    return launch(ctx, plan, args, scratch, 0, queue, 0, NULL, NULL, event, 1);
+}
+
+static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
+                         const cl_event *wait, cl_event *first, cl_event *event, int warm) {
     const ifa_problem *p = &plan->problem;
+    const warm_regions wr = warm_layout(plan);
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
@@ -67,12 +141,15 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
                         a.kv_row % kt == 0;
     const int key_tile = plan->key_tile && aligned;
-    /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then) */
+    if (warm) warm_args(plan, workspace, &a); /* after the alignment rules: the variants are the run's */
+    /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then);
+     * building only and warm launches take an in-order queue's (warm: the scratch's) */
     cl_mem counters = NULL;
-    if (plan->fused_combine && queue) IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
-    const int fused = queue ? counters != NULL : plan->fused_combine != 0; /* building only: an in-order queue's */
-    const cl_mem cnt = fused ? counters : a.o;
-    const cl_ulong cnt_off = 0;
+    if (plan->fused_combine && queue && !warm)
+        IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
+    const int fused = queue && !warm ? counters != NULL : plan->fused_combine != 0;
+    const cl_mem cnt = warm ? workspace : fused ? counters : a.o;
+    const cl_ulong cnt_off = warm ? wr.cnt : 0;
     ifa__define defines[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
@@ -147,6 +224,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     c.total_cost = plan->total_cost, c.units = plan->units, c.c0 = plan->block_cost_rows;
     c.head_groups = plan->head_groups, c.balanced = balanced, c.rowmax = global_max ? 2 : 1;
     c.group = a.group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
+    if (warm) {
+        c.part = c.prefix = workspace, c.acc = wr.acc, c.m = wr.m, c.l = wr.l, c.prefix_off = 0;
+        c.split_tokens = plan->chunk_rows, c.max_splits = 1 + plan->prefix_slots;
+        c.total_cost = 0, c.units = 1, c.one_group = 1;
+    }
     const cl_int real_group = a.group;
 
     const ifa__karg kargs[] = {
@@ -185,15 +267,15 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
     };
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t blocks = (size_t)ifa__plan_blocks(plan), batch = (size_t)p->batch;
-    const size_t global[3] = {(size_t)plan->work_group_size * (plan->batch_fast ? batch : blocks),
-                              plan->batch_fast ? blocks : batch, (size_t)plan->max_splits};
+    const size_t global[3] = {(size_t)plan->work_group_size * (warm ? 1 : plan->batch_fast ? batch : blocks),
+                              warm ? 1 : plan->batch_fast ? blocks : batch, warm ? 1 : (size_t)plan->max_splits};
     if (plan->split_kv == IFA_SPLIT_NONE || fused) {
         IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, fused ? 3 : 2,
                               queue, num_wait, wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
     }
-    const size_t unit_global[1] = {(size_t)plan->work_group_size * (size_t)plan->units};
+    const size_t unit_global[1] = {(size_t)plan->work_group_size * (warm ? 1 : (size_t)plan->units)};
 
     cl_event max_done = NULL, split_done = NULL, prefix_done = NULL;
     if (p->has_prefix) {
@@ -203,14 +285,15 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         ifa__karg pargs[NARGS];
         memcpy(pargs, kargs, sizeof kargs);
         const ifa_tensor *kp = args->key_shared_prefix, *vp = args->value_shared_prefix;
-        const cl_ulong kp_off = ifa__elem_offset(kp), vp_off = ifa__elem_offset(vp), no_stride = 0;
+        const cl_ulong kp_off = warm ? 0 : ifa__elem_offset(kp), vp_off = warm ? 0 : ifa__elem_offset(vp), no_stride = 0;
+        const cl_mem kp_buf = warm ? workspace : kp->buffer, vp_buf = warm ? workspace : vp->buffer;
         const cl_ulong d = (cl_ulong)p->head_dim, nkv = (cl_ulong)p->num_kv_heads, sp = (cl_ulong)p->prefix_seq;
         const cl_ulong hstride = p->layout == IFA_LAYOUT_BNSD ? sp * d : d;
         const cl_ulong rstride = p->layout == IFA_LAYOUT_BNSD ? d : nkv * d;
-        const cl_int plen = (cl_int)p->prefix_len, not_per_batch = 0, vgroup = (cl_int)p->batch * a.group;
+        const cl_int plen = warm ? 0 : (cl_int)p->prefix_len, not_per_batch = 0, vgroup = (cl_int)p->batch * a.group;
         const cl_int pgroups = plan->prefix_head_groups, ptokens = plen > 0 ? plen : 1, no_window = 0;
-        set_arg(pargs, NARGS, &a.k, &kp->buffer);
-        set_arg(pargs, NARGS, &a.v, &vp->buffer);
+        set_arg(pargs, NARGS, &a.k, &kp_buf);
+        set_arg(pargs, NARGS, &a.v, &vp_buf);
         set_arg(pargs, NARGS, &a.k_off, &kp_off);
         set_arg(pargs, NARGS, &a.v_off, &vp_off);
         set_arg(pargs, NARGS, &a.kv_batch, &no_stride);
@@ -222,7 +305,7 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
         set_arg(pargs, NARGS, &c.head_groups, &pgroups);
         set_arg(pargs, NARGS, &c.split_tokens, &ptokens);
         set_arg(pargs, NARGS, &a.window, &no_window);
-        IFA__TRY(launch_prefix(ctx, plan, pargs, NARGS, queue, num_wait, wait, &prefix_done));
+        IFA__TRY(launch_prefix(ctx, plan, pargs, NARGS, queue, num_wait, wait, &prefix_done, warm));
     }
     if (kmax) {
         /* global rowmax: every split's score max first, then the splits against the row's max */

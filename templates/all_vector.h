@@ -13,4 +13,16 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *first, cl_event *event);
 
+/* Launches each kernel of plan once, one work-group over scratch (ifa__all_vector_warm_bytes, zero-filled) with
+ * every length 0, on queue: a driver that generates a kernel's code at its first launch (PoCL, per work-group
+ * size) does so here rather than in a run. The variants are those a run with args' tensors takes (args' offsets
+ * decide the alignment rules; no buffer of args is read or written). *event: the last kernel's. */
+ifa_status ifa__all_vector_warm(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                                cl_mem scratch, cl_command_queue queue, cl_event *event);
+/* The bytes of a warm launch's scratch buffer for plan. */
+size_t ifa__all_vector_warm_bytes(const ifa_plan *plan);
+/* Where a warm launch writes nothing: words [0, *zero_words) (the inputs, read as zeros) and from *guard_word to
+ * the end (returned: the words there). */
+size_t ifa__all_vector_warm_unwritten(const ifa_plan *plan, size_t *zero_words, size_t *guard_word);
+
 #endif

@@ -139,7 +139,7 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
         {sizeof causal, &causal},
     };
     const size_t local[1] = {(size_t)plan->combine_work_group_size};
-    const size_t global[1] = {local[0] * (size_t)(p->batch * p->num_heads * p->seq_q)};
+    const size_t global[1] = {local[0] * (c->one_group ? 1 : (size_t)(p->batch * p->num_heads * p->seq_q))};
     return ifa__enqueue(k, "ifa_combine", args, sizeof args / sizeof args[0], global, local, 1, queue, num_wait, wait,
                         event);
 }

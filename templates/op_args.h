@@ -62,6 +62,7 @@ typedef struct ifa__combine_parts {
     cl_int units, c0, head_groups;
     cl_int group;                     /* query heads per block (KV heads per work-group x G) */
     int balanced, rowmax, cv;         /* cv: partials indexed by (batch, KV head, split) entry and row */
+    int one_group;                    /* a warm launch: one work-group (the first row) */
 } ifa__combine_parts;
 
 /* Builds (or finds in ctx's cache) the combine kernel of plan for partials of that rowmax mode (1 partial, 2

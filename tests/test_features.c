@@ -1400,6 +1400,47 @@ static void add_kernel_shape_cases(TCase *t) {
     test_add_loop(t, query_lengths, 0, 23);
 }
 
+/* prepare with a queue on the CPU launches each kernel of the walk's plans once, one work-group over a zeroed
+ * scratch buffer with every length 0 (op_host/prepare_api.c); IFA_PREPARE_CHECK=1 reads back the scratch's
+ * inputs and guard, which the launches must leave at zero. Each feature's prologue and epilogue (RoPE from
+ * theta and tables, int8 output per channel, sinks, ALiBi per batch, antiquant per channel with offsets and per
+ * token, paged K/V, per-batch query tokens, a shared prefix, D_v < D, masks, pse, a window) in the layouts,
+ * with the walk's split, balanced and fused plans; then the case runs and checks as usual (a fused plan's
+ * counters left at zero). */
+START_TEST(prepare_warm_launches) {
+    static const int64_t lens[] = {300, 5, 177}, qlens[] = {2, 0, 3};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 3, .n = 8, .nkv = 2,
+               .d = 64, .s = 300, .sq = 1, .lens = lens, .nlens = 3, .seed = 4300 + (uint64_t)_i};
+    switch (_i) {
+    case 0: p.rope = 1, p.rope_dim = 32, p.q2 = 2, p.q2_max = 100, p.sinks = 1; break;
+    case 1: p.alibi = 2, p.rope = 2, p.rope_table = 0.25, p.window = 64; break;
+    case 2: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT16; break;
+    case 3: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_TOKEN, p.block_size = 16; break;
+    case 4: p.sq = 3, p.qlens = qlens, p.nqlens = 3, p.sinks = 1; break;
+    case 5: p.prefix = 100, p.nkv = 1, p.n = 4; break;
+    case 6: p.d = 80, p.dv = 64, p.value_is_key = 1, p.nkv = 1, p.rope = 2, p.rope_offset = 64, p.rope_dim = 16; break;
+    default: p.mask = MASK_BS, p.mask_dtype = IFA_DTYPE_UINT8, p.pse = IFA_PSE_PER_BATCH, p.sq = 2, p.softcap = 30; break;
+    }
+    char what[512];
+    describe_spec(&p, what, sizeof what);
+    ifa_case c;
+    ck_assert_msg(build(&p, &c) == 0, "cannot build %s", what);
+    ifa_host_tensor out, lse;
+    ifa_case_output_forms(&c, &out, &lse);
+    ifa_case_tensors ct;
+    ifa_incre_flash_attention_args a;
+    ifa_case_describe(&c, &out, c.softmax_lse_flag ? &lse : NULL, NULL, &ct, &a);
+    setenv("IFA_PREPARE_CHECK", "1", 1);
+    int64_t sets = 0;
+    const ifa_status st = ifa_incre_flash_attention_prepare(test_ctx(), &a, test_queue(), &sets);
+    unsetenv("IFA_PREPARE_CHECK");
+    ck_assert_msg(st == IFA_STATUS_OK, "%s: prepare: %s (%s)", what, ifa_status_name(st), ifa_last_error());
+    ck_assert_int_ge(sets, 1);
+    ifa_case_free(&c);
+    check(&p, NULL);
+}
+END_TEST
+
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
     TCase *t = tcase_create("features");
@@ -1424,6 +1465,11 @@ Suite *features_suite(void) {
         add_kernel_shape_cases(k);
         suite_add_tcase(s, k);
     }
+    /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */
+    TCase *pr = tcase_create("prepare");
+    tcase_set_timeout(pr, 600);
+    tcase_add_loop_test(pr, prepare_warm_launches, 0, 8);
+    suite_add_tcase(s, pr);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
     TCase *cv = tcase_create("cv");
     tcase_set_timeout(cv, 600);

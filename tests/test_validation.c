@@ -93,23 +93,23 @@ START_TEST(prepare_validates_as_planning) {
     fixture f;
     setup(&f);
     int64_t sets = -1;
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(NULL, &f.a, &sets), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(NULL, &f.a, NULL, &sets), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "ctx"));
     ck_assert_int_eq(sets, 0);
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), NULL, &sets), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), NULL, NULL, &sets), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "args"));
     f.a.num_heads = 3; /* not a multiple of num_key_value_heads */
     expect(&f, IFA_STATUS_INVALID_HEADS, "num_heads");
     char planned[512];
     snprintf(planned, sizeof planned, "%s", ifa_last_error());
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, &sets), IFA_STATUS_INVALID_HEADS);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, test_queue(), &sets), IFA_STATUS_INVALID_HEADS);
     ck_assert_str_eq(ifa_last_error(), planned);
     setup(&f), f.lens[1] = 33; /* past S_kv */
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, &sets), IFA_STATUS_INVALID_SEQ_LENGTHS);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, test_queue(), &sets), IFA_STATUS_INVALID_SEQ_LENGTHS);
     setup(&f);
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, &sets), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, test_queue(), &sets), IFA_STATUS_OK);
     ck_assert_int_ge(sets, 1);
-    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, NULL), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa_incre_flash_attention_prepare(test_ctx(), &f.a, NULL, NULL), IFA_STATUS_OK);
 }
 END_TEST
 

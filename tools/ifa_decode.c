@@ -589,7 +589,8 @@ static int64_t verify_step(driver *dr, const int *list, int nb, const int64_t *l
 
 /* One decode step over the active slots. */
 /* --prepare: the kernels of every step ahead, from this step's arguments a at the most batches (--slots), each
- * with an empty sequence and no pages (the lengths' form, tensors and attributes are what prepare reads). */
+ * sequence S1 positions long in block 0 (valid arguments: RoPE's default positions are length - S1; the lengths'
+ * form, tensors and attributes are what prepare reads). */
 static ifa_status prepare_attention(driver *dr, const ifa_incre_flash_attention_args *a) {
     const int64_t b = dr->o.slots;
     ifa_incre_flash_attention_args pa = *a;
@@ -599,14 +600,16 @@ static ifa_status prepare_attention(driver *dr, const ifa_incre_flash_attention_
     int32_t *table = malloc((size_t)(b * dr->cols) * sizeof *table);
     ifa_status st = IFA_STATUS_OUT_OF_MEMORY;
     if (lens && qlens && table) {
-        for (int64_t i = 0; i < b * dr->cols; ++i) table[i] = -1;
+        const int64_t sq = a->query->shape[dr->bnsd ? 2 : 1];
+        for (int64_t i = 0; i < b * dr->cols; ++i) table[i] = 0;
+        for (int64_t i = 0; i < b; ++i) lens[i] = sq, qlens[i] = 1;
         pa.query = &q, pa.attention_out = &out;
         pa.actual_seq_lengths = lens, pa.actual_seq_lengths_count = b;
         if (a->actual_seq_lengths_q) pa.actual_seq_lengths_q = qlens, pa.actual_seq_lengths_q_count = b;
         pa.block_table = table;
         const int64_t built = ifa_context_programs_built(dr->ctx);
         const double t0 = now_us();
-        st = ifa_incre_flash_attention_prepare(dr->ctx, &pa, &dr->st.prepared_sets);
+        st = ifa_incre_flash_attention_prepare(dr->ctx, &pa, dr->q, &dr->st.prepared_sets);
         dr->st.prepare_us = now_us() - t0;
         dr->st.prepared_programs = ifa_context_programs_built(dr->ctx) - built;
     }

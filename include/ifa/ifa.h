@@ -280,14 +280,16 @@ IFA_API ifa_status ifa_incre_flash_attention_run(ifa_context *ctx, const ifa_pla
  * size and the lengths move the planner's choices (splits or none, balanced units, heads per work-group, the
  * fused combine), and each kernel set is built on its first run, a stall in the middle of serving; an engine
  * that prepares once at start-up builds no program while it serves (on an in-order queue, with K/V offsets like
- * args'; the cv template's CLBlast products still build at their first call). What a build covers is the
- * driver's: NVIDIA's compiles to the device's code (ptxas runs in it); PoCL's is the front end (about 0.25 s of a
- * fused kernel's 1.3 s on an AVX2 core), the machine code of each kernel following at its first launch. The
- * lengths tried are where the planner's choices can change (docs/api.md); tests/test_plan_domain.c checks
+ * args'; the cv template's CLBlast products still build at their first call). NVIDIA's build compiles to the
+ * device's code (ptxas runs in it); PoCL's is the front end (about 0.25 s of a fused kernel's 1.3 s on an AVX2
+ * core) and the machine code follows at a kernel's first launch, so with queue (of ctx's context and device; may
+ * be NULL) on a CPU device prepare also launches each all-vector kernel once, one work-group over a zeroed
+ * scratch buffer of its own with every length 0 (none of args' buffers is read or written), and waits for them.
+ * The lengths tried are where the planner's choices can change (docs/api.md); tests/test_plan_domain.c checks
  * random steps' plans against them. *variants (may be NULL): the distinct kernel sets of those plans;
  * ifa_context_programs_built counts what was built. */
 IFA_API ifa_status ifa_incre_flash_attention_prepare(ifa_context *ctx, const ifa_incre_flash_attention_args *args,
-                                                     int64_t *variants);
+                                                     cl_command_queue queue, int64_t *variants);
 
 /* ---- MergeAttentionStates -------------------------------------------------------------------- */
 
