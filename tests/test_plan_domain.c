@@ -23,22 +23,25 @@ typedef struct {
     const ifa_device_facts *dev;
     int64_t batch, n, nkv, d, s, sq, window, block_size;
     int32_t layout, kv_dtype, lengths_mode, q_lengths, causal, prefix;
+    const char *tuning; /* IFA_TUNING entries added for the walk and the steps (NULL: none) */
 } config;
 
 static const config configs[] = {
-    {"h100 BNSD G4 D128 per batch", &h100, 64, 32, 8, 128, 32768, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"h100 BSND G16 D64 uniform", &h100, 32, 128, 8, 64, 16384, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0},
-    {"h100 BNSD G4 D128 int8 per batch", &h100, 48, 32, 8, 128, 16384, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_INT8, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"h100 BNSD G8 D256 full", &h100, 16, 64, 8, 256, 8192, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_FULL, 0, 0, 0},
-    {"h100 paged G1 S1=4 causal window", &h100, 24, 8, 8, 128, 8192, 4, 1000, 16, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 1, 0},
-    {"h100 query tokens", &h100, 16, 32, 8, 128, 8192, 3, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 1, 1, 0},
-    {"generic GPU BSH G2 per batch", &generic_gpu, 32, 16, 8, 64, 4096, 1, 0, 0, IFA_LAYOUT_BSH, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"pocl BNSD G4 D128 per batch", &pocl, 16, 32, 8, 128, 16384, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"pocl BSND G1 D128 uniform (all heads)", &pocl, 8, 8, 8, 128, 8192, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0},
-    {"avx2 BSND G4 paged per batch", &avx2, 12, 32, 8, 128, 8192, 1, 0, 64, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"avx2 BSH MQA int8 per batch", &avx2, 8, 16, 1, 128, 4096, 2, 0, 0, IFA_LAYOUT_BSH, IFA_DTYPE_INT8, IFA_LENGTHS_PER_BATCH, 0, 1, 0},
-    {"intel BSND G1 D64 per batch", &intel, 8, 16, 16, 64, 4096, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"16 cores BNSD G8 shared prefix", &cpu16, 16, 64, 8, 128, 4096, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 1},
+    {"h100 BNSD G4 D128 per batch", &h100, 64, 32, 8, 128, 32768, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"h100 BSND G16 D64 uniform", &h100, 32, 128, 8, 64, 16384, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0, NULL},
+    {"h100 BNSD G4 D128 int8 per batch", &h100, 48, 32, 8, 128, 16384, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_INT8, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"h100 BNSD G8 D256 full", &h100, 16, 64, 8, 256, 8192, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_FULL, 0, 0, 0, NULL},
+    {"h100 paged G1 S1=4 causal window", &h100, 24, 8, 8, 128, 8192, 4, 1000, 16, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 1, 0, NULL},
+    {"h100 query tokens", &h100, 16, 32, 8, 128, 8192, 3, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 1, 1, 0, NULL},
+    {"h100 int8 token scales", &h100, 24, 16, 8, 128, 8192, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_INT8 + 100, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"h100 lane shape (mma=0), small grids", &h100, 8, 32, 8, 128, 8192, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, "mma=0"},
+    {"generic GPU BSH G2 per batch", &generic_gpu, 32, 16, 8, 64, 4096, 1, 0, 0, IFA_LAYOUT_BSH, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"pocl BNSD G4 D128 per batch", &pocl, 16, 32, 8, 128, 16384, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"pocl BSND G1 D128 uniform (all heads)", &pocl, 8, 8, 8, 128, 8192, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0, NULL},
+    {"avx2 BSND G4 paged per batch", &avx2, 12, 32, 8, 128, 8192, 1, 0, 64, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"avx2 BSH MQA int8 per batch", &avx2, 8, 16, 1, 128, 4096, 2, 0, 0, IFA_LAYOUT_BSH, IFA_DTYPE_INT8, IFA_LENGTHS_PER_BATCH, 0, 1, 0, NULL},
+    {"intel BSND G1 D64 per batch", &intel, 8, 16, 16, 64, 4096, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"16 cores BNSD G8 shared prefix", &cpu16, 16, 64, 8, 128, 4096, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 1, NULL},
 };
 
 static ifa_problem config_problem(const config *c) {
@@ -49,6 +52,9 @@ static ifa_problem config_problem(const config *c) {
     p.layout = c->layout, p.q_dtype = p.out_dtype = IFA_DTYPE_FLOAT16, p.kv_dtype = c->kv_dtype;
     if (c->kv_dtype == IFA_DTYPE_INT8)
         p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL, p.aq_dtype = p.v_aq_dtype = IFA_DTYPE_FLOAT16;
+    if (c->kv_dtype == IFA_DTYPE_INT8 + 100) /* int8 with per-token scales (the transposed matrix shape's) */
+        p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN,
+        p.aq_dtype = p.v_aq_dtype = IFA_DTYPE_FLOAT32;
     if (c->block_size)
         p.paged = 1, p.block_size = c->block_size, p.table_cols = c->s / c->block_size, p.pool_blocks = 4096;
     if (c->prefix) p.has_prefix = 1, p.prefix_seq = p.prefix_len = 512;
@@ -110,6 +116,7 @@ static void draw_step(const config *c, const ifa_problem *p, ifa_rng *r, int64_t
 START_TEST(domain_holds_every_step) {
     const config *c = &configs[_i];
     const ifa_problem p = config_problem(c);
+    if (c->tuning) test_tuning_push(c->tuning);
     sig_list seen = {0};
     int64_t plans = 0, visited = 0;
     ck_assert_int_eq(ifa__plan_domain(&p, c->dev, collect, &seen, &plans, &visited), IFA_STATUS_OK);
@@ -133,8 +140,14 @@ START_TEST(domain_holds_every_step) {
                       what, (long long)seen.n, plan.split_kv, plan.kv_heads_per_group, plan.heads_per_group,
                       plan.fused_combine, plan.work_group_size);
     }
-    if (getenv("IFA_TEST_VERBOSE"))
-        printf("%s: %lld plans, %lld kernel sets\n", c->name, (long long)plans, (long long)visited);
+    if (getenv("IFA_TEST_VERBOSE")) {
+        printf("%s: %lld plans, %lld kernel sets:", c->name, (long long)plans, (long long)visited);
+        for (int64_t i = 0; i < seen.n; ++i)
+            printf(" [split %d fused %d wg %d lanes %d mma %d mh %d]", seen.sig[i].split_kv, seen.sig[i].fused_combine,
+                   seen.sig[i].work_group_size, seen.sig[i].lanes, seen.sig[i].mma, seen.sig[i].kv_heads_per_group);
+        printf("\n");
+    }
+    if (c->tuning) test_tuning_pop();
     free(seen.sig);
 }
 END_TEST
@@ -142,10 +155,10 @@ END_TEST
 /* Every longest-block length of a few small configurations, at each batch size, with the rows summed at both
  * ends and once between: nothing between the lengths the domain tries plans another kernel set. */
 static const config small[] = {
-    {"h100 BNSD G4 D128, 6 batches", &h100, 6, 32, 8, 128, 9000, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"h100 BSND MQA G8 D64 uniform", &h100, 3, 8, 1, 64, 20000, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0},
-    {"pocl BSND G1 all heads, 4 batches", &pocl, 4, 8, 8, 128, 6000, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
-    {"avx2 MQA BNSD G4, 4 batches", &avx2, 4, 4, 1, 128, 9000, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0},
+    {"h100 BNSD G4 D128, 6 batches", &h100, 6, 32, 8, 128, 9000, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"h100 BSND MQA G8 D64 uniform", &h100, 3, 8, 1, 64, 20000, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_UNIFORM, 0, 0, 0, NULL},
+    {"pocl BSND G1 all heads, 4 batches", &pocl, 4, 8, 8, 128, 6000, 1, 0, 0, IFA_LAYOUT_BSND, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
+    {"avx2 MQA BNSD G4, 4 batches", &avx2, 4, 4, 1, 128, 9000, 1, 0, 0, IFA_LAYOUT_BNSD, IFA_DTYPE_FLOAT16, IFA_LENGTHS_PER_BATCH, 0, 0, 0, NULL},
 };
 
 START_TEST(domain_holds_every_length) {
