@@ -256,6 +256,21 @@ ifa_status ifa_op_get_workspace_size(ifa_context *ctx, const ifa_op_def *def, co
     return st;
 }
 
+ifa_status ifa_op_prepare(ifa_context *ctx, const ifa_op_def *def, const ifa_op_call *call, cl_command_queue queue,
+                          int64_t *variants) {
+    if (variants) *variants = 0;
+    bound b;
+    ifa_status st = bind(def, call, &b);
+    size_t ws = 0;
+    if (st == IFA_STATUS_OK) {
+        if (b.op == 0) st = ifa_incre_flash_attention_prepare(ctx, &b.ifa, queue, variants);
+        else if (b.op == 1) st = ifa_merge_attention_states_get_workspace_size(ctx, &b.merge, &ws);
+        else st = ifa_kv_cache_append_get_workspace_size(ctx, &b.append, &ws);
+    }
+    unbind(&b);
+    return st;
+}
+
 ifa_status ifa_op_run(ifa_context *ctx, const ifa_op_def *def, const ifa_op_call *call, const ifa_plan *plan,
                       cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
                       const cl_event *event_wait_list, cl_event *event) {

@@ -145,6 +145,7 @@ def _library():
     lib.ifa_op_infer.argtypes = [C.c_void_p, C.POINTER(_Call), C.POINTER(_TensorC)]
     lib.ifa_op_get_workspace_size.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(_Call), C.c_void_p,
                                               C.POINTER(C.c_size_t)]
+    lib.ifa_op_prepare.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(_Call), C.c_void_p, C.POINTER(C.c_int64)]
     lib.ifa_op_run.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(_Call), C.c_void_p, C.c_void_p, C.c_size_t,
                                C.c_void_p, C.c_uint, C.c_void_p, C.c_void_p]
     lib.ifa_dtype_from_name.argtypes = [C.c_char_p, C.POINTER(C.c_int)]
@@ -268,6 +269,15 @@ class Context:
 
     def run(self, op, **kwargs):
         """Runs op with named inputs and attributes; returns {name: array} of its outputs and written inputs."""
+        return self._call(op, kwargs, prepare=False)
+
+    def prepare(self, op, **kwargs):
+        """Builds, before serving, the kernels op's steps can need up to these inputs' batch size and lengths
+        (IncreFlashAttention: ifa_incre_flash_attention_prepare, each kernel also launched once on a CPU device);
+        returns how many distinct kernel sets that covers (0 for the other ops, whose first run builds theirs)."""
+        return self._call(op, kwargs, prepare=True)
+
+    def _call(self, op, kwargs, prepare):
         d = _find(op)
         defn = _definition(d)
         tensor_names = {t["name"] for t in defn["inputs"] + defn["outputs"]}
@@ -306,6 +316,10 @@ class Context:
                 results[o["name"]] = t
                 tensors.append(_named_tensor(o["name"], t, mem, keep))
             call = _make_call(tensors, attrs)
+            if prepare:
+                sets = C.c_int64()
+                _check(_lib.ifa_op_prepare(self._ctx, d, C.byref(call), self._queue, C.byref(sets)))
+                return sets.value
             plan = C.create_string_buffer(_lib.ifa_plan_size())
             ws_bytes = C.c_size_t()
             _check(_lib.ifa_op_get_workspace_size(self._ctx, d, C.byref(call), plan, C.byref(ws_bytes)))
@@ -375,9 +389,18 @@ def _make_call(tensors, attrs):
 _default = None
 
 
-def run(op, **kwargs):
-    """Context.run on a process-wide default context."""
+def _default_context():
     global _default
     if _default is None:
         _default = Context()
-    return _default.run(op, **kwargs)
+    return _default
+
+
+def run(op, **kwargs):
+    """Context.run on a process-wide default context."""
+    return _default_context().run(op, **kwargs)
+
+
+def prepare(op, **kwargs):
+    """Context.prepare on the process-wide default context."""
+    return _default_context().prepare(op, **kwargs)

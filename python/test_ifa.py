@@ -86,6 +86,27 @@ class Binding(unittest.TestCase):
         self.assertLess(rel_l2(r["attention_out"], out), 1e-5)
         self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-4)
 
+    def test_prepare_then_run(self):
+        """prepare builds the kernel sets of every batch size up to 3 and every length up to 200 (at least one:
+        the short unsplit plan), refuses what planning refuses, and a run afterwards still matches the reference;
+        the other ops have nothing to prepare."""
+        q = self.rng.uniform(-1, 1, (3, 1, 8 * 32)).astype(np.float16)
+        k = self.rng.uniform(-1, 1, (3, 200, 2 * 32)).astype(np.float16)
+        v = self.rng.uniform(-1, 1, (3, 200, 2 * 32)).astype(np.float16)
+        sets = ifa.prepare("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
+                           actual_seq_lengths=[200, 1, 77])
+        self.assertGreaterEqual(sets, 1)
+        with self.assertRaises(ifa.Error) as e:
+            ifa.prepare("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=3)
+        self.assertEqual(e.exception.status, "INVALID_HEADS")
+        r = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
+                    scale_value=0.17, actual_seq_lengths=[200, 1, 77])
+        out, _ = attention_ref(q, k, v, 8, 2, 0.17, [200, 1, 77])
+        self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+        parts = self.rng.uniform(-1, 1, (2, 4, 16)).astype(np.float32)
+        lses = self.rng.uniform(-1, 1, (2, 4)).astype(np.float32)
+        self.assertEqual(ifa.prepare("MergeAttentionStates", partial_outputs=parts, partial_lses=lses), 0)
+
     def test_attention_fp16_multi_token(self):
         q = self.rng.uniform(-1, 1, (2, 3, 4 * 64)).astype(np.float16)
         k = self.rng.uniform(-1, 1, (2, 300, 4 * 64)).astype(np.float16)

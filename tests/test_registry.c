@@ -254,6 +254,12 @@ START_TEST(generic_call_rules) {
     expect_call(def, &call, IFA_STATUS_NULL_ARGUMENT, "key");
     ifa_op_def fake = *def;
     expect_call(&fake, &call, IFA_STATUS_INVALID_ATTRIBUTE, "def is not one of the registry's");
+    /* prepare binds and validates alike: the same status and message as planning */
+    int64_t sets = -1;
+    ck_assert_int_eq(ifa_op_prepare(test_ctx(), def, &call, NULL, &sets), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "key"));
+    ck_assert_int_eq(sets, 0);
+    ck_assert_int_eq(ifa_op_prepare(test_ctx(), &fake, &call, NULL, NULL), IFA_STATUS_INVALID_ATTRIBUTE);
     ifa_host_tensor_free(&q);
 }
 END_TEST

@@ -105,6 +105,12 @@ IFA_API ifa_status ifa_op_infer(const ifa_op_def *def, const ifa_op_call *call, 
  * leave it zeroed) and *workspace_bytes what run needs. */
 IFA_API ifa_status ifa_op_get_workspace_size(ifa_context *ctx, const ifa_op_def *def, const ifa_op_call *call,
                                              ifa_plan *plan, size_t *workspace_bytes);
+/* Before serving, any op: IncreFlashAttention builds the kernels of its steps up to the call's batch size and
+ * lengths (ifa_incre_flash_attention_prepare: on a CPU device with queue each also launched once); the other
+ * ops' kernels follow the call's dtypes and attributes alone, so their first run builds the only one (validated
+ * here, *variants 0). queue and variants may be NULL. */
+IFA_API ifa_status ifa_op_prepare(ifa_context *ctx, const ifa_op_def *def, const ifa_op_call *call,
+                                  cl_command_queue queue, int64_t *variants);
 /* Phase 2 of any op, with the plan of phase 1 and a workspace of its size; as the typed run functions. */
 IFA_API ifa_status ifa_op_run(ifa_context *ctx, const ifa_op_def *def, const ifa_op_call *call, const ifa_plan *plan,
                               cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
