@@ -23,11 +23,10 @@ static const cl_uint guard_fill = 0xa5a5a5a5u;
 /* IFA_PREPARE_CHECK=1: after each warm launch, the scratch's input region (read as zeros) must still be zero and
  * its guard (after the outputs) still guard_fill: the launch wrote nothing there. For tests; a start-up cost
  * otherwise. */
-static ifa_status check_scratch(const prepare_state *s, const ifa_plan *plan, cl_mem scratch) {
+static ifa_status check_scratch(const prepare_state *s, const ifa_plan *plan, cl_mem scratch, size_t zero_words,
+                                size_t guard_word, size_t guard_words) {
     const char *env = getenv("IFA_PREPARE_CHECK");
     if (!env || !*env || strcmp(env, "0") == 0) return IFA_STATUS_OK;
-    size_t zero_words, guard_word;
-    const size_t guard_words = ifa__all_vector_warm_unwritten(plan, &zero_words, &guard_word);
     const size_t words = zero_words > guard_words ? zero_words : guard_words;
     uint32_t *host = malloc(words * 4);
     if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "prepare check: %zu bytes", words * 4);
@@ -60,12 +59,13 @@ static ifa_status warm(const prepare_state *s, const ifa_plan *plan) {
     if (err == CL_SUCCESS)
         err = clEnqueueFillBuffer(s->queue, scratch, &guard_fill, sizeof guard_fill, guard_word * 4, guard_words * 4, 0,
                                   NULL, &filled[1]);
-    if (err == CL_SUCCESS) err = clWaitForEvents(2, filled); /* the queue may run out of order */
     if (err != CL_SUCCESS) st = ifa__fail_cl(err, "clEnqueueFillBuffer", "prepare's scratch");
+    else if ((err = clWaitForEvents(2, filled)) != CL_SUCCESS) /* the queue may run out of order */
+        st = ifa__fail_cl(err, "clWaitForEvents", "prepare's scratch fill");
     if (st == IFA_STATUS_OK) st = ifa__all_vector_warm(s->ctx, plan, s->args, scratch, s->queue, &done);
     if (st == IFA_STATUS_OK && (err = clWaitForEvents(1, &done)) != CL_SUCCESS)
         st = ifa__fail_cl(err, "clWaitForEvents", "prepare's launches");
-    if (st == IFA_STATUS_OK) st = check_scratch(s, plan, scratch);
+    if (st == IFA_STATUS_OK) st = check_scratch(s, plan, scratch, zero_words, guard_word, guard_words);
     for (int i = 0; i < 2; ++i)
         if (filled[i]) clReleaseEvent(filled[i]);
     if (done) clReleaseEvent(done);
@@ -73,11 +73,11 @@ static ifa_status warm(const prepare_state *s, const ifa_plan *plan) {
     return st;
 }
 
+/* Builds plan's kernels: the launches with no queue build only; a warm launch gets (builds) the same kernels. */
 static ifa_status build_plan(const ifa_plan *plan, void *user) {
     const prepare_state *s = user;
     if (plan->template_id == IFA_TEMPLATE_CV) return ifa__cv_launch(s->ctx, plan, s->args, NULL, 0, NULL, 0, NULL, NULL, NULL);
-    IFA__TRY(ifa__all_vector_launch(s->ctx, plan, s->args, NULL, 0, NULL, 0, NULL, NULL, NULL));
-    return s->queue ? warm(s, plan) : IFA_STATUS_OK;
+    return s->queue ? warm(s, plan) : ifa__all_vector_launch(s->ctx, plan, s->args, NULL, 0, NULL, 0, NULL, NULL, NULL);
 }
 
 ifa_status ifa_incre_flash_attention_prepare(ifa_context *ctx, const ifa_incre_flash_attention_args *args,

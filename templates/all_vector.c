@@ -93,18 +93,17 @@ size_t ifa__all_vector_warm_unwritten(const ifa_plan *plan, size_t *zero_words, 
     return (size_t)(r.total - r.guard);
 }
 
-/* Points every buffer of a at scratch: inputs at the zero region (offset 0, every length 0 and read from
- * there), outputs at their regions, in the elements of each tensor's dtype. */
-static void warm_args(const ifa_plan *plan, cl_mem scratch, ifa__op_args *a) {
+/* Points every buffer of a at scratch (laid out as r): inputs at the zero region (offset 0, every length 0 and
+ * read from there), outputs at their regions, in the elements of each tensor's dtype. */
+static void warm_args(const ifa_plan *plan, const warm_regions *r, cl_mem scratch, ifa__op_args *a) {
     const ifa_problem *p = &plan->problem;
-    const warm_regions r = warm_layout(plan);
     a->q = a->k = a->v = a->o = a->lse = a->lens = a->mask = a->pse = a->table = scratch;
     a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = a->rope = a->rcos = a->rsin = a->sinks = a->alibi = scratch;
     a->q_off = a->k_off = a->v_off = a->lens_off = a->mask_off = a->pse_off = a->table_off = 0;
     a->aqs_off = a->aqo_off = a->vaqs_off = a->vaqo_off = a->qs2_off = a->qo2_off = 0;
     a->rope_pos_off = a->rope_f_off = a->rcos_off = a->rsin_off = a->sinks_off = a->alibi_off = 0;
-    a->o_off = r.out * 4 / ifa_dtype_size((ifa_dtype)p->out_dtype);
-    a->lse_off = r.lse;
+    a->o_off = r->out * 4 / ifa_dtype_size((ifa_dtype)p->out_dtype);
+    a->lse_off = r->lse;
     a->uniform_len = 0, a->per_batch = 1; /* batch 0's length (and query tokens) read as 0 */
 }
 
@@ -129,7 +128,7 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
                          cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                          const cl_event *wait, cl_event *first, cl_event *event, int warm) {
     const ifa_problem *p = &plan->problem;
-    const warm_regions wr = warm_layout(plan);
+    const warm_regions wr = warm ? warm_layout(plan) : (warm_regions){0}; /* a run's launch needs none */
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
     ifa__op_args a;
@@ -141,7 +140,7 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
                         a.kv_row % kt == 0;
     const int key_tile = plan->key_tile && aligned;
-    if (warm) warm_args(plan, workspace, &a); /* after the alignment rules: the variants are the run's */
+    if (warm) warm_args(plan, &wr, workspace, &a); /* after the alignment rules: the variants are the run's */
     /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then);
      * building only and warm launches take an in-order queue's (warm: the scratch's) */
     cl_mem counters = NULL;

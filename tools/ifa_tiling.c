@@ -336,7 +336,12 @@ int main(int argc, char **argv) {
         int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
         describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
         a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
-        if (per_batch && b > 0 && (lens = malloc((size_t)b * sizeof *lens)) != NULL) {
+        if (per_batch && b > 0) {
+            if (!(lens = malloc((size_t)b * sizeof *lens))) {
+                fprintf(stderr, "ifa-tiling: no memory for %lld lengths\n", b);
+                ifa_context_destroy(ctx);
+                return 3;
+            }
             for (long long i = 0; i < b; ++i) lens[i] = s;
             a.actual_seq_lengths = lens, a.actual_seq_lengths_count = b;
         }
