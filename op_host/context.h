@@ -62,6 +62,12 @@ struct ifa_context {
 ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const ifa__define *defines,
                            int define_count, const char *kernel_name, ifa__cached_kernel **out);
 
+/* The build options ifa__get_kernel passes for defines on a device of vendor (tiling/device_facts.h):
+ * "-cl-std=CL1.2 [-Werror] [-cl-opt-disable] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ...", into out (size
+ * bytes). Returns 0 when they do not fit. */
+int ifa__format_build_options(int32_t vendor, int werror, int opt_disable, const ifa__define *defines,
+                              int define_count, char *out, size_t size);
+
 /* Releases every cached program and kernel of ctx. */
 void ifa__program_cache_clear(ifa_context *ctx);
 

@@ -204,20 +204,24 @@ static int cpu_opt_disable(const ifa_context *ctx) {
     return ifa__vendor_is_cpu(ctx->facts.vendor) && env_on("IFA_CPU_OPT_DISABLE");
 }
 
-/* "-cl-std=CL1.2 [-Werror] [-cl-opt-disable] -D IFA_CPU=0|1 -D IFA_NV=0|1 -D NAME=VALUE ..." into out (size bytes); 0 when it does not fit.
- * IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
+/* IFA_CPU and IFA_NV say what the device is, not what the plan is shaped for (a test may run a CPU-shaped plan on
  * a GPU): clang's __builtin_prefetch takes a generic pointer, which NVIDIA's OpenCL 1.2 compiler refuses a
  * __global one for; NVIDIA's compiler takes inline PTX (the lane shape's warp shuffles, the matrix shape's matrix
  * instructions), no other does. */
-static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
-                          size_t size) {
-    int n = snprintf(out, size, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d", kernel_werror() ? " -Werror" : "",
-                     cpu_opt_disable(ctx) ? " -cl-opt-disable" : "", ifa__vendor_is_cpu(ctx->facts.vendor),
-                     ctx->facts.vendor == IFA_VENDOR_NVIDIA);
+int ifa__format_build_options(int32_t vendor, int werror, int opt_disable, const ifa__define *defines,
+                              int define_count, char *out, size_t size) {
+    int n = snprintf(out, size, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d", werror ? " -Werror" : "",
+                     opt_disable ? " -cl-opt-disable" : "", ifa__vendor_is_cpu(vendor), vendor == IFA_VENDOR_NVIDIA);
     for (int i = 0; i < define_count && n > 0 && (size_t)n < size; ++i) {
         n += snprintf(out + n, size - (size_t)n, " -D %s=%lld", defines[i].name, (long long)defines[i].value);
     }
     return n > 0 && (size_t)n < size;
+}
+
+static int format_options(const ifa_context *ctx, const ifa__define *defines, int define_count, char *out,
+                          size_t size) {
+    return ifa__format_build_options(ctx->facts.vendor, kernel_werror(), cpu_opt_disable(ctx), defines, define_count,
+                                     out, size);
 }
 
 ifa_status ifa__get_kernel(ifa_context *ctx, const char *const *sources, int source_count, const ifa__define *defines,

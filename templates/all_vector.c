@@ -109,47 +109,17 @@ static void warm_args(const ifa_plan *plan, const warm_regions *r, cl_mem scratc
 
 /* The launch; warm: one work-group of each kernel over scratch (warm_layout) with every length 0, so that a
  * driver that generates code at a kernel's first launch (PoCL) has done so. */
-static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
-                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
-                         const cl_event *wait, cl_event *first, cl_event *event, int warm);
-
-ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
-                                  cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
-                                  const cl_event *wait, cl_event *first, cl_event *event) {
-    return launch(ctx, plan, args, workspace, workspace_offset, queue, num_wait, wait, first, event, 0);
-}
-
-ifa_status ifa__all_vector_warm(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
-                                cl_mem scratch, cl_command_queue queue, cl_event *event) {
-    return launch(ctx, plan, args, scratch, 0, queue, 0, NULL, NULL, event, 1);
-}
-
-static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
-                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
-                         const cl_event *wait, cl_event *first, cl_event *event, int warm) {
+/* The fused kernel's build options for plan (at most AV_DEFINES entries into d; returns the count): aligned says
+ * whether every K/V row starts a multiple of 16 bytes (8 elements; 16 of int8) after an aligned base, which the
+ * key tile and the lane and matrix shapes' 16-byte loads need; fused whether the last split combines (the
+ * fused combine's counters, an in-order queue's). MAX_PASS last: the max pass differs there (and in MMA). */
+enum { AV_DEFINES = 64 };
+static int av_defines(const ifa_plan *plan, int aligned, int fused, ifa__define *d) {
     const ifa_problem *p = &plan->problem;
-    const warm_regions wr = warm ? warm_layout(plan) : (warm_regions){0}; /* a run's launch needs none */
+    const int key_tile = plan->key_tile && aligned;
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     const int equal_splits = plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX || global_max;
-    ifa__op_args a;
-    ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    /* the key tile's and the lane shape's 16-byte loads need every K/V row to start a multiple of 16 bytes (8
-     * elements, 16 of int8) after an aligned base (the lane shape's int8 rows load 8 bytes per lane: the same
-     * rule keeps one) */
-    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 ? 16 : 8;
-    const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
-                        a.kv_row % kt == 0;
-    const int key_tile = plan->key_tile && aligned;
-    if (warm) warm_args(plan, &wr, workspace, &a); /* after the alignment rules: the variants are the run's */
-    /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then);
-     * building only and warm launches take an in-order queue's (warm: the scratch's) */
-    cl_mem counters = NULL;
-    if (plan->fused_combine && queue && !warm)
-        IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
-    const int fused = queue && !warm ? counters != NULL : plan->fused_combine != 0;
-    const cl_mem cnt = warm ? workspace : fused ? counters : a.o;
-    const cl_ulong cnt_off = warm ? wr.cnt : 0;
-    ifa__define defines[] = {
+    const ifa__define all[] = {
         {"Q_T", p->q_dtype},
         {"KV_T", p->kv_dtype},
         {"O_T", p->out_dtype},
@@ -189,16 +159,75 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
         {"FUSED", fused},
         {"MAX_PASS", 0}, /* last: the max pass differs only here */
     };
-    const int nd = (int)(sizeof defines / sizeof defines[0]);
+    const int n = (int)(sizeof all / sizeof all[0]);
+    _Static_assert(sizeof all / sizeof all[0] <= AV_DEFINES, "AV_DEFINES too small");
+    memcpy(d, all, sizeof all);
+    return n;
+}
+
+/* The max pass of a global-rowmax plan: defines (n of them, MAX_PASS last) turned into its variant, which scores
+ * in the work-group shape (the matrix shape has no max-only variant). */
+static void av_max_pass(ifa__define *d, int n) {
+    d[n - 1].value = 1;
+    for (int i = 0; i < n; ++i)
+        if (strcmp(d[i].name, "MMA") == 0) d[i].value = 0;
+}
+
+int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size) {
+    if (plan->template_id != IFA_TEMPLATE_ALL_VECTOR || (max_pass && plan->split_kv != IFA_SPLIT_GLOBAL_ROWMAX))
+        return 0;
+    ifa__define d[AV_DEFINES];
+    const int n = av_defines(plan, 1, plan->fused_combine != 0, d);
+    if (max_pass) av_max_pass(d, n);
+    return ifa__format_build_options(vendor, 0, 0, d, n, out, size);
+}
+
+static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
+                         const cl_event *wait, cl_event *first, cl_event *event, int warm);
+
+ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                                  cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *first, cl_event *event) {
+    return launch(ctx, plan, args, workspace, workspace_offset, queue, num_wait, wait, first, event, 0);
+}
+
+ifa_status ifa__all_vector_warm(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                                cl_mem scratch, cl_command_queue queue, cl_event *event) {
+    return launch(ctx, plan, args, scratch, 0, queue, 0, NULL, NULL, event, 1);
+}
+
+static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre_flash_attention_args *args,
+                         cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
+                         const cl_event *wait, cl_event *first, cl_event *event, int warm) {
+    const ifa_problem *p = &plan->problem;
+    const warm_regions wr = warm ? warm_layout(plan) : (warm_regions){0}; /* a run's launch needs none */
+    const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
+    ifa__op_args a;
+    ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
+    /* the key tile's and the lane shape's 16-byte loads need every K/V row to start a multiple of 16 bytes (8
+     * elements, 16 of int8) after an aligned base (the lane shape's int8 rows load 8 bytes per lane: the same
+     * rule keeps one) */
+    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 ? 16 : 8;
+    const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
+                        a.kv_row % kt == 0;
+    if (warm) warm_args(plan, &wr, workspace, &a); /* after the alignment rules: the variants are the run's */
+    /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then);
+     * building only and warm launches take an in-order queue's (warm: the scratch's) */
+    cl_mem counters = NULL;
+    if (plan->fused_combine && queue && !warm)
+        IFA__TRY(ifa__combine_counters(ctx, queue, plan->combine_counters, &counters));
+    const int fused = queue && !warm ? counters != NULL : plan->fused_combine != 0;
+    const cl_mem cnt = warm ? workspace : fused ? counters : a.o;
+    const cl_ulong cnt_off = warm ? wr.cnt : 0;
+    ifa__define defines[AV_DEFINES];
+    const int nd = av_defines(plan, aligned, fused, defines);
     static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
     IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
-        defines[nd - 1].value = 1;
-        /* the max pass scores in the work-group shape (the matrix shape has no max-only variant) */
-        for (int i = 0; i < nd; ++i)
-            if (strcmp(defines[i].name, "MMA") == 0) defines[i].value = 0;
+        av_max_pass(defines, nd);
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }

@@ -13,6 +13,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                                   cl_mem workspace, size_t workspace_offset, cl_command_queue queue, cl_uint num_wait,
                                   const cl_event *wait, cl_event *first, cl_event *event);
 
+/* The build options of plan's fused kernel (max_pass 0) or of its max pass (1: global-rowmax plans only) on a device
+ * of vendor, as a launch with K/V rows 16-byte aligned on an in-order queue builds them, into out (size bytes).
+ * Returns 0 when plan is not an all-vector plan, has no such kernel, or the options do not fit. */
+int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size);
+
 /* Launches each kernel of plan once, one work-group over scratch (ifa__all_vector_warm_bytes, zero-filled) with
  * every length 0, on queue: a driver that generates a kernel's code at its first launch (PoCL, per work-group
  * size) does so here rather than in a run. The variants are those a run with args' tensors takes (args' offsets

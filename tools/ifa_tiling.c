@@ -7,7 +7,10 @@
  *   ifa-tiling --decode KEY
  * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
  * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
- * gives a --shape case B per-batch lengths (else none: every batch the same length).
+ * gives a --shape case B per-batch lengths (else none: every batch the same length). A --shape case with int8 or
+ * int4 K/V has per-channel scales and offsets (float16, (2, N_kv, D)), as ifa-bench's default.
+ * The plan's JSON ends with the fused kernel's build options on that device ("build"; scripts/nv-regs compiles
+ * them for an NVIDIA GPU offline).
  * Profiles: h100 (132 CUs, 48 KiB local), pocl-2 (2 AVX-512 CPU cores), pocl-2-avx2 (2 AVX2 cores),
  * generic-gpu-64cu. Exit 0, or 2 with a message for a bad case, key or argument. */
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +24,7 @@
 #include "common/case.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
+#include "templates/all_vector.h"
 #include "tiling/plan_domain.h"
 #include "tiling/planner.h"
 #include "tiling/template_choice.h"
@@ -211,6 +215,17 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
         cJSON_AddNumberToObject(w, "cv_scores_offset", (double)p->ws_cv_s_offset);
     }
     cJSON_AddNumberToObject(w, "total_bytes", (double)p->workspace_bytes);
+    /* the fused kernel's build options on this device (K/V rows 16-byte aligned, an in-order queue): what
+     * NVIDIA's compiler (scripts/nv-regs) or PoCL builds for this plan */
+    char opts[2048];
+    if (ifa__all_vector_options(p, dev->vendor, 0, opts, sizeof opts)) {
+        cJSON *b = cJSON_AddObjectToObject(o, "build");
+        cJSON_AddStringToObject(b, "kernel", "ifa_all_vector");
+        cJSON_AddStringToObject(b, "sources", "ifa_common.cl ifa_all_vector.cl");
+        cJSON_AddStringToObject(b, "options", opts);
+        if (ifa__all_vector_options(p, dev->vendor, 1, opts, sizeof opts))
+            cJSON_AddStringToObject(b, "max_pass_options", opts);
+    }
     return o;
 }
 
@@ -280,7 +295,7 @@ int main(int argc, char **argv) {
         else return usage();
     }
     if (!kv_set) kvdt = qdt;
-    if (!case_path == !shape || (per_batch && (!domain || !shape))) return usage();
+    if (!case_path == !shape || (per_batch && !shape)) return usage();
 
     ifa_device_facts facts;
     char device_name[256] = "";
@@ -305,7 +320,7 @@ int main(int argc, char **argv) {
 
     ifa_case c;
     ifa_case_init(&c);
-    ifa_tensor tq, tk, tv, to, tl;
+    ifa_tensor tq, tk, tv, to, tl, taq;
     int64_t *lens = NULL;
     ifa_case_tensors ct;
     ifa_incre_flash_attention_args a;
@@ -336,6 +351,10 @@ int main(int argc, char **argv) {
         int64_t lse_shape[3] = {tq.shape[0], a.num_heads, 1};
         describe(&tl, IFA_DTYPE_FLOAT32, 3, lse_shape);
         a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to, a.softmax_lse = lse ? &tl : NULL;
+        /* integer K/V: per-channel scales and offsets in float16, as ifa-bench's default (--scales channel) */
+        const int64_t aq_shape[3] = {2, nkv, d};
+        describe(&taq, IFA_DTYPE_FLOAT16, 3, aq_shape);
+        if (kvdt == IFA_DTYPE_INT8 || kvdt == IFA_DTYPE_INT4) a.antiquant_scale = a.antiquant_offset = &taq;
         if (per_batch && b > 0) {
             if (!(lens = malloc((size_t)b * sizeof *lens))) {
                 fprintf(stderr, "ifa-tiling: no memory for %lld lengths\n", b);
