@@ -2389,7 +2389,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                 for (int r = 0; r < R; ++r) a[r] = fma(sc[r * CHUNK + j], vv, a[r]);
             }
-            for (int r = 0; r < rn; ++r) acc[r * VDIM + d] = a[r];
+            /* over R, not rn: a[] indexed at run time would leave registers (NVIDIA: a stack frame) */
+            for (int r = 0; r < R; ++r)
+                if (r < rn) acc[r * VDIM + d] = a[r];
         }
 #else
         /* register tiles of PV_RB rows x XB vectors; each V vector is loaded once per tile of rows (from cache
