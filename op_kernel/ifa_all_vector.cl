@@ -122,6 +122,8 @@
 #ifndef LANES
 #define LANES 0
 #endif
+/* one-byte K/V (int8, float8): 16 elements a 16-byte load, 4 a word */
+#define IFA_KV1 (KV_T == IFA_I8 || KV_T == IFA_E4M3 || KV_T == IFA_E5M2)
 #ifndef MMA
 #define MMA 0
 #endif
@@ -257,14 +259,14 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * 4 (j / (IFA_KE / 2)) + mt4; the query's step s2 takes the 4 columns from IFA_KWCOL(2 s2), the terms of the key
  * words 2 s2 and 2 s2 + 1. MMA 3 to 5: value word i of quad row mg (loads of 8 elements) holds columns IFA_VWCOL(i)
  * and + 1, from the row's chunk 8 (i / 4) + mg. */
-#define IFA_KE (KV_T == IFA_I8 ? 16 : 8)
+#define IFA_KE (IFA_KV1 ? 16 : 8)
 #define IFA_KWCOL(j) (IFA_KE * (4 * ((j) / (IFA_KE / 2)) + mt4) + 2 * ((j) % (IFA_KE / 2)))
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
-#if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8) || \
+#if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1) ||         \
     (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 6 ||             \
     (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
-              : HEAD_DIM % (KV_T == IFA_I8 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
-#error "the matrix shape needs a 16-bit Q, 16-bit K/V or int8, D_v = D, warps of 32; D a multiple of 32 (int8: 64) up to 128, R <= 16 and int8 scales per channel or per tensor (MMA 3 to 5: D a multiple of 64 up to 256, R <= 8, any scales)"
+              : HEAD_DIM % (IFA_KV1 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
+#error "the matrix shape needs a 16-bit Q, 16-bit, int8 or float8 K/V, D_v = D, warps of 32; D a multiple of 32 (one-byte K/V: 64) up to 128, R <= 16 and scales per channel or per tensor (MMA 3 to 5: D a multiple of 64 up to 256, R <= 8, any scales)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
@@ -339,9 +341,12 @@ inline float ifa_mma_qscale(float m) {
     (void)frexp(m, &e);
     return m > 0.0f ? ldexp(1.0f, 14 - max(e, -100)) : 1.0f;
 }
+#if IFA_KV1
+/* IFA_B4H(a, b, w): 4 one-byte values (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b (fp16 holds
+ * every int8 and float8 value) */
 #if KV_T == IFA_I8
-/* 4 int8 (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b. Each byte biased by 128 is the low
- * mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 off that is the int8 */
+/* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 off that is
+ * the int8 */
 #if IFA_NV
 inline uint ifa_i8_1152(uint x) {
     uint y;
@@ -354,12 +359,49 @@ inline uint ifa_i8_1152(uint x) {
     return ifa_h2(f.x - 1152.0f, f.y - 1152.0f);
 }
 #endif
-#define IFA_I8H(a, b, w)                                                                                            \
+#define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w) ^ 0x80808080u;                                                                          \
         (a) = ifa_i8_1152((u_ & 0xffu) | ((u_ & 0xff00u) << 8) | 0x64006400u);                                     \
         (b) = ifa_i8_1152(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u) | 0x64006400u);                           \
     } while (0)
+#elif KV_T == IFA_E5M2
+/* e5m2 is the upper byte of the binary16 of the same value (infinities and NaNs included) */
+#define IFA_B4H(a, b, w)                                                                                            \
+    do {                                                                                                            \
+        const uint u_ = (w);                                                                                        \
+        (a) = ((u_ & 0xffu) << 8) | ((u_ & 0xff00u) << 16);                                                         \
+        (b) = ((u_ >> 8) & 0xff00u) | (u_ & 0xff000000u);                                                          \
+    } while (0)
+#else
+/* e4m3fn: x holds two codes, in bits 0-7 and 16-23. Each code's sign to bit 15 of its half and its exponent and
+ * mantissa shifted by 7 make the binary16 of the value x 2^-8, for normal and subnormal codes alike (a float8
+ * subnormal is a binary16 subnormal); x 256 in fp16 is exact. A NaN code (0x7f, 0xff: 480 so far, beyond
+ * float8's 448) then takes the binary16 NaN's exponent and a mantissa bit (ifa_common.cl's ifa_e4m3_to_f32_n,
+ * vectorised for CPUs, does the same) */
+#if IFA_NV
+inline uint ifa_h2_x256(uint x) {
+    uint y;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x5c005c00u));
+    return y;
+}
+#else
+inline uint ifa_h2_x256(uint x) {
+    const float2 f = ifa_f2(x);
+    return ifa_h2(f.x * 256.0f, f.y * 256.0f);
+}
+#endif
+inline uint ifa_e4m3_h2(uint x) {
+    const uint m = x & 0x007f007fu, nan = (m + 0x00010001u) & 0x00800080u;
+    return ifa_h2_x256(((x & 0x00800080u) << 8) | (m << 7)) | (nan >> 7) * 0x7e00u;
+}
+#define IFA_B4H(a, b, w)                                                                                            \
+    do {                                                                                                            \
+        const uint u_ = (w);                                                                                        \
+        (a) = ifa_e4m3_h2((u_ & 0xffu) | ((u_ & 0xff00u) << 8));                                                    \
+        (b) = ifa_e4m3_h2(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u));                                         \
+    } while (0)
+#endif
 #endif
 #if IFA_NV
 /* the operands' types in the instruction's name */
@@ -446,9 +488,15 @@ inline float ifa_qxor_l(float x, int o, __local float *m, int lane) {
 #if KTILE || LANES || MMA
 /* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8, 16 of 16-bit floats), loaded at element i of
  * p in one load, and as floats */
-#if KV_T == IFA_I8
+#if IFA_KV1
 typedef uint2 ifa_raw8;
+#if KV_T == IFA_E4M3
+inline float8 ifa_cvt8(uint2 u) { return ifa_e4m3_to_f32_8(as_uchar8(u)); }
+#elif KV_T == IFA_E5M2
+inline float8 ifa_cvt8(uint2 u) { return ifa_e5m2_to_f32_8(as_uchar8(u)); }
+#else
 inline float8 ifa_cvt8(uint2 u) { return convert_float8(as_char8(u)); }
+#endif
 #define IFA_RAW8(p, i) (*(__global const uint2 *)((p) + (i)))
 #else
 typedef uint4 ifa_raw8;
@@ -1036,10 +1084,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * their conversion into the operands' fp16x2 words (IFA_MMA_CVT: int8's exact, fp16's a copy). MMA 5 keeps its
  * prefetched rows as loaded and converts them in the step that uses them: converted at the load, int8's next-step
  * rows made the warp wait for their round trip before this step's math, and took twice the registers in flight */
-#if KV_T == IFA_I8
+#if IFA_KV1
 #define IFA_MMA_RK (IFA_KW / 2)
 #define IFA_MMA_RV (IFA_VT / 2)
-#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_I8H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
+#define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_B4H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
 #else
 #define IFA_MMA_RK IFA_KW
 #define IFA_MMA_RV IFA_VT
@@ -1064,7 +1112,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
 /* MMA 3 to 6: the lane's eighth of value row p as loaded into rd (zero past len): load u the row's chunk of 8
  * elements 8 u + mg (IFA_VWCOL); IFA_MMA_VROW: as IFA_VT fp16x2 words wd */
-#if KV_T == IFA_I8
+#if IFA_KV1
 #define IFA_MMA_RAWVROW(rd, p)                                                                                      \
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \

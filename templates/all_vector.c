@@ -205,10 +205,13 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     const int balanced = plan->split_kv == IFA_SPLIT_BALANCED, global_max = plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX;
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
-    /* the key tile's and the lane shape's 16-byte loads need every K/V row to start a multiple of 16 bytes (8
-     * elements, 16 of int8) after an aligned base (the lane shape's int8 rows load 8 bytes per lane: the same
-     * rule keeps one) */
-    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 ? 16 : 8;
+    /* the key tile's, the lane and matrix shapes' 16-byte loads need every K/V row to start a multiple of 16 bytes
+     * (8 elements, 16 of int8 and float8) after an aligned base (the lane shape's int8 rows load 8 bytes per lane:
+     * the same rule keeps one) */
+    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 ||
+                                p->kv_dtype == IFA_DTYPE_FLOAT8_E5M2
+                            ? 16
+                            : 8;
     const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
                         a.kv_row % kt == 0;
     if (warm) warm_args(plan, &wr, workspace, &a); /* after the alignment rules: the variants are the run's */

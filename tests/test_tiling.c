@@ -1210,6 +1210,29 @@ START_TEST(mma_transposed_rule) {
     p = problem(16, 32, 8, 128, 8192);
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
+    /* float8 K/V where the row asks (mma_float8; the NVIDIA row does not until a card has run it): no scales or any
+     * form in the transposed shape, per channel in the other; int8's D rule (a multiple of 64), no mma 6 */
+    for (int f = 0; f < 2; ++f) {
+        p = problem(16, 32, 8, 128, 8192);
+        p.kv_dtype = f ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3;
+        ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.mma, 0);
+        plan_tuned("mma=5,mma_float8=1,mma_int8=2", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 5);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+        p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN;
+        plan_tuned("mma=3,mma_float8=1", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 3);
+        p.num_heads = 256; /* G = 32: neither shape; G = 16 takes the other with per-channel scales only */
+        plan_tuned("mma=1,mma_float8=1", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 0);
+        p.num_heads = 128, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+        plan_tuned("mma=1,mma_float8=1", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 1);
+        p.head_dim = 96; /* a quarter row of 24 bytes */
+        plan_tuned("mma=1,mma_float8=1", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 0);
+    }
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

@@ -17,6 +17,10 @@
 #define IFA__KV_BFLOAT16 2
 #define IFA__KV_INT8 3
 #define IFA__KV_INT4 8
+#define IFA__KV_E4M3 9
+#define IFA__KV_E5M2 10
+/* one byte an element (int8, float8): the matrix shapes load 16 a 16-byte load */
+#define IFA__KV_ONE_BYTE(t) ((t) == IFA__KV_INT8 || (t) == IFA__KV_E4M3 || (t) == IFA__KV_E5M2)
 /* K/V types the key tile reads (16-bit floats and int8) */
 #define IFA__KEY_TILE_KV(t) ((t) == IFA__KV_FLOAT16 || (t) == IFA__KV_BFLOAT16 || (t) == IFA__KV_INT8)
 
@@ -204,20 +208,20 @@ static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
     return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
 }
 
-/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit or int8 K/V (int8 values
- * are exact in fp16), D_v = D, whole warps of 32. */
+/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit, int8 or float8 K/V (int8 and
+ * float8 values are exact in fp16), D_v = D, whole warps of 32. */
 static int mma_inputs(const ifa_problem *p, int64_t wg) {
     return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
-           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || p->kv_dtype == IFA__KV_INT8) &&
+           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || IFA__KV_ONE_BYTE(p->kv_dtype)) &&
            ifa__value_dim(p) == p->head_dim && wg >= 32 && wg % 32 == 0;
 }
 
-/* The matrix shape's rule: mma_inputs, int8 with per-channel or per-tensor scales only (the key's scales folded
- * into the query, the value's applied after P.V); D a multiple of 32 (int8: 64) up to 128 (a quad lane's quarter
- * of a row is whole 16-byte loads; 128 keeps the accumulators at 64 registers), at most 16 query rows (the
- * products' 16-row side). */
+/* The matrix shape's rule: mma_inputs, int8 and float8 with per-channel or per-tensor scales only (the key's
+ * scales folded into the query, the value's applied after P.V); D a multiple of 32 (one-byte K/V: 64) up to 128 (a
+ * quad lane's quarter of a row is whole 16-byte loads; 128 keeps the accumulators at 64 registers), at most 16
+ * query rows (the products' 16-row side). */
 static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    const int int8 = p->kv_dtype == IFA__KV_INT8;
+    const int int8 = IFA__KV_ONE_BYTE(p->kv_dtype);
     return mma_inputs(p, wg) && p->antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
            p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->head_dim % (int8 ? 64 : 32) == 0 && p->head_dim <= 128 &&
            rows >= 1 && rows <= 16;
@@ -242,10 +246,12 @@ static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int6
 /* Plan mma 6 (MMA 5 with int8 rows loaded two steps ahead): int8 K/V up to D = 128, where MMA 5 prefetches. */
 static int mma6_fit(const ifa_problem *p) { return p->kv_dtype == IFA__KV_INT8 && p->head_dim <= 128; }
 
-/* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16. */
+/* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16,
+ * for float8 K/V mma_float8. */
 static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
     return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
-           (p->kv_dtype != IFA__KV_BFLOAT16 || t->mma_bf16 > 0);
+           (p->kv_dtype != IFA__KV_BFLOAT16 || t->mma_bf16 > 0) &&
+           ((p->kv_dtype != IFA__KV_E4M3 && p->kv_dtype != IFA__KV_E5M2) || t->mma_float8 > 0);
 }
 
 int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {

@@ -104,6 +104,9 @@ typedef struct ifa_tuning {
                                 * (splits x query rows x D_v); 0: the combine kernel */
     int32_t lane_split_waves;  /* split_waves for a plan without the matrix shape (the lane shape, cv, the others):
                                 * their kernels hold more work-groups a multiprocessor; 0: split_waves */
+    int32_t mma_float8;        /* with mma: 1 takes the matrix shape for float8 K/V too (e4m3fn, e5m2: each byte
+                                * converted exactly to fp16 in registers; scales in any mode or none, D a multiple
+                                * of 64), 0 not */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
