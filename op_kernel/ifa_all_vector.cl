@@ -259,14 +259,14 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * 4 (j / (IFA_KE / 2)) + mt4; the query's step s2 takes the 4 columns from IFA_KWCOL(2 s2), the terms of the key
  * words 2 s2 and 2 s2 + 1. MMA 3 to 5: value word i of quad row mg (loads of 8 elements) holds columns IFA_VWCOL(i)
  * and + 1, from the row's chunk 8 (i / 4) + mg. */
-#define IFA_KE (IFA_KV1 ? 16 : 8)
+#define IFA_KE (KV_T == IFA_I4 ? 32 : IFA_KV1 ? 16 : 8)
 #define IFA_KWCOL(j) (IFA_KE * (4 * ((j) / (IFA_KE / 2)) + mt4) + 2 * ((j) % (IFA_KE / 2)))
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
-#if VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1) ||         \
-    (Q_T != IFA_F16 && Q_T != IFA_BF16) || VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 6 ||             \
-    (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8                                                      \
-              : HEAD_DIM % (IFA_KV1 ? 64 : 32) != 0 || HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
-#error "the matrix shape needs a 16-bit Q, 16-bit, int8 or float8 K/V, D_v = D, warps of 32; D a multiple of 32 (one-byte K/V: 64) up to 128, R <= 16 and scales per channel or per tensor (MMA 3 to 5: D a multiple of 64 up to 256, R <= 8, any scales)"
+#if VW != 1 || V8 || KTILE || LANES || MH != 1 ||                                                                \
+    (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1 && KV_T != IFA_I4) || (Q_T != IFA_F16 && Q_T != IFA_BF16) ||   \
+    VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 6 || HEAD_DIM % (4 * IFA_KE) != 0 ||                     \
+    (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8 : HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
+#error "the matrix shape needs a 16-bit Q, 16-bit, int8, float8 or int4 K/V, D_v = D, warps of 32; D a multiple of 32 (one-byte K/V: 64, int4: 128) up to 128, R <= 16 and scales per channel or per tensor (MMA 3 to 5: D also a multiple of 64, up to 256, R <= 8, any scales)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
@@ -402,6 +402,31 @@ inline uint ifa_e4m3_h2(uint x) {
         (b) = ifa_e4m3_h2(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u));                                         \
     } while (0)
 #endif
+#endif
+#if KV_T == IFA_I4
+/* IFA_N8H(w0, w1, w2, w3, x): 8 int4 (x, low nibble first) as four fp16x2 words, exactly: elements 0, 1 into w0 ..
+ * 6, 7 into w3. As int8's: each nibble biased by 8 is the low mantissa of an fp16 in [1024, 1040) (0x6400 | nibble),
+ * and 1032 off that is the int4 */
+#if IFA_NV
+inline uint ifa_i4_1032(uint x) {
+    uint y;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x64086408u));
+    return y;
+}
+#else
+inline uint ifa_i4_1032(uint x) {
+    const float2 f = ifa_f2(x);
+    return ifa_h2(f.x - 1032.0f, f.y - 1032.0f);
+}
+#endif
+#define IFA_N8H(w0, w1, w2, w3, x)                                                                                  \
+    do {                                                                                                            \
+        const uint u_ = (x) ^ 0x88888888u;                                                                          \
+        (w0) = ifa_i4_1032((u_ & 0xfu) | ((u_ & 0xf0u) << 12) | 0x64006400u);                                      \
+        (w1) = ifa_i4_1032(((u_ >> 8) & 0xfu) | ((u_ & 0xf000u) << 4) | 0x64006400u);                               \
+        (w2) = ifa_i4_1032(((u_ >> 16) & 0xfu) | ((u_ >> 4) & 0xf0000u) | 0x64006400u);                             \
+        (w3) = ifa_i4_1032(((u_ >> 24) & 0xfu) | ((u_ >> 12) & 0xf0000u) | 0x64006400u);                            \
+    } while (0)
 #endif
 #if IFA_NV
 /* the operands' types in the instruction's name */
@@ -1088,18 +1113,30 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_MMA_RK (IFA_KW / 2)
 #define IFA_MMA_RV (IFA_VT / 2)
 #define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) IFA_B4H((w)[2 * j_], (w)[2 * j_ + 1], (r)[j_])
+#elif KV_T == IFA_I4
+#define IFA_MMA_RK (IFA_KW / 4)
+#define IFA_MMA_RV (IFA_VT / 4)
+#define IFA_MMA_CVT(w, r, n)                                                                                        \
+    _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_)                                                              \
+        IFA_N8H((w)[4 * j_], (w)[4 * j_ + 1], (w)[4 * j_ + 2], (w)[4 * j_ + 3], (r)[j_])
 #else
 #define IFA_MMA_RK IFA_KW
 #define IFA_MMA_RV IFA_VT
 #define IFA_MMA_CVT(w, r, n) _Pragma("unroll") for (int j_ = 0; j_ < (n); ++j_) (w)[j_] = (r)[j_]
+#endif
+/* the address of element i of K/V tensor t (int4: two a byte, i even here) */
+#if KV_T == IFA_I4
+#define IFA_MMA_AT(t, i) ((t) + ((i) >> 1))
+#else
+#define IFA_MMA_AT(t, i) ((t) + (i))
 #endif
 /* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) as loaded into ra and rb
  * (zero past len): 16-byte loads; IFA_MMA_ROWS: as fp16x2 words wa and wb */
 #define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
     _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
         const ulong c_ = IFA_KWCOL(IFA_KE / 2 * u);                                                                \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)((t) + (off) + roa + c_) : (uint4)0;                 \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)((t) + (off) + rob + c_) : (uint4)0;                 \
+        const uint4 x0 = pa < len ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + roa + c_) : (uint4)0;         \
+        const uint4 x1 = pb < len ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + rob + c_) : (uint4)0;         \
         ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
         rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
     }
@@ -1120,6 +1157,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
             rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
         }                                                                                                          \
+    } while (0)
+#elif KV_T == IFA_I4
+#define IFA_MMA_RAWVROW(rd, p)                                                                                      \
+    do {                                                                                                           \
+        const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
+        _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u)                                                     \
+            rd[u] = (p) < len ? *(__global const uint *)IFA_MMA_AT(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : 0u;   \
     } while (0)
 #else
 #define IFA_MMA_RAWVROW(rd, p)                                                                                      \

@@ -1272,6 +1272,33 @@ START_TEST(float8_kv) {
 }
 END_TEST
 
+/* int4 K/V at the D the matrix shapes take it (a multiple of 128: a lane's quarter of a key row is whole 16-byte
+ * loads of 32 nibbles), for their runs (CK_RUN_CASE=int4 under mma_int4, ctest test_features_int4_mma: each nibble
+ * converted to fp16 in registers): per channel and per tensor in both shapes (G = 16 takes the other one), token,
+ * head-token and paged scales and KIVI's separate form in the transposed one, offsets, every layout and split mode,
+ * paged K/V with shared blocks, 2 query tokens, a bf16 query, D = 256. */
+START_TEST(int4_matrix_shapes) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = _i % 5 == 4 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
+               .kv = IFA_DTYPE_INT4, .b = 4, .n = 8, .nkv = 2, .d = 128, .s = 300, .sq = 1, .lens = lens, .nlens = 4,
+               .split = splits[_i % 4], .aq_offset = _i % 2, .aq_dtype = _i % 3 ? IFA_DTYPE_FLOAT16 : IFA_DTYPE_FLOAT32,
+               .seed = 2700 + (uint64_t)_i};
+    switch (_i / 4) {
+    case 0: p.aq = IFA_ANTIQUANT_PER_CHANNEL; break;
+    case 1: p.aq = IFA_ANTIQUANT_PER_TENSOR, p.n = 32, p.sq = _i % 2 ? 1 : 2; break; /* G = 16: the other shape */
+    case 2: p.aq = _i % 2 ? IFA_ANTIQUANT_PER_TOKEN : IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    case 3: /* KIVI: keys per channel, values per token */
+        p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.v_aq = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.v_aq_offset = 1,
+        p.v_aq_dtype = IFA_DTYPE_FLOAT32;
+        break;
+    case 4: p.aq = _i % 2 ? IFA_ANTIQUANT_PAGED_HEAD_TOKEN : IFA_ANTIQUANT_PER_CHANNEL, p.block_size = 32,
+            p.share_blocks = 1, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    default: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.d = 256, p.sq = 2; break;
+    }
+    check(&p, NULL);
+}
+END_TEST
+
 /* Every float8 code through the kernel: one key row, so the output is the value row itself, exactly (a
  * softmax weight of 1), for the 256 codes of a D = 256 row, NaN codes giving NaN (e5m2's infinities too,
  * cases 3-5). Cases 6-11 repeat them with a float16 query, which the matrix shapes take (their own conversion
@@ -1478,6 +1505,13 @@ Suite *features_suite(void) {
         tcase_add_loop_test(f8, float8_kv, 0, 36);
         tcase_add_loop_test(f8, float8_codes_exact, 0, 12);
         suite_add_tcase(s, f8);
+    }
+    /* int4 K/V at the matrix shapes' D, for a run under them (CK_RUN_CASE=int4, ctest test_features_int4_mma) */
+    if (only && strcmp(only, "int4") == 0) {
+        TCase *i4 = tcase_create("int4");
+        tcase_set_timeout(i4, 600);
+        tcase_add_loop_test(i4, int4_matrix_shapes, 0, 22);
+        suite_add_tcase(s, i4);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */
     TCase *pr = tcase_create("prepare");

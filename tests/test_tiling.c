@@ -1233,6 +1233,27 @@ START_TEST(mma_transposed_rule) {
         plan_tuned("mma=1,mma_float8=1", &p, &h100, &plan);
         ck_assert_int_eq(plan.mma, 0);
     }
+    /* int4 K/V where the row asks (mma_int4; not the NVIDIA row yet): D a multiple of 128 in both shapes */
+    p = problem(16, 32, 8, 128, 8192);
+    p.kv_dtype = IFA_DTYPE_INT4, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.mma, 0);
+    plan_tuned("mma=5,mma_int4=1,mma_int8=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=1,mma_int4=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 1);
+    p.head_dim = 256, p.value_dim = 0;
+    plan_tuned("mma=5,mma_int4=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    p.head_dim = 192; /* a quarter row of 48 nibbles: not whole 16-byte loads */
+    plan_tuned("mma=5,mma_int4=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    p.head_dim = 64;
+    plan_tuned("mma=1,mma_int4=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    bad = plan, bad.mma = 1, bad.lanes = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

@@ -208,23 +208,27 @@ static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
     return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
 }
 
-/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit, int8 or float8 K/V (int8 and
- * float8 values are exact in fp16), D_v = D, whole warps of 32. */
-static int mma_inputs(const ifa_problem *p, int64_t wg) {
-    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
-           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || IFA__KV_ONE_BYTE(p->kv_dtype)) &&
-           ifa__value_dim(p) == p->head_dim && wg >= 32 && wg % 32 == 0;
+/* The D a lane's quarter of a key row in whole 16-byte loads needs a multiple of: 32 for 16-bit K/V, 64 for one
+ * byte an element, 128 for int4. */
+static int64_t mma_quarter(const ifa_problem *p) {
+    return p->kv_dtype == IFA__KV_INT4 ? 128 : IFA__KV_ONE_BYTE(p->kv_dtype) ? 64 : 32;
 }
 
-/* The matrix shape's rule: mma_inputs, int8 and float8 with per-channel or per-tensor scales only (the key's
- * scales folded into the query, the value's applied after P.V); D a multiple of 32 (one-byte K/V: 64) up to 128 (a
- * quad lane's quarter of a row is whole 16-byte loads; 128 keeps the accumulators at 64 registers), at most 16
- * query rows (the products' 16-row side). */
+/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit, int8, float8 or int4 K/V
+ * (their values are exact in fp16), D_v = D, whole warps of 32, D a multiple of mma_quarter. */
+static int mma_inputs(const ifa_problem *p, int64_t wg) {
+    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
+           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || IFA__KV_ONE_BYTE(p->kv_dtype) ||
+            p->kv_dtype == IFA__KV_INT4) &&
+           ifa__value_dim(p) == p->head_dim && wg >= 32 && wg % 32 == 0 && p->head_dim % mma_quarter(p) == 0;
+}
+
+/* The matrix shape's rule: mma_inputs, quantised K/V with per-channel or per-tensor scales only (the key's
+ * scales folded into the query, the value's applied after P.V); D up to 128 (128 keeps the accumulators at 64
+ * registers), at most 16 query rows (the products' 16-row side). */
 static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    const int int8 = IFA__KV_ONE_BYTE(p->kv_dtype);
     return mma_inputs(p, wg) && p->antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
-           p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->head_dim % (int8 ? 64 : 32) == 0 && p->head_dim <= 128 &&
-           rows >= 1 && rows <= 16;
+           p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->head_dim <= 128 && rows >= 1 && rows <= 16;
 }
 
 /* The transposed matrix shape's rule (MMA 3: keys and value columns the products' 16-row side, the query rows
@@ -247,11 +251,12 @@ static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int6
 static int mma6_fit(const ifa_problem *p) { return p->kv_dtype == IFA__KV_INT8 && p->head_dim <= 128; }
 
 /* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16,
- * for float8 K/V mma_float8. */
+ * for float8 K/V mma_float8, for int4 K/V mma_int4. */
 static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
     return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
            (p->kv_dtype != IFA__KV_BFLOAT16 || t->mma_bf16 > 0) &&
-           ((p->kv_dtype != IFA__KV_E4M3 && p->kv_dtype != IFA__KV_E5M2) || t->mma_float8 > 0);
+           ((p->kv_dtype != IFA__KV_E4M3 && p->kv_dtype != IFA__KV_E5M2) || t->mma_float8 > 0) &&
+           (p->kv_dtype != IFA__KV_INT4 || t->mma_int4 > 0);
 }
 
 int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {

@@ -107,6 +107,8 @@ typedef struct ifa_tuning {
     int32_t mma_float8;        /* with mma: 1 takes the matrix shape for float8 K/V too (e4m3fn, e5m2: each byte
                                 * converted exactly to fp16 in registers; scales in any mode or none, D a multiple
                                 * of 64), 0 not */
+    int32_t mma_int4;          /* with mma: 1 takes the matrix shape for int4 K/V too (each nibble converted
+                                * exactly to fp16 in registers; scales as int8's, D a multiple of 128), 0 not */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
