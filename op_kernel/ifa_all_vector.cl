@@ -1192,11 +1192,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
  * beyond D = 128 it is MMA 3 */
 #define IFA_MMA_PF (MMA >= 5 && HEAD_DIM <= 128)
-/* MMA 6: MMA 5 with int8 rows loaded two steps ahead (a step's int8 rows are half the bytes of fp16's: one step
+/* MMA 6: MMA 5 with int8 (float8, int4) rows loaded two steps ahead (a step's int8 rows are half the bytes of fp16's: one step
  * in flight kept half as many bytes on the way, and int8 ran no faster than fp16 per key, 2026-11-27) */
 #define IFA_MMA_PF2 (MMA == 6)
-#if IFA_MMA_PF2 && (KV_T != IFA_I8 || HEAD_DIM > 128)
-#error "MMA 6 is MMA 5 for int8 K/V up to D = 128"
+#if IFA_MMA_PF2 && ((!IFA_KV1 && KV_T != IFA_I4) || HEAD_DIM > 128)
+#error "MMA 6 is MMA 5 for int8, float8 or int4 K/V up to D = 128"
 #endif
     /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
      * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and

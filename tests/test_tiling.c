@@ -1211,14 +1211,17 @@ START_TEST(mma_transposed_rule) {
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
     /* float8 K/V where the row asks (mma_float8; the NVIDIA row does not until a card has run it): no scales or any
-     * form in the transposed shape, per channel in the other; int8's D rule (a multiple of 64), no mma 6 */
+     * form in the transposed shape, per channel in the other; int8's D rule (a multiple of 64); mma 6 at 2 */
     for (int f = 0; f < 2; ++f) {
         p = problem(16, 32, 8, 128, 8192);
         p.kv_dtype = f ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3;
         ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
         ck_assert_int_eq(plan.mma, 0);
-        plan_tuned("mma=5,mma_float8=1,mma_int8=2", &p, &h100, &plan);
+        plan_tuned("mma=5,mma_float8=1,mma_int8=2", &p, &h100, &plan); /* int8's depth is int8's */
         ck_assert_int_eq(plan.mma, 5);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+        plan_tuned("mma=5,mma_float8=2", &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 6);
         ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
         p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_TOKEN;
         plan_tuned("mma=3,mma_float8=1", &p, &h100, &plan);
@@ -1246,6 +1249,12 @@ START_TEST(mma_transposed_rule) {
     p.head_dim = 256, p.value_dim = 0;
     plan_tuned("mma=5,mma_int4=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
+    plan_tuned("mma=5,mma_int4=2", &p, &h100, &plan); /* two steps ahead only up to D = 128 */
+    ck_assert_int_eq(plan.mma, 5);
+    p.head_dim = 128;
+    plan_tuned("mma=5,mma_int4=2", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 6);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     p.head_dim = 192; /* a quarter row of 48 nibbles: not whole 16-byte loads */
     plan_tuned("mma=5,mma_int4=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);

@@ -247,8 +247,23 @@ static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int6
     return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma == 4 ? 2 : 1) : 0;
 }
 
-/* Plan mma 6 (MMA 5 with int8 rows loaded two steps ahead): int8 K/V up to D = 128, where MMA 5 prefetches. */
-static int mma6_fit(const ifa_problem *p) { return p->kv_dtype == IFA__KV_INT8 && p->head_dim <= 128; }
+/* Plan mma 6 (MMA 5 with the rows loaded two steps ahead): K/V of less than 16 bits (int8, float8, int4: a step's
+ * rows as loaded take half the registers of fp16's or fewer) up to D = 128, where MMA 5 prefetches. */
+static int mma6_fit(const ifa_problem *p) {
+    return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
+}
+
+/* The row's setting for p's K/V type in the matrix shapes: mma_int8, mma_float8 or mma_int4 (2 asks for mma 6), 1
+ * for 16-bit K/V (mma_bf16 decides bf16 alone). */
+static int32_t mma_kv_setting(const ifa_problem *p, const ifa_tuning *t) {
+    switch (p->kv_dtype) {
+    case IFA__KV_INT8: return t->mma_int8;
+    case IFA__KV_E4M3:
+    case IFA__KV_E5M2: return t->mma_float8;
+    case IFA__KV_INT4: return t->mma_int4;
+    default: return 1;
+    }
+}
 
 /* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16,
  * for float8 K/V mma_float8, for int4 K/V mma_int4. */
@@ -292,7 +307,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
-    if (mma == 5 && t->mma_int8 >= 2 && mma6_fit(p)) mma = 6;
+    if (mma == 5 && mma_kv_setting(p, t) >= 2 && mma6_fit(p)) mma = 6;
     if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
         base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
         plan->mma = mma;

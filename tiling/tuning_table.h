@@ -106,9 +106,10 @@ typedef struct ifa_tuning {
                                 * their kernels hold more work-groups a multiprocessor; 0: split_waves */
     int32_t mma_float8;        /* with mma: 1 takes the matrix shape for float8 K/V too (e4m3fn, e5m2: each byte
                                 * converted exactly to fp16 in registers; scales in any mode or none, D a multiple
-                                * of 64), 0 not */
+                                * of 64), 0 not; 2: as 1, with the rows two steps ahead as mma_int8 2 */
     int32_t mma_int4;          /* with mma: 1 takes the matrix shape for int4 K/V too (each nibble converted
-                                * exactly to fp16 in registers; scales as int8's, D a multiple of 128), 0 not */
+                                * exactly to fp16 in registers; scales as int8's, D a multiple of 128), 0 not; 2: as
+                                * 1, with the rows two steps ahead as mma_int8 2 */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
