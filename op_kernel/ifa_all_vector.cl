@@ -1033,7 +1033,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     const long unit = (long)get_group_id(0);
     const long x1 = ifa_unit_start(total_cost, units, unit + 1);
     long x = ifa_unit_start(total_cost, units, unit);
+    const int lid_unit = lid;
     for (int piece = 0; x < x1; ++piece) {
+        /* the work-item's index through an asm zero (IFA_QZERO) each piece: what the body derives from it (lanes,
+         * local addresses) is computed again per piece instead of hoisted above the loop and kept live across it
+         * (nv-regs, NVIDIA: the RoPE example's bf16 8-row plan 255 registers with 24 bytes spilled -> 240) */
+        uint lz_;
+        IFA_QZERO(lz_);
+        const int lid = lid_unit + (int)lz_;
         /* the batch holding cost position x: the largest b with prefix[b] <= x */
         int lo = 0, hi = batch;
         while (hi - lo > 1) {

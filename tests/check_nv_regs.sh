@@ -47,10 +47,7 @@ IFA_TUNING=mma_int4=2 check "int4 mma_int4=2" --shape 16,32,8,128,8192 --layout 
 for s in 8,64,8,128,16384 4,32,4,256,8192 32,128,8,64,2048; do
   check "ragged fp16 $s" --shape "$s" --layout BNSD --per-batch
 done
-# rope_case.json (bf16, G = 4 x 2 query tokens, causal, RoPE, balanced units) is not here: 255 registers with 16
-# bytes spilled in this estimate, which has read 2-7 % above the driver's counts (docs/performance.md,
-# thirty-ninth section); the next device call reads the driver's own line
-for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_speculative rope_fp16_partial \
+for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_speculative rope rope_fp16_partial \
          sample shared_prefix sinks; do
   check "example $f" "$examples/${f}_case.json"
 done
