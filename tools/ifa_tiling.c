@@ -3,7 +3,7 @@
  *   ifa-tiling CASE.json [--device-profile NAME | --device SELECTOR] [--time]
  *   ifa-tiling --shape B,N,N_kv,D,S [--layout BSH] [--dtype float16] [--kv-dtype float16] [--lse]
  *              [--device-profile NAME] [--time]
- *   ifa-tiling ... --domain [--per-batch]
+ *   ifa-tiling ... [--domain] [--per-batch]
  *   ifa-tiling --decode KEY
  * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
  * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
@@ -45,7 +45,7 @@ static int usage(void) {
     fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
                     "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
                     "                  [--device-profile h100|pocl-2|pocl-2-avx2|pocl-2-intel|generic-gpu-64cu | --device SELECTOR] [--time]\n"
-                    "                  [--domain [--per-batch]]\n"
+                    "                  [--domain] [--per-batch]\n"
                     "       ifa-tiling --decode KEY\n");
     return 2;
 }
