@@ -636,6 +636,7 @@ typedef float fv;
 #define IFA_LV(ptr) (*(ptr))
 #define IFA_SV(x, ptr) (*(ptr) = (x))
 #define IFA_VLOAD(c, p, i) IFA_LOAD(c, p, i)
+#define IFA_KV_VLOAD(p, row, col) IFA_VLOAD(KV_T, p, (row) + (col))
 inline float ifa_hsum(float a) { return a; }
 inline float ifa_hmax(float a) { return a; }
 #define IFA_UNROLL_X
@@ -652,10 +653,12 @@ typedef IFA_CAT(float, VW) fv;
 #define IFA_VLOAD_8(p, i) ifa_i4_vload((p), (i))
 #define IFA_VLOAD_9(p, i) IFA_NLOAD(9, VW, p, i)
 #define IFA_VLOAD_10(p, i) IFA_NLOAD(10, VW, p, i)
-/* VW int4 values from element index i (even): VW / 2 bytes, each giving its low then its high nibble */
+/* VW int4 values from byte p (ifa_i4_vload: from element index i, even): VW / 2 bytes, each giving its low then
+ * its high nibble */
+#define ifa_i4_vload(p, i) ifa_i4_vload_b((p) + ((i) >> 1))
 #if VW == 2
-inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
-    const char b = as_char(p[i >> 1]);
+inline fv ifa_i4_vload_b(__global const uchar *p) {
+    const char b = as_char(p[0]);
     return (fv)((float)((char)(b << 4) >> 4), (float)(b >> 4));
 }
 #else
@@ -671,23 +674,23 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
  * sign-extended by an arithmetic shift back (AVX2's variable shifts; the byte-lane form below went through
  * scalar byte moves at this width: G = 8, D = 64, S = 2048 int4 in L2 520 -> 237 us, docs/performance.md,
  * eighth session) */
-inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
-    const uint w = as_uint(vload4(0, p + (i >> 1)));
+inline fv ifa_i4_vload_b(__global const uchar *p) {
+    const uint w = as_uint(vload4(0, p));
     return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
 }
 #elif defined(__ENDIAN_LITTLE__)
 /* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
  * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:
  * element-wise vector operations only, no shuffles. */
-inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
-    const IFA_CAT(ushort, IFA_HALF_VW) w = IFA_CAT(convert_ushort, IFA_HALF_VW)(IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1)));
+inline fv ifa_i4_vload_b(__global const uchar *p) {
+    const IFA_CAT(ushort, IFA_HALF_VW) w = IFA_CAT(convert_ushort, IFA_HALF_VW)(IFA_CAT(vload, IFA_HALF_VW)(0, p));
     const IFA_CAT(ushort, IFA_HALF_VW) t = (w & (ushort)0x0F) | ((w & (ushort)0xF0) << (ushort)4);
     const IFA_CAT(char, VW) x = IFA_CAT(as_char, VW)(IFA_CAT(as_uchar, VW)(t) ^ (uchar)8) - (char)8;
     return IFA_CAT(convert_float, VW)(x);
 }
 #else /* big-endian: interleave the low and high nibbles with a shuffle */
-inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
-    const IFA_CAT(uchar, IFA_HALF_VW) b = IFA_CAT(vload, IFA_HALF_VW)(0, p + (i >> 1));
+inline fv ifa_i4_vload_b(__global const uchar *p) {
+    const IFA_CAT(uchar, IFA_HALF_VW) b = IFA_CAT(vload, IFA_HALF_VW)(0, p);
     const IFA_CAT(char, IFA_HALF_VW) lo = IFA_CAT(as_char, IFA_HALF_VW)(b << (uchar)4) >> (char)4;
     const IFA_CAT(char, IFA_HALF_VW) hi = IFA_CAT(as_char, IFA_HALF_VW)(b) >> (char)4;
 #if VW == 16
@@ -703,6 +706,14 @@ inline fv ifa_i4_vload(__global const uchar *p, ulong i) {
 #endif
 #define IFA_VLOAD_(c, p, i) IFA_VLOAD_##c(p, i)
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
+/* a K/V vector at element row + col of p, where int4 halves each part alone (both are even: offsets come in bytes,
+ * D is even): a row's byte offset once per row, the column's folded into the load's address, instead of the sum
+ * halved for every vector (a lea and a shr of 8 instructions a vector in int4's P.V loop, thirty-ninth session) */
+#if KV_T == IFA_I4
+#define IFA_KV_VLOAD(p, row, col) ifa_i4_vload_b((p) + ((row) >> 1) + ((col) >> 1))
+#else
+#define IFA_KV_VLOAD(p, row, col) IFA_VLOAD(KV_T, p, (row) + (col))
+#endif
 /* IFA_VSTORE stores VW floats to an output of dtype code c (0-2) at element index i (ifa_common.cl) */
 #define IFA_VSTORE(c, x, p, i) IFA_NSTORE(c, VW, x, p, i)
 #define IFA_UNROLL_X _Pragma("unroll")
@@ -2258,7 +2269,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     _Pragma("unroll") for (int x = x0; x < x0 + 4 && x < DV; ++x) {
                         fv kk[IFA_KJ];
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
-                            kk[jj] = IFA_VLOAD(KV_T, k, k_off + ro_j[jj] + IFA_HOFF(r0) + (ulong)x * VW);
+                            kk[jj] = IFA_KV_VLOAD(k, ro_j[jj], k_off + IFA_HOFF(r0) + (ulong)x * VW);
                         _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                             if (r0 + rr < R) {
                                 const fv qv = IFA_LV(qb + (r0 + rr) * HEAD_DIM + x * VW);
@@ -2330,7 +2341,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         fv dot[RB];
                         _Pragma("unroll") for (int rr = 0; rr < RB; ++rr) dot[rr] = 0.0f;
                         IFA_UNROLL_X for (int x = 0; x < DV; ++x) {
-                            const fv kk = IFA_VLOAD(KV_T, k, k_off + ro + IFA_HOFF(r0) + (ulong)x * VW);
+                            const fv kk = IFA_KV_VLOAD(k, ro, k_off + IFA_HOFF(r0) + (ulong)x * VW);
                             _Pragma("unroll") for (int rr = 0; rr < RB; ++rr)
                                 if (r0 + rr < R) dot[rr] = fma(IFA_LV(qs + (r0 + rr) * HEAD_DIM + x * VW), kk, dot[rr]);
                         }
@@ -2515,7 +2526,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DVV) {
-                        fv vv = IFA_VLOAD(KV_T, v, v_off + roff[j] + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
+                        fv vv = IFA_KV_VLOAD(v, roff[j], v_off + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
 #if VAQ == 1 || VAQ == 2
                         vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + VDIM + (x0 + xb) * VW));
 #elif VAQ && !IFA_VFOLD
