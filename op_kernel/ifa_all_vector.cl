@@ -833,6 +833,9 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
  * offset (a scale and offset per row and element cost int4 values a third of their time); aq_c joins every
  * column after the last chunk */
 #define IFA_VFOLD (VAQ >= 3 && VW > 1 && !MAX_PASS)
+/* Channel-mode value scales in the vector shape leave P.V likewise: sum_j p_j (v_j s + o s) = s sum_j p_j v_j +
+ * (o s) l, applied to each column after the last chunk (aq_v holds s and o s), so P.V converts without them */
+#define IFA_VCFOLD ((VAQ == 1 || VAQ == 2) && VW > 1 && !MAX_PASS)
 /* channel antiquant (modes 1-2) in the vector shape: the scale and offset of VW dims from d, the key's
  * (IFA_AQ_VS/VO) and the value's (IFA_VAQ_VS/VO) */
 #if VW > 1 && ANTIQUANT == 1
@@ -2527,9 +2530,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 _Pragma("unroll") for (int xb = 0; xb < XB; ++xb) {
                     if (x0 + xb < DVV) {
                         fv vv = IFA_KV_VLOAD(v, roff[j], v_off + IFA_HOFF(r0) + (ulong)(x0 + xb) * VW);
-#if VAQ == 1 || VAQ == 2
+#if (VAQ == 1 || VAQ == 2) && !IFA_VCFOLD
                         vv = fma(vv, IFA_LV(aq_v + (x0 + xb) * VW), IFA_LV(aq_v + VDIM + (x0 + xb) * VW));
-#elif VAQ && !IFA_VFOLD
+#elif VAQ && !IFA_VFOLD && !IFA_VCFOLD
                         vv = fma(vv, (fv)aq_t[j], (fv)aq_t[CHUNK + j]);
 #endif
                         _Pragma("unroll") for (int rr = 0; rr < PV_RB; ++rr)
@@ -2548,6 +2551,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif /* LANES */
 #if IFA_VFOLD
     for (int i = lid; i < rn * VDIM; i += WG) acc[i] += aq_c[i / VDIM];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#if IFA_VCFOLD
+    for (int i = lid; i < rn * VDIM; i += WG) {
+        const int r = i / VDIM, d = i - r * VDIM;
+        acc[i] = fma(acc[i], aq_v[d], aq_v[VDIM + d] * l_s[r]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 #if V8 && !MAX_PASS
