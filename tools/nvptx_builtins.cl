@@ -1,7 +1,6 @@
 /* OpenCL C builtins for clang's nvptx64 target, which has no library of its own: enough of them, written as
  * NVIDIA's own would compile (special registers, bar.sync, cvt, libdevice's math), that ptxas can allocate the
  * kernel's registers. Prepended to the kernel source; libdevice linked with -mlink-builtin-bitcode. */
-#define IFA_NVB static inline __attribute__((overloadable, always_inline))
 float __nv_expf(float);
 float __nv_logf(float);
 float __nv_tanhf(float);
