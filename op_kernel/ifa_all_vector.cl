@@ -341,29 +341,42 @@ inline float ifa_mma_qscale(float m) {
     (void)frexp(m, &e);
     return m > 0.0f ? ldexp(1.0f, 14 - max(e, -100)) : 1.0f;
 }
+#if IFA_KV1 || KV_T == IFA_I4
+/* x - c and x * c on two fp16 pairs (f16x2 words), rounded to nearest: one instruction on NVIDIA; elsewhere through
+ * floats, exact where the conversions below use them */
+#if IFA_NV
+inline uint ifa_h2_sub(uint x, uint c) {
+    uint y;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(c));
+    return y;
+}
+inline uint ifa_h2_mul(uint x, uint c) {
+    uint y;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(c));
+    return y;
+}
+#else
+inline uint ifa_h2_sub(uint x, uint c) {
+    const float2 f = ifa_f2(x), g = ifa_f2(c);
+    return ifa_h2(f.x - g.x, f.y - g.y);
+}
+inline uint ifa_h2_mul(uint x, uint c) {
+    const float2 f = ifa_f2(x), g = ifa_f2(c);
+    return ifa_h2(f.x * g.x, f.y * g.y);
+}
+#endif
+#endif
 #if IFA_KV1
 /* IFA_B4H(a, b, w): 4 one-byte values (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b (fp16 holds
  * every int8 and float8 value) */
 #if KV_T == IFA_I8
-/* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 off that is
- * the int8 */
-#if IFA_NV
-inline uint ifa_i8_1152(uint x) {
-    uint y;
-    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x64806480u));
-    return y;
-}
-#else
-inline uint ifa_i8_1152(uint x) {
-    const float2 f = ifa_f2(x);
-    return ifa_h2(f.x - 1152.0f, f.y - 1152.0f);
-}
-#endif
+/* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 (0x6480) off
+ * that is the int8 */
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w) ^ 0x80808080u;                                                                          \
-        (a) = ifa_i8_1152((u_ & 0xffu) | ((u_ & 0xff00u) << 8) | 0x64006400u);                                     \
-        (b) = ifa_i8_1152(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u) | 0x64006400u);                           \
+        (a) = ifa_h2_sub((u_ & 0xffu) | ((u_ & 0xff00u) << 8) | 0x64006400u, 0x64806480u);                         \
+        (b) = ifa_h2_sub(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u) | 0x64006400u, 0x64806480u);               \
     } while (0)
 #elif KV_T == IFA_E5M2
 /* e5m2 is the upper byte of the binary16 of the same value (infinities and NaNs included) */
@@ -379,21 +392,9 @@ inline uint ifa_i8_1152(uint x) {
  * subnormal is a binary16 subnormal); x 256 in fp16 is exact. A NaN code (0x7f, 0xff: 480 so far, beyond
  * float8's 448) then takes the binary16 NaN's exponent and a mantissa bit (ifa_common.cl's ifa_e4m3_to_f32_n,
  * vectorised for CPUs, does the same) */
-#if IFA_NV
-inline uint ifa_h2_x256(uint x) {
-    uint y;
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x5c005c00u));
-    return y;
-}
-#else
-inline uint ifa_h2_x256(uint x) {
-    const float2 f = ifa_f2(x);
-    return ifa_h2(f.x * 256.0f, f.y * 256.0f);
-}
-#endif
 inline uint ifa_e4m3_h2(uint x) {
     const uint m = x & 0x007f007fu, nan = (m + 0x00010001u) & 0x00800080u;
-    return ifa_h2_x256(((x & 0x00800080u) << 8) | (m << 7)) | (nan >> 7) * 0x7e00u;
+    return ifa_h2_mul(((x & 0x00800080u) << 8) | (m << 7), 0x5c005c00u /* 256 */) | (nan >> 7) * 0x7e00u;
 }
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
@@ -406,19 +407,8 @@ inline uint ifa_e4m3_h2(uint x) {
 #if KV_T == IFA_I4
 /* IFA_N8H(w0, w1, w2, w3, x): 8 int4 (x, low nibble first) as four fp16x2 words, exactly: elements 0, 1 into w0 ..
  * 6, 7 into w3. As int8's: each nibble biased by 8 is the low mantissa of an fp16 in [1024, 1040) (0x6400 | nibble),
- * and 1032 off that is the int4 */
-#if IFA_NV
-inline uint ifa_i4_1032(uint x) {
-    uint y;
-    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(y) : "r"(x), "r"(0x64086408u));
-    return y;
-}
-#else
-inline uint ifa_i4_1032(uint x) {
-    const float2 f = ifa_f2(x);
-    return ifa_h2(f.x - 1032.0f, f.y - 1032.0f);
-}
-#endif
+ * and 1032 (0x6408) off that is the int4 */
+#define ifa_i4_1032(x) ifa_h2_sub((x), 0x64086408u)
 #define IFA_N8H(w0, w1, w2, w3, x)                                                                                  \
     do {                                                                                                            \
         const uint u_ = (x) ^ 0x88888888u;                                                                          \
