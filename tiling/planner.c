@@ -253,10 +253,11 @@ static int mma6_fit(const ifa_problem *p) {
     return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
 }
 
-/* The row's setting for p's K/V type in the matrix shapes: mma_int8, mma_float8 or mma_int4 (2 asks for mma 6), 1
- * for 16-bit K/V (mma_bf16 decides bf16 alone). */
+/* The row's setting for p's K/V type in the matrix shapes: mma_bf16, mma_int8, mma_float8 or mma_int4 (0 keeps that
+ * type out; for the last three 2 asks for mma 6), 1 for fp16 K/V. */
 static int32_t mma_kv_setting(const ifa_problem *p, const ifa_tuning *t) {
     switch (p->kv_dtype) {
+    case IFA__KV_BFLOAT16: return t->mma_bf16;
     case IFA__KV_INT8: return t->mma_int8;
     case IFA__KV_E4M3:
     case IFA__KV_E5M2: return t->mma_float8;
@@ -265,14 +266,8 @@ static int32_t mma_kv_setting(const ifa_problem *p, const ifa_tuning *t) {
     }
 }
 
-/* Whether the row asks for the matrix shape for p: mma, and for int8 K/V also mma_int8, for bf16 K/V mma_bf16,
- * for float8 K/V mma_float8, for int4 K/V mma_int4. */
-static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) {
-    return t->mma > 0 && (p->kv_dtype != IFA__KV_INT8 || t->mma_int8 > 0) &&
-           (p->kv_dtype != IFA__KV_BFLOAT16 || t->mma_bf16 > 0) &&
-           ((p->kv_dtype != IFA__KV_E4M3 && p->kv_dtype != IFA__KV_E5M2) || t->mma_float8 > 0) &&
-           (p->kv_dtype != IFA__KV_INT4 || t->mma_int4 > 0);
-}
+/* Whether the row asks for the matrix shape for p: mma, and p's K/V type's own setting (mma_kv_setting). */
+static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) { return t->mma > 0 && mma_kv_setting(p, t) > 0; }
 
 int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {
     /* each warp's maxima and sums, and without the matrix instructions each warp's scratch (384 floats, 64 words) */
