@@ -1151,6 +1151,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
         rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
     }
+/* 16-bit K/V straight into the operands' words: through a copy, D = 256 ran 70 -> 79 us on the H100 though clang's
+ * PTX was the same (fortieth session; the bisect part of scripts/gpu-measure times it) */
+#define IFA_MMA_AS_LOADED (!IFA_KV1 && KV_T != IFA_I4)
+#if IFA_MMA_AS_LOADED
+#define IFA_MMA_ROWS(wa, wb, t, off) IFA_MMA_RAWROWS(wa, wb, t, off)
+#else
 #define IFA_MMA_ROWS(wa, wb, t, off)                                                                               \
     {                                                                                                              \
         uint ra_[IFA_MMA_RK], rb_[IFA_MMA_RK];                                                                     \
@@ -1158,6 +1164,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_CVT(wa, ra_, IFA_MMA_RK);                                                                          \
         IFA_MMA_CVT(wb, rb_, IFA_MMA_RK);                                                                          \
     }
+#endif
 /* MMA 3 to 6: the lane's eighth of value row p as loaded into rd (zero past len): load u the row's chunk of 8
  * elements 8 u + mg (IFA_VWCOL); IFA_MMA_VROW: as IFA_VT fp16x2 words wd */
 #if IFA_KV1
@@ -1186,12 +1193,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }                                                                                                          \
     } while (0)
 #endif
+#if IFA_MMA_AS_LOADED
+#define IFA_MMA_VROW(wd, p) IFA_MMA_RAWVROW(wd, p)
+#else
 #define IFA_MMA_VROW(wd, p)                                                                                         \
     do {                                                                                                           \
         uint r_[IFA_MMA_RV];                                                                                       \
         IFA_MMA_RAWVROW(r_, p);                                                                                    \
         IFA_MMA_CVT(wd, r_, IFA_MMA_RV);                                                                           \
     } while (0)
+#endif
 #endif
 #if MMA >= 3
 /* MMA 4 (transposed and lean), and MMA 3 beyond D = 128: the value rows after the scores, the query's operand read

@@ -38,6 +38,11 @@ foreach(needle
     "tokens generated 67 "
     "decode_float16_draft4 \\(exit 0\\):"
     "speculative steps 2.16 tokens per request and step verified, 1.52 accepted"
+    "\\| 4,32,4,256,8192 \\| unfused \\| 70.5 \\(1.00x\\) \\| 78.5 \\(1.11x\\) \\| 70.5 \\(1.00x\\) \\|"
+    "- int4: mma_int4=1 0.250x the work-group shape's time in geometric mean over 1 shapes"
+    "- mma_int4: feature cases on the card passed; checked rows \\(h100_peers_int4_mma.csv\\): 2 passed, 0 failed"
+    "- mma_int4=2 against 1: 1.100x the time"
+    "- mma_int4 -> set mma_int4 1 in the NVIDIA row"
     "BNSD, 16-row blocks: faster than the peer on 2 of 3 rows, geomean 1.05x; against contiguous BNSD geomean 1.23x the time, at worst 1.30x \\(64,32,8,128,4096\\)")
   if(NOT out MATCHES "${needle}")
     message(FATAL_ERROR "gpu_summary.py's output lacks \"${needle}\":\n${out}")

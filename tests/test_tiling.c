@@ -916,21 +916,23 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.fused_combine, 0);
     ck_assert_int_eq(plan.combine_counters, 0);
-    /* the NVIDIA row where the last split reads at most 8192 partial values (splits x rows x D_v): B = 1, 32K
-     * takes 32 splits of 4 rows (16384), so the combine kernel, unless the row says 1 (always) or a cap that
-     * holds them */
+    /* the NVIDIA row fuses everywhere (1, since the fortieth session); a cap above 1 on the partial values the
+     * last split reads (splits x rows x D_v): B = 1, 32K takes 32 splits of 4 rows (16384), so the combine kernel
+     * under 8192 */
     p = problem(1, 32, 8, 128, 32768);
-    h100_fused_plan(&p, 16384, 0, &plan);
+    h100_fused_plan(&p, 16384, 1, &plan);
+    plan_tuned("fused_combine=8192", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 0);
     ck_assert_int_eq(plan.combine_counters, 0);
-    plan_tuned("fused_combine=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.fused_combine, 1);
     plan_tuned("fused_combine=16384", &p, &h100, &plan);
     ck_assert_int_eq(plan.fused_combine, 1);
     plan_tuned("fused_combine=16383", &p, &h100, &plan);
     ck_assert_int_eq(plan.fused_combine, 0);
-    /* B = 2: 16 splits (8192 values), fused by the row; a counter per (batch, block) */
+    /* B = 2: 16 splits (8192 values), fused under the cap; a counter per (batch, block) */
     p = problem(2, 32, 8, 128, 32768);
     h100_fused_plan(&p, 8192, 1, &plan);
+    plan_tuned("fused_combine=8192", &p, &h100, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
     ck_assert_int_eq(plan.combine_counters, plan.num_work_groups / plan.max_splits);
     ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -1210,12 +1212,14 @@ START_TEST(mma_transposed_rule) {
     p = problem(16, 32, 8, 128, 8192);
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
-    /* float8 K/V where the row asks (mma_float8; the NVIDIA row does not until a card has run it): no scales or any
+    /* float8 K/V where the row asks (mma_float8; the NVIDIA row since the fortieth session): no scales or any
      * form in the transposed shape, per channel in the other; int8's D rule (a multiple of 64); mma 6 at 2 */
     for (int f = 0; f < 2; ++f) {
         p = problem(16, 32, 8, 128, 8192);
         p.kv_dtype = f ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_FLOAT8_E4M3;
         ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.mma, 5);
+        plan_tuned("mma_float8=0", &p, &h100, &plan);
         ck_assert_int_eq(plan.mma, 0);
         plan_tuned("mma=5,mma_float8=1,mma_int8=2", &p, &h100, &plan); /* int8's depth is int8's */
         ck_assert_int_eq(plan.mma, 5);
@@ -1236,7 +1240,8 @@ START_TEST(mma_transposed_rule) {
         plan_tuned("mma=1,mma_float8=1", &p, &h100, &plan);
         ck_assert_int_eq(plan.mma, 0);
     }
-    /* int4 K/V where the row asks (mma_int4; not the NVIDIA row yet): D a multiple of 128 in both shapes */
+    /* int4 K/V where the row asks (mma_int4; not the NVIDIA row until the card has checked it): D a multiple of
+     * 128 in both shapes */
     p = problem(16, 32, 8, 128, 8192);
     p.kv_dtype = IFA_DTYPE_INT4, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);

@@ -19,15 +19,23 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * mma, lane_group_rows, small_grid_work_group_size, split_fill,
      * lane_q_local, mma_int8, mma_bf16 (1 in the NVIDIA row since the thirty-fifth session), mma_group_rows (0 in
      * every row: the shape's most; 8, the transposed shape at G = 16 in two groups, measured 1.05x slower than one
-     * group of 16 on an H100), fused_combine (NVIDIA: where the last split reads at most 8192 partial values,
-     * below), lane_split_waves (NVIDIA: 4, the lane shape's waves since the twenty-seventh session; 0 elsewhere:
-     * split_waves), mma_float8 and mma_int4 (0 in every row: float8 and int4 K/V in the matrix shapes are written
-     * and checked on PoCL, not yet run on a card; NVIDIA's float8 and int4 plans take the work-group shape until a
-     * device call checks and times them).
+     * group of 16 on an H100), fused_combine (NVIDIA: everywhere since the fortieth session, below),
+     * lane_split_waves (NVIDIA: 4, the lane shape's waves since the twenty-seventh session; 0 elsewhere:
+     * split_waves), mma_float8 (1 in the NVIDIA row since the fortieth session, below), mma_int4 (0 in every row:
+     * int4 K/V in the matrix shapes ran 3-8x faster than the work-group shape on an H100, 2026-11-27, but its
+     * checks on the card did not finish in that call; NVIDIA's int4 plans keep the work-group shape until one
+     * does).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    /* NVIDIA: since the thirty-fifth session (H100, 2026-11-27, docs/performance.md) the transposed matrix shape
+    /* NVIDIA: since the fortieth session (H100, 2026-11-27, docs/performance.md) the fused combine everywhere
+     * (fused_combine 1: seven-shape geometric mean 87.7 -> 85.8 us once the last work-group's combine took one
+     * round trip for 16 splits: B = 1 32K 64.3 -> 59.3, D = 256 77.3 -> 72.9, the rest level) and float8 K/V in
+     * the matrix shapes (mma_float8 1: against the work-group shape 0.08-0.25x the time on the peer's 11 shapes
+     * for both formats, e5m2 at 79-100 % of the read bandwidth on the large rows, e4m3fn 56-71 %; two steps in
+     * flight, mma_float8 2, 1.0-1.15x the time of one; the float8 feature cases and every code, and the 11
+     * e4m3fn rows, checked against float64 on the card).
+     * Since the thirty-fifth session (H100, 2026-11-27, docs/performance.md) the transposed matrix shape
      * with each step's rows loaded during the step before where it fits (mma 5: G <= 8, D a multiple of 64 up to
      * 256; mma 1 at G = 9-16), 2 waves of splits and 256-wide combine work-groups: seven-shape geometric mean
      * 117.1 us (mma 1, 4 waves) -> 112.6 (mma 5) -> 108.0 (2 waves; B = 1 32K 83 -> 69 us, 8,64,8 16K 212 -> 198);
@@ -66,7 +74,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 8192, 4, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind

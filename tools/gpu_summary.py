@@ -474,6 +474,79 @@ def int8_depth(d, out):
                    (g, len(ratios), "set mma_int8 2 in the NVIDIA row" if g < 0.98 else "keep mma_int8 1"))
 
 
+def narrow_mma(d, out):
+    """Parts float8 and int4: each type's checks on the card (the feature cases' step in the log, the checked peer
+    rows), its matrix shape (mma_X=1, =2) against the work-group shape (mma_X=0) per shape in alternating rounds,
+    and the verdict for the NVIDIA row's column: on where the checks passed and one step in flight is faster."""
+    out.append("## float8 and int4 K/V in the matrix shapes (parts float8, int4)")
+    sections = log_sections(d) or {}
+    found_any = False
+    for column, types, test_step, checked in (
+            ("mma_float8", ("float8_e4m3fn", "float8_e5m2"), "float8_tests", "h100_peers_e4m3_mma.csv"),
+            ("mma_int4", ("int4",), "int4_tests", "h100_peers_int4_mma.csv")):
+        ratios, two = [], []
+        for t in types:
+            name = "h100_%s_mma.csv" % t
+            found = variants(d, name)
+            if not found:
+                continue
+            found_any = True
+            for vs in found.values():
+                if len(vs) > 1 and math.isfinite(vs[1][2]):
+                    ratios.append(vs[1][2])
+                if len(vs) > 2 and math.isfinite(vs[2][2]) and math.isfinite(vs[1][1]) and vs[1][1] > 0:
+                    two.append(vs[2][1] / vs[1][1])
+            g = geomean([vs[1][2] for vs in found.values() if len(vs) > 1])
+            out.append("- %s: %s=1 %.3fx the work-group shape's time in geometric mean over %d shapes" % (
+                t, column, g, len(found)))
+        step = sections.get(test_step)
+        code = exit_code(step[0]) if step else None
+        tests = ("not run" if not step else "passed" if code == 0 else
+                 "did not finish" if code in (None, 124) else "FAILED (exit %s)" % code)
+        rows = read_rows(d, checked) or []
+        passed = sum(1 for r in rows if r.get("check") == "pass")
+        failed = sum(1 for r in rows if r.get("check") not in ("pass", "skipped", None, ""))
+        if not ratios and not step and not rows:
+            continue
+        found_any = True
+        out.append("- %s: feature cases on the card %s; checked rows (%s): %d passed, %d failed" % (
+            column, tests, checked, passed, failed))
+        if two:
+            out.append("- %s=2 against 1: %.3fx the time in geometric mean over %d shapes" % (
+                column, geomean(two), len(two)))
+        ok = tests == "passed" and passed > 0 and failed == 0
+        fast = bool(ratios) and geomean(ratios) < 0.98
+        out.append("- %s -> %s" % (column, "set %s 1 in the NVIDIA row" % column if ok and fast else
+                                   "keep it off: the checks on the card are incomplete" if fast else
+                                   "keep it off"))
+    if not found_any:
+        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv or their steps in gpu-measure.log")
+
+
+def bisect(d, out):
+    """Part bisect: each staged kernel folder's median per shape and combine form (rounds alternating), and each
+    against the first folder's."""
+    rows = section(out, d, "Kernels of several commits on the same host code (part bisect)", "h100_bisect.csv")
+    if not rows:
+        return
+    by, order = {}, []
+    for r in rows:
+        k = r.get("kernels", "")
+        if k not in order:
+            order.append(k)
+        by.setdefault((shape(r), r.get("combine", "")), {}).setdefault(k, []).append(num(r, "us"))
+    out.append("| shape | combine | " + " | ".join(order) + " |")
+    out.append("| --- | --- | " + " | ".join("---" for _ in order) + " |")
+    for (sh, comb), ks in sorted(by.items()):
+        first = finite_median(ks.get(order[0], []))
+        cells = []
+        for k in order:
+            m = finite_median(ks.get(k, []))
+            cells.append("-" if not math.isfinite(m) else "%.1f (%.2fx)" % (m, m / first) if math.isfinite(first)
+                         else "%.1f" % m)
+        out.append("| %s | %s | %s |" % (sh, comb, " | ".join(cells)))
+
+
 def mla(d, out):
     rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
     if not rows:
@@ -567,7 +640,8 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, int8_depth, mla, ragged, paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, mla, ragged,
+                 paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
