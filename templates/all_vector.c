@@ -235,13 +235,14 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
         IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
-    if (!queue) { /* building only: the prefix pass's and the combine's kernels, as a launch would need them */
-        ifa__cached_kernel *other;
-        if (p->has_prefix) IFA__TRY(prefix_kernel(ctx, plan, &other));
-        if (plan->split_kv != IFA_SPLIT_NONE && !fused)
-            IFA__TRY(ifa__combine_kernel(ctx, plan, global_max ? 2 : 1, balanced, 0, &other));
-        return IFA_STATUS_OK;
-    }
+    /* the prefix pass's and the combine's kernels too, built before the first launch: built between two launches,
+     * a build left the device idle behind the first for its length (NVIDIA, fortieth session: a decode step's
+     * device span took the combine program's build, ~0.2 s) */
+    ifa__cached_kernel *other;
+    if (p->has_prefix) IFA__TRY(prefix_kernel(ctx, plan, &other));
+    if (plan->split_kv != IFA_SPLIT_NONE && !fused)
+        IFA__TRY(ifa__combine_kernel(ctx, plan, global_max ? 2 : 1, balanced, 0, &other));
+    if (!queue) return IFA_STATUS_OK; /* building only */
 
     /* partials: a row's prefix slot (cascade), then its splits; balanced units index slots per unit */
     ifa__combine_parts c = {0};
