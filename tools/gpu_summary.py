@@ -519,8 +519,20 @@ def narrow_mma(d, out):
         out.append("- %s -> %s" % (column, "set %s 1 in the NVIDIA row" % column if ok and fast else
                                    "keep it off: the checks on the card are incomplete" if fast else
                                    "keep it off"))
+    for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4"):  # part narrow: mma 5 against mma 3 by occupancy
+        name = "h100_narrow_%s.csv" % t
+        found = variants(d, name)
+        if not found:
+            continue
+        found_any = True
+        variant_lines(out, t, name, found)
+        names = [v[0] for v in next(iter(found.values()))]
+        for i, n in enumerate(names[1:], 1):
+            g = geomean([vs[i][2] for vs in found.values() if len(vs) > i])
+            out.append("- %s: %s %.3fx the time of %s in geometric mean over %d shapes" % (t, n, g, names[0], len(found)))
     if not found_any:
-        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv or their steps in gpu-measure.log")
+        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv or their steps in "
+                   "gpu-measure.log")
 
 
 def bisect(d, out):
