@@ -1002,6 +1002,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if MMA
     /* each warp's maxima and sums for the merge; elsewhere than NVIDIA, each warp's scratch for its products */
     __local float mg_m[IFA_NW * R], mg_l[IFA_NW * R];
+#if MMA >= 3 && LANE_QL
+    /* the query's operand words (hi, then lo), lane (mg, mt4)'s of step column s2 at (mg * IFA_KS + s2) * 4 + mt4 */
+    __local uint2 mq_w[2 * 8 * (HEAD_DIM / 16) * 4];
+#endif
 #if !IFA_NV
     __local float ms[IFA_NW * 384];
     __local uint mw[IFA_NW * 64];
@@ -1210,6 +1214,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * 200) */
 #define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
 #define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
+/* LANE_QL with MMA 3 to 6 where the query is otherwise held in registers: its operand words from local memory */
+#define IFA_MMA_QLOC (LANE_QL && !IFA_MMA_QSTEP)
 /* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
  * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
  * beyond D = 128 it is MMA 3 */
@@ -1527,7 +1533,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_MMA_QL(q4, h)                                                                                          \
     ((uint2)(ifa_h2((q4).x - ifa_f2((h).x).x, (q4).y - ifa_f2((h).x).y),                                          \
              ifa_h2((q4).z - ifa_f2((h).y).x, (q4).w - ifa_f2((h).y).y)))
-#if !IFA_MMA_QSTEP
+#if IFA_MMA_QLOC
+        /* LANE_QL (lane_q_local): the query's operand words once into local memory by warp 0, read at each step
+         * behind an opaque zero: the registers of the words (32 with the two parts at D = 128) left to more
+         * work-groups a multiprocessor */
+        if (wp == 0)
+            for (int s2 = 0; s2 < IFA_KS; ++s2) {
+                const float4 q4 = IFA_MMA_Q4(s2, 0);
+                const uint2 h = IFA_MMA_QH(q4);
+                mq_w[(mg * IFA_KS + s2) * 4 + mt4] = h;
+#if IFA_MMA_QLO
+                mq_w[((8 + mg) * IFA_KS + s2) * 4 + mt4] = IFA_MMA_QL(q4, h);
+#endif
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#elif !IFA_MMA_QSTEP
         uint2 qf[IFA_KS];
 #if IFA_MMA_QLO
         uint2 ql[IFA_KS];
@@ -1578,13 +1598,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
             /* S^T: keys mg, mg + 8 (x, y; z, w) of query rows r0, r1 (x, z; y, w) */
             float4 st = (float4)0.0f;
-#if IFA_MMA_QSTEP
+#if IFA_MMA_QSTEP || IFA_MMA_QLOC
             uint qz;
             IFA_QZERO(qz);
 #endif
             IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
                 const uint4 ka = (uint4)(kaw[2 * s2], kbw[2 * s2], kaw[2 * s2 + 1], kbw[2 * s2 + 1]);
-#if IFA_MMA_QSTEP
+#if IFA_MMA_QLOC
+                IFA_MMA(st, ka, mq_w[(mg * IFA_KS + s2) * 4 + mt4 + qz]);
+#if IFA_MMA_QLO
+                IFA_MMA(st, ka, mq_w[((8 + mg) * IFA_KS + s2) * 4 + mt4 + qz]);
+#endif
+#elif IFA_MMA_QSTEP
                 const float4 q4 = IFA_MMA_Q4(s2, qz);
                 const uint2 qh = IFA_MMA_QH(q4);
                 IFA_MMA(st, ka, qh);

@@ -151,7 +151,7 @@ static int av_defines(const ifa_plan *plan, int aligned, int fused, ifa__define 
         {"LANES", aligned ? plan->lanes : 0},
         {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
         {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
-        {"LANE_QL", aligned && plan->lanes ? plan->lane_q_local : 0},
+        {"LANE_QL", aligned && (plan->lanes || plan->mma) ? plan->lane_q_local : 0},
         {"MMA", aligned ? plan->mma : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},

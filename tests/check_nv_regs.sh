@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # ctest nvptx_registers: the fused kernels the NVIDIA row plans on an H100 for the peer file's 11 rows (fp16), their
-# int8 rows (per-channel scales, and two steps in flight: mma_int8=2), bf16, float8 and int4 (mma_float8=1,
-# mma_int4=1), ragged batches (balanced units, the per-batch lengths of a serving loop) and the examples' attention
-# cases, each compiled offline by scripts/nv-regs (clang for nvptx64, CUDA's ptxas for sm_90a): none may spill or
-# keep a stack frame (local memory, at every step of the loop on the card). Skipped (77) without clang's nvptx64
-# target, ptxas or libdevice: CI has no CUDA.
+# int8 rows (per-channel scales, two steps in flight: mma_int8=2, the query's words in local memory:
+# mma_q_local=1), bf16, float8 and int4 (mma_int4=1), ragged batches (balanced units, the per-batch lengths of a
+# serving loop) and the examples' attention cases, each compiled offline by scripts/nv-regs (clang for nvptx64,
+# CUDA's ptxas for sm_90a): none may spill or keep a stack frame (local memory, at every step of the loop on the
+# card). Skipped (77) without clang's nvptx64 target, ptxas or libdevice: CI has no CUDA.
 #   tests/check_nv_regs.sh NV_REGS IFA_TILING EXAMPLES_DIR
 set -u
 nv_regs="$1" tiling="$2" examples="$3"
@@ -32,11 +32,12 @@ for s in 16,32,8,128,8192 8,64,8,128,16384 4,32,4,256,8192; do
 done
 for s in 16,32,8,128,8192 8,64,8,128,16384; do
   IFA_TUNING=mma_int8=2 check "int8 mma_int8=2 $s" --shape "$s" --layout BNSD --kv-dtype int8
+  IFA_TUNING=mma_q_local=1 check "int8 mma_q_local=1 $s" --shape "$s" --layout BNSD --kv-dtype int8
 done
 check "bf16 16,32,8,128,8192" --shape 16,32,8,128,8192 --layout BNSD --dtype bfloat16
-for t in float8_e4m3fn float8_e5m2; do # the matrix shapes' float8 (not yet in the NVIDIA row: mma_float8=1)
+for t in float8_e4m3fn float8_e5m2; do # the matrix shapes' float8 (the NVIDIA row's since the fortieth session)
   for s in 16,32,8,128,8192 4,32,4,256,8192; do
-    IFA_TUNING=mma_float8=1 check "$t mma_float8=1 $s" --shape "$s" --layout BNSD --kv-dtype "$t"
+    check "$t $s" --shape "$s" --layout BNSD --kv-dtype "$t"
   done
 done
 for s in 16,32,8,128,8192 4,32,4,256,8192; do # int4 (not yet in the NVIDIA row: mma_int4=1)

@@ -1268,6 +1268,34 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 0);
     bad = plan, bad.mma = 1, bad.lanes = 0;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* the query's operand words in local memory (mma_q_local, the plan's lane_q_local) where they are two parts
+     * held in registers: int8 with per-channel scales under mma 5, not fp16 (one part), mma 4 or D = 256 (read each
+     * step anyway); its bytes in the plan's local memory; the plan check refuses it elsewhere */
+    p = problem(16, 32, 8, 128, 8192);
+    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.lane_q_local, 0);
+    const int64_t bytes0 = plan.local_mem_bytes;
+    plan_tuned("mma_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.lane_q_local, 1);
+    ck_assert_int_eq(plan.local_mem_bytes, bytes0 + ifa__mma_q_local_bytes(128));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("mma=4,mma_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 4);
+    ck_assert_int_eq(plan.lane_q_local, 0);
+    bad = plan, bad.lane_q_local = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.head_dim = 256, p.value_dim = 0;
+    plan_tuned("mma_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.lane_q_local, 0);
+    p = problem(16, 32, 8, 128, 8192); /* fp16: the query is one part */
+    plan_tuned("mma_q_local=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.lane_q_local, 0);
+    bad = plan, bad.lane_q_local = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

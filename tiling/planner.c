@@ -253,6 +253,23 @@ static int mma6_fit(const ifa_problem *p) {
     return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
 }
 
+/* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
+ * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel or
+ * per-tensor scale folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16), and
+ * the plan does not read it at each step anyway (mma 4, D above 128). Where mma_q_local asks, those words go to
+ * local memory (ifa__mma_q_local_bytes) and the plan's lane_q_local says so. */
+static int mma_q_two_parts(const ifa_problem *p, int32_t mma) {
+    const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
+    return mma >= 3 && mma != 4 && p->head_dim <= 128 &&
+           (p->rope != 0 || p->antiquant == IFA_ANTIQUANT_PER_CHANNEL || p->antiquant == IFA_ANTIQUANT_PER_TENSOR ||
+            p->q_dtype != operand);
+}
+
+int64_t ifa__mma_q_local_bytes(int64_t head_dim) {
+    /* two parts of 8 rows x D / 16 steps x 4 lanes, 8 bytes each */
+    return 2 * 8 * (head_dim / 16) * 4 * 8;
+}
+
 /* The row's setting for p's K/V type in the matrix shapes: mma_bf16, mma_int8, mma_float8 or mma_int4 (0 keeps that
  * type out; for the last three 2 asks for mma 6), 1 for fp16 K/V. */
 static int32_t mma_kv_setting(const ifa_problem *p, const ifa_tuning *t) {
@@ -303,9 +320,13 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
     if (mma == 5 && mma_kv_setting(p, t) >= 2 && mma6_fit(p)) mma = 6;
+    const int q_local = t->mma_q_local != 0 && mma_q_two_parts(p, mma);
     if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
-        base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
+                (q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0) <=
+            budget) {
         plan->mma = mma;
+        plan->lane_q_local = q_local;
         return;
     }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
@@ -650,7 +671,8 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     choose_vector_loads(p, dev, &t, budget, plan);
     plan->local_mem_bytes =
         block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->mma ? ifa__mma_local_bytes((int64_t)plan->heads_per_group * p->seq_q, wg, dev->vendor == IFA_VENDOR_NVIDIA)
+        (plan->mma ? ifa__mma_local_bytes((int64_t)plan->heads_per_group * p->seq_q, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
+                         (plan->lane_q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0)
          : plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
          : plan->key_tile ? key_tile_bytes(p, chunk)
          : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
@@ -739,7 +761,8 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
-    if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) || (plan->lane_q_local && !plan->lanes) ||
+    if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) ||
+        (plan->lane_q_local && !plan->lanes && !mma_q_two_parts(p, plan->mma)) ||
         plan->mma < 0 || plan->mma > 6 || (plan->mma == 6 && !mma6_fit(p)) ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||

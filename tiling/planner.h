@@ -82,6 +82,9 @@ int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_grou
  * rows: each warp's maxima and sums, and without matrix instructions (matrix_instructions 0: every device but
  * NVIDIA's) each warp's scratch through which its products go. */
 int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions);
+/* The local memory of the matrix shapes' query operand words where the plan keeps them there (lane_q_local with
+ * mma): two parts, at most 8 rows, D / 16 steps, 4 lanes a row, 8 bytes each. */
+int64_t ifa__mma_q_local_bytes(int64_t head_dim);
 
 /* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
  * work_group_size. */

@@ -110,6 +110,10 @@ typedef struct ifa_tuning {
     int32_t mma_int4;          /* with mma: 1 takes the matrix shape for int4 K/V too (each nibble converted
                                 * exactly to fp16 in registers; scales as int8's, D a multiple of 128), 0 not; 2: as
                                 * 1, with the rows two steps ahead as mma_int8 2 */
+    int32_t mma_q_local;       /* with mma 3, 5 or 6 up to D = 128 where the query enters the score products as two
+                                * parts (the key's per-channel or per-tensor scale folded in, RoPE, a query type other
+                                * than the operands'): 1 keeps its operand words in local memory, read at each step
+                                * (the plan's lane_q_local), instead of registers; 0 not */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

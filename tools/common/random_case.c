@@ -116,8 +116,9 @@ static void draw_tuning(draw *g, char *t, size_t n) {
         w = snprintf(t, n,
                      "work_group_size=%d,chunk_rows=%d,vector_width=1,pv_block=1,vector_loads=1,key_tile=%d,lanes=%d,"
                      "lane_prefetch=%d,lane_scores=%d,lane_head_groups=%d,lane_group_rows=%d,lane_q_local=%d,mma=%d,"
-                     "mma_int8=%d,mma_bf16=%d,mma_group_rows=%d,",
-                     v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[7] < 8 ? v[7] : 0);
+                     "mma_int8=%d,mma_bf16=%d,mma_group_rows=%d,mma_q_local=%d,",
+                     v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[7] < 8 ? v[7] : 0,
+                     v[8]); /* the query from local memory: the lane shape's draw serves the matrix shapes' */
     } else if (shape < 0.6) {
         const int c = (int)pick(g, chunks, 4);
         w = snprintf(t, n, "chunk_rows=%d,multi_head_rows=%d,", c, (int)pick(g, mh, 3));
