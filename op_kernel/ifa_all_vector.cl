@@ -179,6 +179,9 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #ifndef LANE_SC
 #define LANE_SC 0
 #endif
+#ifndef F8CVT
+#define F8CVT 0
+#endif
 #ifndef LANE_QL
 #define LANE_QL 0
 #endif
@@ -385,6 +388,20 @@ inline uint ifa_h2_mul(uint x, uint c) {
         const uint u_ = (w);                                                                                        \
         (a) = ((u_ & 0xffu) << 8) | ((u_ & 0xff00u) << 16);                                                         \
         (b) = ((u_ >> 8) & 0xff00u) | (u_ & 0xff000000u);                                                          \
+    } while (0)
+#elif IFA_NV && F8CVT
+/* e4m3fn by the card's own conversion (F8CVT: the plan's mma_cvt; sm_89 and later): the low byte of each 16-bit
+ * half to the low fp16, exact, NaN codes to NaN */
+inline uint ifa_e4m3x2_h2(ushort x) {
+    uint y;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(y) : "h"(x));
+    return y;
+}
+#define IFA_B4H(a, b, w)                                                                                            \
+    do {                                                                                                            \
+        const uint u_ = (w);                                                                                        \
+        (a) = ifa_e4m3x2_h2((ushort)u_);                                                                            \
+        (b) = ifa_e4m3x2_h2((ushort)(u_ >> 16));                                                                    \
     } while (0)
 #else
 /* e4m3fn: x holds two codes, in bits 0-7 and 16-23. Each code's sign to bit 15 of its half and its exponent and

@@ -153,6 +153,7 @@ static int av_defines(const ifa_plan *plan, int aligned, int fused, ifa__define 
         {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
         {"LANE_QL", aligned && (plan->lanes || plan->mma) ? plan->lane_q_local : 0},
         {"MMA", aligned ? plan->mma : 0},
+        {"F8CVT", aligned && plan->mma ? plan->mma_cvt : 0},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},

@@ -44,6 +44,9 @@ for s in 16,32,8,128,8192 4,32,4,256,8192; do # int4 (not yet in the NVIDIA row:
   IFA_TUNING=mma_int4=1 check "int4 mma_int4=1 $s" --shape "$s" --layout BNSD --kv-dtype int4
 done
 IFA_TUNING=mma_float8=2 check "float8_e4m3fn mma_float8=2" --shape 16,32,8,128,8192 --layout BNSD --kv-dtype float8_e4m3fn
+for s in 16,32,8,128,8192 4,32,4,256,8192; do # e4m3fn by the card's cvt.rn.f16x2.e4m3x2 (ptxas checks it for sm_90a)
+  IFA_TUNING=mma_f8_cvt=1 check "float8_e4m3fn mma_f8_cvt=1 $s" --shape "$s" --layout BNSD --kv-dtype float8_e4m3fn
+done
 IFA_TUNING=mma_int4=2 check "int4 mma_int4=2" --shape 16,32,8,128,8192 --layout BNSD --kv-dtype int4
 for s in 8,64,8,128,16384 4,32,4,256,8192 32,128,8,64,2048; do
   check "ragged fp16 $s" --shape "$s" --layout BNSD --per-batch

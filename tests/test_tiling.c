@@ -1296,6 +1296,29 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.lane_q_local, 0);
     bad = plan, bad.lane_q_local = 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* e4m3fn by the card's conversion instruction where mma_f8_cvt asks (the plan's mma_cvt): with the matrix
+     * shapes and e4m3fn only; the plan check refuses it elsewhere, and a reserved field other than 0 */
+    p = problem(16, 32, 8, 128, 8192);
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.mma_cvt, 0);
+    plan_tuned("mma_f8_cvt=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.mma_cvt, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.reserved0 = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("mma_f8_cvt=1,mma_float8=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 0);
+    ck_assert_int_eq(plan.mma_cvt, 0);
+    bad = plan, bad.mma_cvt = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E5M2;
+    plan_tuned("mma_f8_cvt=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.mma_cvt, 0);
+    bad = plan, bad.mma_cvt = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);

@@ -316,6 +316,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->lane_scores = 0;
     plan->lane_q_local = 0;
     plan->mma = 0;
+    plan->mma_cvt = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
@@ -327,6 +328,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
             budget) {
         plan->mma = mma;
         plan->lane_q_local = q_local;
+        plan->mma_cvt = t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3;
         return;
     }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
@@ -753,8 +755,8 @@ static int multi_heads_consistent(const ifa_plan *plan) {
 }
 
 /* A plan is dumped and compared as bytes: no hidden padding before its 64-bit fields. */
-_Static_assert(offsetof(ifa_plan, combine_counters) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
-               "ifa_plan: hidden padding after combine_counters");
+_Static_assert(offsetof(ifa_plan, reserved0) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
+               "ifa_plan: hidden padding after reserved0");
 
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
@@ -870,7 +872,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->fused_combine && (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->problem.has_prefix ||
                                  plan->problem.q_lengths || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                                  plan->combine_counters != plan->problem.batch * ifa__plan_blocks(plan))) ||
-        (!plan->fused_combine && plan->combine_counters != 0) ||
+        (!plan->fused_combine && plan->combine_counters != 0) || plan->reserved0 != 0 ||
+        (plan->mma_cvt != 0 && (plan->mma_cvt != 1 || !plan->mma || plan->problem.kv_dtype != IFA__KV_E4M3)) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
           plan->workspace_bytes <

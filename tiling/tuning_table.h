@@ -114,6 +114,9 @@ typedef struct ifa_tuning {
                                 * parts (the key's per-channel or per-tensor scale folded in, RoPE, a query type other
                                 * than the operands'): 1 keeps its operand words in local memory, read at each step
                                 * (the plan's lane_q_local), instead of registers; 0 not */
+    int32_t mma_f8_cvt;        /* with mma and e4m3fn K/V: 1 converts each byte pair by the device's own instruction
+                                * (the plan's mma_cvt; NVIDIA from sm_89 only: other NVIDIA cards fail the build),
+                                * 0 by integer operations and an f16x2 multiply */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

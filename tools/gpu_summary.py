@@ -519,8 +519,9 @@ def narrow_mma(d, out):
         out.append("- %s -> %s" % (column, "set %s 1 in the NVIDIA row" % column if ok and fast else
                                    "keep it off: the checks on the card are incomplete" if fast else
                                    "keep it off"))
-    for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4"):  # part narrow: mma 5 against mma 3 by occupancy
-        name = "h100_narrow_%s.csv" % t
+    # part narrow (mma 5 against mma 3, the query's words in local memory) and part float8's conversion instruction
+    for t, name in [(t, "h100_narrow_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")] + [
+            ("float8_e4m3fn", "h100_float8_e4m3fn_cvt.csv")]:
         found = variants(d, name)
         if not found:
             continue

@@ -167,6 +167,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddBoolToObject(o, "lane_scores", p->lane_scores);
     cJSON_AddBoolToObject(o, "lane_q_local", p->lane_q_local);
     cJSON_AddNumberToObject(o, "mma", p->mma);
+    cJSON_AddBoolToObject(o, "mma_cvt", p->mma_cvt);
     cJSON_AddBoolToObject(o, "batch_fast", p->batch_fast);
     cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
     if (p->problem.has_prefix) {

@@ -237,9 +237,12 @@ typedef struct ifa_plan {
                                  * the last split of each (batch, block) to finish combines the block's rows itself
                                  * (no combine kernel; a counter per block, kept by the context per in-order queue;
                                  * runs on an out-of-order queue launch the combine kernel), 0 not */
-    int32_t combine_counters;   /* with fused_combine: the counters a run uses, batch x blocks (0 without). Also the
-                                 * last 32-bit field before the 64-bit ones: the planner asserts there is no hidden
-                                 * padding */
+    int32_t combine_counters;   /* with fused_combine: the counters a run uses, batch x blocks (0 without) */
+    int32_t mma_cvt;            /* with mma and e4m3fn K/V: 1 where each pair of bytes becomes an fp16 pair by the
+                                 * device's own conversion instruction (NVIDIA from sm_89: cvt.rn.f16x2.e4m3x2; the
+                                 * integer path elsewhere), 0 the integer path everywhere */
+    int32_t reserved0;          /* 0. The last 32-bit field before the 64-bit ones: the planner asserts there is
+                                 * no hidden padding */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
