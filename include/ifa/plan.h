@@ -232,7 +232,9 @@ typedef struct ifa_plan {
                                  * value rows loaded after the scores (fewer registers), 0 not */
     int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
                                  * of holding them in registers (8 per query row a lane: fewer registers, more
-                                 * work-groups a multiprocessor), 0 not */
+                                 * work-groups a multiprocessor); with mma 3, 5 or 6 up to D = 128 where the query
+                                 * enters as two parts (tuning mma_q_local): 1 where its operand words are in local
+                                 * memory, read at each step; 0 not */
     int32_t fused_combine;      /* equal splits with partial rowmax, no cascade, no per-batch query tokens: 1 where
                                  * the last split of each (batch, block) to finish combines the block's rows itself
                                  * (no combine kernel; a counter per block, kept by the context per in-order queue;
