@@ -8,6 +8,10 @@
 #include "op_host/context.h"
 #include "op_host/counters.h"
 
+/* cl_nv_device_attribute_query's compute capability queries (CL/cl_ext.h's names where the headers have them) */
+#define IFA__CL_NV_CC_MAJOR 0x4000
+#define IFA__CL_NV_CC_MINOR 0x4001
+
 static ifa_status read_facts(ifa_context *c) {
     cl_uint cu = 0;
     size_t wg = 0;
@@ -34,6 +38,14 @@ static ifa_status read_facts(ifa_context *c) {
         c->facts.vendor = IFA_VENDOR_NVIDIA;
     else
         c->facts.vendor = IFA_VENDOR_GENERIC_GPU;
+    if (c->facts.vendor == IFA_VENDOR_NVIDIA) {
+        /* cl_nv_device_attribute_query; a driver without it leaves 0 (no sm_89 instructions) */
+        cl_uint major = 0, minor = 0;
+        if (clGetDeviceInfo(c->device, IFA__CL_NV_CC_MAJOR, sizeof major, &major, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(c->device, IFA__CL_NV_CC_MINOR, sizeof minor, &minor, NULL) == CL_SUCCESS && major < 100 &&
+            minor < 10)
+            c->facts.compute_capability = (int32_t)(major * 10 + minor);
+    }
     return IFA_STATUS_OK;
 }
 

@@ -139,6 +139,19 @@ endforeach()
 if(NOT rc EQUAL 0 OR NOT sets EQUAL n OR NOT seen STREQUAL "1:none:OFF;1:partial_rowmax:ON;1:partial_rowmax:OFF;2:balanced_units:OFF")
   message(FATAL_ERROR "--domain: ${rc}, ${sets} sets listed as ${n}: ${seen}")
 endif()
+# e4m3fn by the card's conversion instruction (mma_f8_cvt): the h100 profile (compute capability 90) builds with
+# F8CVT=1, e5m2 and the generic GPU profile without
+foreach(pr "h100;float8_e4m3fn;1" "h100;float8_e5m2;0" "generic-gpu-64cu;float8_e4m3fn;0")
+  list(GET pr 0 prof)
+  list(GET pr 1 kvt)
+  list(GET pr 2 want)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_TUNING=mma=5,mma_float8=1,mma_f8_cvt=1
+    ${TILING} --shape 16,32,8,128,8192 --kv-dtype ${kvt} --device-profile ${prof} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  string(JSON opts GET "${out}" build options)
+  if(NOT rc EQUAL 0 OR NOT opts MATCHES " -D F8CVT=${want} ")
+    message(FATAL_ERROR "mma_f8_cvt on ${prof} ${kvt}: expected F8CVT=${want}, got ${rc}: ${opts}")
+  endif()
+endforeach()
 # --per-batch without --domain: one plan of per-batch lengths (4 full batches on 132 units: balanced units)
 execute_process(COMMAND ${TILING} --shape 4,32,8,128,32768 --device-profile h100 --per-batch RESULT_VARIABLE rc
   OUTPUT_VARIABLE out)

@@ -440,7 +440,7 @@ static int replan(ifa_plan *plan, void *user) {
     if (!r->split) return force_native(plan, r->native);
     const int want = r->split;
     ifa_device_facts facts = {IFA_VENDOR_CPU, 64, 4096, r->native ? r->native : test_ctx()->facts.native_float_width,
-                              2 * 1024 * 1024};
+                              2 * 1024 * 1024, 0};
     test_tuning_push(
            want == IFA_SPLIT_BALANCED         ? "chunk_rows=16,block_cost_rows=8"
            : want == IFA_SPLIT_GLOBAL_ROWMAX ? "split_min_tokens=16,chunk_rows=16,split_rowmax=2,balance_milli=1000000"

@@ -119,7 +119,7 @@ typedef struct split_force {
 static int force_split(ifa_plan *plan, void *user) {
     const split_force *f = user;
     ifa_device_facts facts = {IFA_VENDOR_CPU, f->compute_units, 4096, test_ctx()->facts.native_float_width,
-                              2 * 1024 * 1024};
+                              2 * 1024 * 1024, 0};
     if (!ifa__vendor_is_cpu(test_ctx()->facts.vendor)) {
         facts = test_ctx()->facts;
         facts.compute_units = f->compute_units;
@@ -220,7 +220,7 @@ END_TEST
 
 START_TEST(head_groups_when_local_memory_is_small) {
     /* G = 12, D = 128 in 8 KiB: the planner splits the 12 heads into even groups */
-    ifa_device_facts facts = {IFA_VENDOR_GENERIC_GPU, 4, 64, 0, 8 * 1024};
+    ifa_device_facts facts = {IFA_VENDOR_GENERIC_GPU, 4, 64, 0, 8 * 1024, 0};
     static const int64_t lens[] = {90, 200};
     spec p = {layouts[_i], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 2, 24, 2, 128, 200, lens, 2, 1, (uint64_t)_i + 800};
     check_spec_with(&p, small_local_memory, &facts); /* fails unless the plan really splits the heads */

@@ -10,12 +10,12 @@
 #include "tiling/plan_domain.h"
 #include "tiling/planner.h"
 
-static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
-static const ifa_device_facts generic_gpu = {IFA_VENDOR_GENERIC_GPU, 40, 1024, 0, 64 * 1024};
-static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
-static const ifa_device_facts avx2 = {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024};
-static const ifa_device_facts intel = {IFA_VENDOR_CPU_INTEL, 2, 4096, 0, 2 * 1024 * 1024};
-static const ifa_device_facts cpu16 = {IFA_VENDOR_CPU, 16, 4096, 0, 2 * 1024 * 1024};
+static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024, 90};
+static const ifa_device_facts generic_gpu = {IFA_VENDOR_GENERIC_GPU, 40, 1024, 0, 64 * 1024, 0};
+static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024, 0};
+static const ifa_device_facts avx2 = {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024, 0};
+static const ifa_device_facts intel = {IFA_VENDOR_CPU_INTEL, 2, 4096, 0, 2 * 1024 * 1024, 0};
+static const ifa_device_facts cpu16 = {IFA_VENDOR_CPU, 16, 4096, 0, 2 * 1024 * 1024, 0};
 
 /* A configuration: its problem at the most batches, and the form of the lengths its steps pass. */
 typedef struct {

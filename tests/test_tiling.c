@@ -23,11 +23,11 @@ static ifa_problem bsnd_problem(int64_t b, int64_t n, int64_t nkv, int64_t d, in
     return p;
 }
 
-static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
-static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024};
+static const ifa_device_facts h100 = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024, 90};
+static const ifa_device_facts pocl = {IFA_VENDOR_CPU, 2, 4096, 0, 2 * 1024 * 1024, 0};
 /* the same 2-core PoCL device planned with Intel's row, and as an AVX2 core (16 vector registers) */
-static const ifa_device_facts intel = {IFA_VENDOR_CPU_INTEL, 2, 4096, 0, 2 * 1024 * 1024};
-static const ifa_device_facts avx2 = {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024};
+static const ifa_device_facts intel = {IFA_VENDOR_CPU_INTEL, 2, 4096, 0, 2 * 1024 * 1024, 0};
+static const ifa_device_facts avx2 = {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024, 0};
 
 /* The plan of p on dev with the tuning entries extra added for this one plan (test_tuning_push's). */
 static void plan_tuned(const char *extra, const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
@@ -328,7 +328,7 @@ START_TEST(plan_fits_local_memory) {
 END_TEST
 
 START_TEST(plan_refuses_what_cannot_fit) {
-    ifa_device_facts tiny = {IFA_VENDOR_GENERIC_GPU, 4, 256, 0, 2048};
+    ifa_device_facts tiny = {IFA_VENDOR_GENERIC_GPU, 4, 256, 0, 2048, 0};
     ifa_problem p = problem(1, 8, 8, 512, 100);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &tiny, &plan), IFA_STATUS_DEVICE_LIMIT);
@@ -337,7 +337,7 @@ START_TEST(plan_refuses_what_cannot_fit) {
 END_TEST
 
 START_TEST(plan_work_group_within_device) {
-    ifa_device_facts small_wg = {IFA_VENDOR_NVIDIA, 8, 100, 0, 48 * 1024};
+    ifa_device_facts small_wg = {IFA_VENDOR_NVIDIA, 8, 100, 0, 48 * 1024, 0};
     ifa_problem p = problem(2, 8, 2, 64, 100);
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &small_wg, &plan), IFA_STATUS_OK);
@@ -806,7 +806,7 @@ START_TEST(lanes_rule) {
     p = problem(1, 32, 8, 128, 8192);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 2);
-    const ifa_device_facts other = {IFA_VENDOR_GENERIC_GPU, 64, 1024, 0, 48 * 1024}; /* an unmeasured GPU */
+    const ifa_device_facts other = {IFA_VENDOR_GENERIC_GPU, 64, 1024, 0, 48 * 1024, 0}; /* an unmeasured GPU */
     ck_assert_int_eq(ifa__plan_make(&p, &other, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lanes, 0);
     test_tuning_pop();
@@ -1319,6 +1319,13 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma_cvt, 0);
     bad = plan, bad.mma_cvt = 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* not before sm_89 (an A100: 80), nor off NVIDIA */
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3;
+    ifa_device_facts a100 = h100;
+    a100.compute_capability = 80;
+    plan_tuned("mma_f8_cvt=1", &p, &a100, &plan);
+    ck_assert_int_eq(plan.mma, 5);
+    ck_assert_int_eq(plan.mma_cvt, 0);
     /* elsewhere than NVIDIA: the same plan, the products through local memory */
     p = problem(1, 32, 8, 256, 8192);
     plan_tuned("mma=3,vector_width=1,work_group_size=64", &p, &pocl, &plan);
@@ -1741,7 +1748,7 @@ END_TEST
  * native width up to 16, local memory or work-group size no larger than the device's own, and the vendor
  * between the two CPU rows. */
 START_TEST(device_facts_overrides) {
-    const ifa_device_facts dev = {IFA_VENDOR_CPU, 2, 4096, 8, 512 * 1024};
+    const ifa_device_facts dev = {IFA_VENDOR_CPU, 2, 4096, 8, 512 * 1024, 0};
     setenv("IFA_DEVICE_FACTS", "compute_units=64,native_float_width=16,local_mem_bytes=99999999,bogus=3,"
                                "max_work_group_size=1,native_float_width=12", 1);
     ifa_device_facts e = ifa__device_facts_effective(&dev);
@@ -1760,7 +1767,7 @@ START_TEST(device_facts_overrides) {
     ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU);
     setenv("IFA_DEVICE_FACTS", "vendor=4", 1);
     ck_assert_int_eq(ifa__device_facts_effective(&dev).vendor, IFA_VENDOR_CPU);
-    const ifa_device_facts gpu = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024};
+    const ifa_device_facts gpu = {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024, 90};
     setenv("IFA_DEVICE_FACTS", "vendor=3", 1); /* nor a CPU row for a GPU */
     ck_assert_int_eq(ifa__device_facts_effective(&gpu).vendor, IFA_VENDOR_NVIDIA);
     setenv("IFA_DEVICE_FACTS", "compute_units=0,local_mem_bytes=65536,native_float_width=32", 1);

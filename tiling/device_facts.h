@@ -26,6 +26,9 @@ typedef struct ifa_device_facts {
     int32_t max_work_group_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     int32_t native_float_width;  /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: 16 on AVX-512 CPUs, 8 on AVX2 (0: unknown) */
     int64_t local_mem_bytes;     /* CL_DEVICE_LOCAL_MEM_SIZE */
+    int32_t compute_capability;  /* NVIDIA's, major x 10 + minor (90: the H100), from cl_nv_device_attribute_query;
+                                  * 0 elsewhere or unknown. The instructions a kernel variant may use (sm_89's
+                                  * float8 conversions) follow it; IFA_DEVICE_FACTS does not override it */
 } ifa_device_facts;
 
 /* The device's facts as the planner uses them: *f, overridden by IFA_DEVICE_FACTS ("compute_units=64,

@@ -328,7 +328,9 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
             budget) {
         plan->mma = mma;
         plan->lane_q_local = q_local;
-        plan->mma_cvt = t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3;
+        /* the conversion instruction from sm_89 (PTX cvt.rn.f16x2.e4m3x2): other cards would fail the build */
+        plan->mma_cvt = t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3 && dev->vendor == IFA_VENDOR_NVIDIA &&
+                        dev->compute_capability >= 89;
         return;
     }
     if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&

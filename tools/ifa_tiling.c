@@ -34,11 +34,11 @@ static const struct {
     const char *name;
     ifa_device_facts facts;
 } profiles[] = {
-    {"h100", {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024}},
-    {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 16, 2 * 1024 * 1024}},      /* 2 AVX-512 cores (Zen 4) */
-    {"pocl-2-avx2", {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024}},  /* 2 AVX2 cores (Zen 3) */
-    {"pocl-2-intel", {IFA_VENDOR_CPU_INTEL, 2, 4096, 16, 2 * 1024 * 1024}}, /* 2 AVX-512 Intel Xeon cores */
-    {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024}},
+    {"h100", {IFA_VENDOR_NVIDIA, 132, 1024, 0, 48 * 1024, 90}},
+    {"pocl-2", {IFA_VENDOR_CPU, 2, 4096, 16, 2 * 1024 * 1024, 0}},      /* 2 AVX-512 cores (Zen 4) */
+    {"pocl-2-avx2", {IFA_VENDOR_CPU, 2, 4096, 8, 2 * 1024 * 1024, 0}},  /* 2 AVX2 cores (Zen 3) */
+    {"pocl-2-intel", {IFA_VENDOR_CPU_INTEL, 2, 4096, 16, 2 * 1024 * 1024, 0}}, /* 2 AVX-512 Intel Xeon cores */
+    {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024, 0}},
 };
 
 static int usage(void) {
@@ -104,6 +104,7 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(d, "max_work_group_size", dev->max_work_group_size);
     cJSON_AddNumberToObject(d, "local_mem_bytes", (double)dev->local_mem_bytes);
     cJSON_AddNumberToObject(d, "native_float_width", dev->native_float_width);
+    cJSON_AddNumberToObject(d, "compute_capability", dev->compute_capability);
     char key[32];
     snprintf(key, sizeof key, "%" PRIu64, p->tiling_key);
     cJSON_AddStringToObject(o, "tiling_key", key);
