@@ -1245,9 +1245,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
     /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
      * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
-     * accumulators of query rows r0 and r1 */
-    const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
-    const int r0 = 2 * mt4, r1 = r0 + 1;
+     * accumulators of query rows r0 and r1. Here for MMA 5's first rows, which go out before the query's prologue;
+     * the other plans take them after it (IFA_MMA_LANES below: computed here, D = 256's unfused plan ran 70 -> 79
+     * us on the H100 with clang's PTX the same, fortieth session) */
+#define IFA_MMA_LANES                                                                                              \
+    const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;                                     \
+    const int r0 = 2 * mt4, r1 = r0 + 1
+#if IFA_MMA_PF
+    IFA_MMA_LANES;
+#endif
 /* step jb_'s rows for this lane: keys mg and mg + 8 (a quarter) into ka and kb (IFA_MMA_KEYS), values 2 mt4, + 1,
  * + 8, + 9 (an eighth) into v0 .. v3 (IFA_MMA_VALS) */
 #define IFA_MMA_KEYS(jb_, ka, kb)                                                                                  \
@@ -1530,6 +1536,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     } while (0)
 #if MMA >= 3
     {
+#if !IFA_MMA_PF
+        IFA_MMA_LANES;
+#endif
 #if IFA_MMA_QLO
         /* each row's power of two (IFA_MMA_QLO above): query row mg's, and rows r0 and r1's inverses for the scores */
         float qx = 0.0f, qx0 = 0.0f, qx1 = 0.0f;
