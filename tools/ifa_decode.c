@@ -1067,8 +1067,11 @@ static void report(driver *dr) {
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,
            (double)n / (s->steps_us * 1e-6), s->steps_us * 1e-6, s->wall_us * 1e-6);
     printf("tokens generated     %lld (%.1f tokens/s)\n", (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6));
-    printf("PoCL workers         POCL_AFFINITY=%s (ifa-decode sets 1, pinned one per core, unless given)\n",
-           dr->pocl_affinity);
+    cl_device_type type = 0;
+    clGetDeviceInfo(ifa_context_device(dr->ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (type & CL_DEVICE_TYPE_CPU) /* PoCL's workers: a GPU's driver has none */
+        printf("PoCL workers         POCL_AFFINITY=%s (ifa-decode sets 1, pinned one per core, unless given)\n",
+               dr->pocl_affinity);
     printf("K/V pools            %s\n", dr->o.plain_buffers ? "clCreateBuffer (--plain-buffers)"
                                                              : "ifa_buffer_create (huge pages advised on a CPU device)");
     if (dr->o.draft > 0 && s->request_steps > 0)
