@@ -1502,7 +1502,7 @@ Suite *features_suite(void) {
     if (only && strcmp(only, "float8") == 0) {
         TCase *f8 = tcase_create("float8");
         tcase_set_timeout(f8, 600);
-        tcase_add_loop_test(f8, float8_kv, 0, 36);
+        test_add_loop(f8, float8_kv, 0, 36); /* IFA_TEST_SAMPLE: a card's call takes half (its builds) */
         tcase_add_loop_test(f8, float8_codes_exact, 0, 12);
         suite_add_tcase(s, f8);
     }
@@ -1510,7 +1510,7 @@ Suite *features_suite(void) {
     if (only && strcmp(only, "int4") == 0) {
         TCase *i4 = tcase_create("int4");
         tcase_set_timeout(i4, 600);
-        tcase_add_loop_test(i4, int4_matrix_shapes, 0, 22);
+        test_add_loop(i4, int4_matrix_shapes, 0, 22);
         suite_add_tcase(s, i4);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */
