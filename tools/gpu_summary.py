@@ -64,7 +64,8 @@ PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (issue 8'
 def issue8(d, out):
     out.append("## Issue 8: the H100 targets")
     runs = {name: read_rows(d, "h100_peers_%s.csv" % name)
-            for name in ("vl0", "vl1", "best", "final", "int8", "int8_best", "int8_mma6", "fp8", "e5m2")}
+            for name in ("vl0", "vl1", "best", "final", "int8", "int8_best", "int8_mma6", "int8_q_local", "fp8",
+                         "e5m2")}
     fp16 = [r for r in (runs["vl0"], runs["vl1"], runs["best"], runs["final"]) if r]
     if not fp16:
         out.append("not measured: no h100_peers_vl0.csv, h100_peers_vl1.csv, h100_peers_best.csv or "
@@ -115,7 +116,7 @@ def issue8(d, out):
         t = num(b1[0], "us")
         out.append("- B = 1, 8192 tokens: %.1f us (target <= 20 us) -> %s" % (t, "met" if t <= 20 else "missed"))
     int8 = {}
-    for rows in (runs["int8"], runs["int8_best"], runs["int8_mma6"]):
+    for rows in (runs["int8"], runs["int8_best"], runs["int8_mma6"], runs["int8_q_local"]):
         for r in rows or []:
             if shape(r) not in int8 or num(r, "us") < num(int8[shape(r)], "us"):
                 int8[shape(r)] = r
