@@ -1270,56 +1270,42 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     /* the query's operand words in local memory (mma_q_local, the plan's lane_q_local) where they are two parts
      * held in registers: int8 with per-channel scales under mma 5, not fp16 (one part), mma 4 or D = 256 (read each
-     * step anyway); its bytes in the plan's local memory; the plan check refuses it elsewhere */
-    p = problem(16, 32, 8, 128, 8192);
-    p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = p.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.lane_q_local, 0);
-    const int64_t bytes0 = plan.local_mem_bytes;
-    plan_tuned("mma_q_local=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 5);
-    ck_assert_int_eq(plan.lane_q_local, 1);
-    ck_assert_int_eq(plan.local_mem_bytes, bytes0 + ifa__mma_q_local_bytes(128));
-    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    plan_tuned("mma=4,mma_q_local=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 4);
-    ck_assert_int_eq(plan.lane_q_local, 0);
-    bad = plan, bad.lane_q_local = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    p.head_dim = 256, p.value_dim = 0;
-    plan_tuned("mma_q_local=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 5);
-    ck_assert_int_eq(plan.lane_q_local, 0);
-    p = problem(16, 32, 8, 128, 8192); /* fp16: the query is one part */
-    plan_tuned("mma_q_local=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 5);
-    ck_assert_int_eq(plan.lane_q_local, 0);
-    bad = plan, bad.lane_q_local = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    /* e4m3fn by the card's conversion instruction where mma_f8_cvt asks (the plan's mma_cvt): with the matrix
-     * shapes and e4m3fn only; the plan check refuses it elsewhere, and a reserved field other than 0 */
-    p = problem(16, 32, 8, 128, 8192);
-    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3;
-    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.mma_cvt, 0);
-    plan_tuned("mma_f8_cvt=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 5);
-    ck_assert_int_eq(plan.mma_cvt, 1);
-    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.reserved0 = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    plan_tuned("mma_f8_cvt=1,mma_float8=0", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 0);
-    ck_assert_int_eq(plan.mma_cvt, 0);
-    bad = plan, bad.mma_cvt = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    p.kv_dtype = IFA_DTYPE_FLOAT8_E5M2;
-    plan_tuned("mma_f8_cvt=1", &p, &h100, &plan);
-    ck_assert_int_eq(plan.mma, 5);
-    ck_assert_int_eq(plan.mma_cvt, 0);
-    bad = plan, bad.mma_cvt = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    /* not before sm_89 (an A100: 80), nor off NVIDIA */
+     * step anyway); e4m3fn by the card's conversion instruction (mma_f8_cvt, the plan's mma_cvt) with the matrix
+     * shapes and e4m3fn only. The plan check refuses either flag where the plan could not take it (q_ok, cvt_ok:
+     * where it could, the row decides). */
+    static const struct {
+        const char *tuning;
+        int32_t kv, antiquant, d, mma, q_local, cvt, q_ok, cvt_ok;
+    } flags[] = {
+        {"", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 5, 0, 0, 1, 0},
+        {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 5, 1, 0, 1, 0},
+        {"mma=4,mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 4, 0, 0, 0, 0},
+        {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 256, 5, 0, 0, 0, 0},
+        {"mma_q_local=1", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
+        {"", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 1},
+        {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 1, 0, 1},
+        {"mma_f8_cvt=1,mma_float8=0", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 0, 0, 0, 0, 0},
+        {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E5M2, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
+    };
+    int64_t int8_bytes = 0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
+        p = problem(16, 32, 8, flags[i].d, 8192);
+        p.kv_dtype = flags[i].kv, p.antiquant = p.v_antiquant = flags[i].antiquant;
+        plan_tuned(flags[i].tuning, &p, &h100, &plan);
+        ck_assert_int_eq(plan.mma, flags[i].mma);
+        ck_assert_int_eq(plan.lane_q_local, flags[i].q_local);
+        ck_assert_int_eq(plan.mma_cvt, flags[i].cvt);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+        if (i == 0) int8_bytes = plan.local_mem_bytes;
+        if (flags[i].q_local) ck_assert_int_eq(plan.local_mem_bytes, int8_bytes + ifa__mma_q_local_bytes(128));
+        bad = plan, bad.lane_q_local = 1;
+        ck_assert_int_eq(ifa__plan_check(&bad), flags[i].q_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
+        bad = plan, bad.mma_cvt = 1;
+        ck_assert_int_eq(ifa__plan_check(&bad), flags[i].cvt_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
+        bad = plan, bad.reserved0 = 1;
+        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    }
+    /* not before sm_89 (an A100: 80) */
     p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3;
     ifa_device_facts a100 = h100;
     a100.compute_capability = 80;
