@@ -124,6 +124,10 @@
 #endif
 /* one-byte K/V (int8, float8): 16 elements a 16-byte load, 4 a word */
 #define IFA_KV1 (KV_T == IFA_I8 || KV_T == IFA_E4M3 || KV_T == IFA_E5M2)
+/* the key's per-channel or per-tensor scale folded into the query (qs); the matrix shapes scale their scores by a
+ * per-tensor one instead (IFA_SCORE_BASE), so that the query enters their products as its stored value, one part
+ * (IFA_MMA_QLO) */
+#define IFA_AQ_FOLD (ANTIQUANT == 1 || (ANTIQUANT == 2 && !MMA))
 #ifndef MMA
 #define MMA 0
 #endif
@@ -273,11 +277,11 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
- * folded in, or another 16-bit type), so it enters the score products as two parts (hi, and what hi missed), each
+ * folded in, or another 16-bit type; a per-tensor scale is not folded in the matrix shapes: IFA_AQ_FOLD), so it enters the score products as two parts (hi, and what hi missed), each
  * row first brought by a power of two to a largest element below 2^14 (fp16 holds it; the scores are scaled back
  * exactly) */
 #define IFA_MMA_BF (KV_T == IFA_BF16)
-#define IFA_MMA_QLO (ROPE || ANTIQUANT == 1 || ANTIQUANT == 2 || Q_T != (IFA_MMA_BF ? IFA_BF16 : IFA_F16))
+#define IFA_MMA_QLO (ROPE || ANTIQUANT == 1 || Q_T != (IFA_MMA_BF ? IFA_BF16 : IFA_F16))
 /* two floats as the operands' 16-bit type (round to nearest even), lo in the low half: an f16x2 or bf16x2 operand;
  * and back (ifa_mma_qf: rows r0 and r1's 4 columns as a query fragment, below) */
 #if IFA_MMA_BF
@@ -1307,7 +1311,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const int g = r / rq, t = r - g * rq;
         fv qv = IFA_QROW(r, g, t)
                     ? IFA_VLOAD(Q_T, q, qbase + (ulong)g * q_hstride + (ulong)t * q_tstride + (ulong)d) : 0.0f;
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if IFA_AQ_FOLD
         qv *= IFA_AQ_VS(d);
 #endif
         IFA_SV(qv, qs + i);
@@ -1349,7 +1353,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
         (void)qb;
 #endif
-#if ANTIQUANT == 1 || ANTIQUANT == 2
+#if IFA_AQ_FOLD
         qv *= AQ_SCALE(AQ_IDX(0, d));
 #endif
         qs[i] = qv;
@@ -1438,6 +1442,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * the row sees p (window, causal end, mask). Both shapes' one-score paths (the four-row path has its own). */
 #if ANTIQUANT == 0
 #define IFA_SCORE_BASE(d, r, ko, ks) ((d) * scale)
+#elif ANTIQUANT == 2 && MMA
+    /* the matrix shapes' per-tensor key scale: s (q.k + q.o), after the products (IFA_AQ_FOLD) */
+    const float scale_kt = scale * AQ_SCALE(AQ_IDX(0, 0));
+#define IFA_SCORE_BASE(d, r, ko, ks) (((d) + aq_q[r]) * scale_kt)
 #elif ANTIQUANT <= 2
 #define IFA_SCORE_BASE(d, r, ko, ks) (((d) + aq_q[r]) * scale)
 #else

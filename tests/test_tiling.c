@@ -1281,6 +1281,7 @@ START_TEST(mma_transposed_rule) {
         {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 5, 1, 0, 1, 0},
         {"mma=4,mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 4, 0, 0, 0, 0},
         {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 256, 5, 0, 0, 0, 0},
+        {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_TENSOR, 128, 5, 0, 0, 0, 0}, /* scales the scores */
         {"mma_q_local=1", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
         {"", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 1},
         {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 1, 0, 1},

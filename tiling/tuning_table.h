@@ -111,8 +111,8 @@ typedef struct ifa_tuning {
                                 * exactly to fp16 in registers; scales as int8's, D a multiple of 128), 0 not; 2: as
                                 * 1, with the rows two steps ahead as mma_int8 2 */
     int32_t mma_q_local;       /* with mma 3, 5 or 6 up to D = 128 where the query enters the score products as two
-                                * parts (the key's per-channel or per-tensor scale folded in, RoPE, a query type other
-                                * than the operands'): 1 keeps its operand words in local memory, read at each step
+                                * parts (the key's per-channel scale folded in, RoPE, a query type other than the
+                                * operands'): 1 keeps its operand words in local memory, read at each step
                                 * (the plan's lane_q_local), instead of registers; 0 not */
     int32_t mma_f8_cvt;        /* with mma and e4m3fn K/V: 1 converts each byte pair by the device's own instruction
                                 * (the plan's mma_cvt; NVIDIA from sm_89 only: other NVIDIA cards fail the build),
