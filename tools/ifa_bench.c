@@ -32,7 +32,7 @@ static int usage(void) {
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
-            "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi] [--query-len T]\n"
+            "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi|tensor] [--query-len T]\n"
             "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
             "                 [--plain-buffers] [--bw-each-row] [--variant SPEC --variant SPEC ... [--rounds 5]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
@@ -46,7 +46,8 @@ static int usage(void) {
             "bytes are the one latent cache's).\n"
             "--scales: int8/int4 KV's scale forms, all with offsets: channel (default; float16 (2, N_kv, D)), token\n"
             "(antiquant_mode 2, float32 (2, B, N_kv, S)) or kivi (the key's per channel, the value's per head and token,\n"
-            "separate tensors); per-token scales count in the KV bytes and rotate with the K/V copies.\n"
+            "separate tensors) or tensor (float16 (2): one scale for the key, one for the value; float8 KV too, which has\n"
+            "no scales otherwise); per-token scales count in the KV bytes and rotate with the K/V copies.\n"
             "--query-len T: T query tokens per sequence, causal among themselves (speculative decoding's verification).\n"
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
@@ -325,8 +326,10 @@ static int paged_table(ifa_case *c, int64_t b, int64_t cols, int64_t p, int in_o
 
 /* --scales: the quantised KV's scale forms. channel: antiquant_mode 0, float16 (2, N_kv, D) with offsets;
  * token: antiquant_mode 2, float32 (2, B, N_kv, S) with offsets; kivi: the separate form, the key's per
- * channel (N_kv, D) float16 and the value's per head and token (B, N_kv, S) float32, both with offsets. */
-enum { SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI };
+ * channel (N_kv, D) float16 and the value's per head and token (B, N_kv, S) float32, both with offsets; tensor:
+ * antiquant_mode 0, float16 (2) with offsets, for float8 K/V too (vLLM's k_scale and v_scale; float8 has no
+ * scales under the other forms). */
+enum { SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI, SCALES_TENSOR };
 
 typedef struct row_result {
     double us, best_us, host_us, host_busy_us, plan_us, gbps;
@@ -343,6 +346,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
                        ifa_dtype kv, int64_t prefix, int64_t llc, row_result *res) {
     memset(res, 0, sizeof *res);
     const int quantised = kv == IFA_DTYPE_INT8 || kv == IFA_DTYPE_INT4;
+    /* K/V with scale tensors: the integer types, float8 with per-tensor ones */
+    const int scaled = quantised || (o->scales == SCALES_TENSOR && (kv == IFA_DTYPE_FLOAT8_E4M3 || kv == IFA_DTYPE_FLOAT8_E5M2));
     ifa_case c;
     ifa_case_init(&c);
     int bnsd = strcmp(o->layout, "BNSD") == 0, bsh = strcmp(o->layout, "BSH") == 0;
@@ -370,21 +375,24 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         for (int64_t i = 0; !o->lengths && i < sh->b; ++i) c.lengths[i] = sh->s; /* paged needs them: all full */
     }
     /* quantised KV: the scale tensors of --scales, each a scale and an offset */
-    const int64_t aqs[3] = {2, sh->nkv, sh->d}, ats[4] = {2, sh->b, sh->nkv, sh->s};
+    const int64_t aqs[3] = {2, sh->nkv, sh->d}, ats[4] = {2, sh->b, sh->nkv, sh->s}, tensor1[1] = {2};
     ifa_host_tensor *qt[4] = {&c.antiquant_scale, &c.antiquant_offset, NULL, NULL};
-    if (quantised && o->scales == SCALES_KIVI) {
+    if (scaled && o->scales == SCALES_KIVI) {
         qt[0] = &c.key_antiquant_scale, qt[1] = &c.key_antiquant_offset;
         qt[2] = &c.value_antiquant_scale, qt[3] = &c.value_antiquant_offset;
         c.value_antiquant_mode = 2;
     }
-    if (quantised && o->scales == SCALES_TOKEN) c.antiquant_mode = 2;
+    if (scaled && o->scales == SCALES_TOKEN) c.antiquant_mode = 2;
     int qbad = 0;
-    for (int i = 0; quantised && i < 4; ++i) {
+    for (int i = 0; scaled && i < 4; ++i) {
         if (!qt[i]) continue;
         const int kivi = o->scales == SCALES_KIVI, token = o->scales == SCALES_TOKEN || (kivi && i >= 2);
         /* the separate form's tensors drop the leading 2 */
-        qbad |= ifa_host_tensor_alloc(qt[i], token ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_FLOAT16, (token ? 4 : 3) - kivi,
-                                      (token ? ats : aqs) + kivi) != 0;
+        if (o->scales == SCALES_TENSOR)
+            qbad |= ifa_host_tensor_alloc(qt[i], IFA_DTYPE_FLOAT16, 1, tensor1) != 0;
+        else
+            qbad |= ifa_host_tensor_alloc(qt[i], token ? IFA_DTYPE_FLOAT32 : IFA_DTYPE_FLOAT16, (token ? 4 : 3) - kivi,
+                                          (token ? ats : aqs) + kivi) != 0;
     }
     if (ifa_host_tensor_alloc(&c.query, o->q, bsh ? 3 : 4, bsh ? qs3 : qs) ||
         ifa_host_tensor_alloc(&c.key, kv, bsh ? 3 : 4, bsh ? ks3 : ks) ||
@@ -399,7 +407,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_host_fill_random(&c.value, 3, -range, range);
     c.value_head_dim = o->value_dim, c.value_is_key = o->value_is_key;
     if (o->value_is_key) memcpy(c.value.data, c.key.data, c.key.bytes); /* the reference reads c.value */
-    for (int i = 0; quantised && i < 4; ++i)
+    for (int i = 0; scaled && i < 4; ++i)
         if (qt[i]) ifa_host_fill_random(qt[i], 4 + (uint64_t)i, i % 2 ? -1 : 0.5 / range, i % 2 ? 1 : 1.5 / range);
     c.num_heads = sh->n, c.num_key_value_heads = sh->nkv, c.scale_value = 1.0 / sqrt((double)sh->d);
     c.window = o->window;
@@ -447,7 +455,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     const double value_part = o->value_is_key ? 0.0 : o->value_dim > 0 ? (double)o->value_dim / (double)sh->d : 1.0;
     /* per-token scales and offsets are read like the rows they scale */
     int64_t token_scale_bytes = 0;
-    for (int i = 0; quantised && i < 4; ++i)
+    for (int i = 0; scaled && i < 4; ++i)
         if (qt[i] && qt[i]->dtype == IFA_DTYPE_FLOAT32) token_scale_bytes += (int64_t)qt[i]->bytes;
     res->kv_bytes = (int64_t)(((double)c.key.bytes + (double)c.value.bytes * value_part) * seen +
                               (double)token_scale_bytes * seen_logical) +
@@ -495,7 +503,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         bvp = stream_buffer(ctx, CL_MEM_READ_ONLY, pb * (size_t)copies);
     }
     int qmissing = 0;
-    for (int i = 0; quantised && i < 4; ++i)
+    for (int i = 0; scaled && i < 4; ++i)
         if (qt[i]) qmissing |= !(bq4[i] = stream_buffer(ctx, CL_MEM_READ_ONLY, qt[i]->bytes * (size_t)copies));
     if (o->sinks)
         bsk = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.sinks.bytes, c.sinks.data, &err);
@@ -536,10 +544,10 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     ifa_incre_flash_attention_args_init(&a);
     a.query = &tq, a.key = &tk, a.value = &tv, a.attention_out = &to;
     a.num_heads = sh->n, a.num_key_value_heads = sh->nkv, a.scale_value = c.scale_value, a.input_layout = o->layout;
-    if (quantised && o->scales == SCALES_KIVI) {
+    if (scaled && o->scales == SCALES_KIVI) {
         a.key_antiquant_scale = &tqs[0], a.key_antiquant_offset = &tqs[1];
         a.value_antiquant_scale = &tqs[2], a.value_antiquant_offset = &tqs[3], a.value_antiquant_mode = 2;
-    } else if (quantised) {
+    } else if (scaled) {
         a.antiquant_scale = &tqs[0], a.antiquant_offset = &tqs[1], a.antiquant_mode = c.antiquant_mode;
     }
     a.template_mode = o->template_mode;
@@ -765,6 +773,7 @@ int main(int argc, char **argv) {
             if (strcmp(val, "channel") == 0) o.scales = SCALES_CHANNEL;
             else if (strcmp(val, "token") == 0) o.scales = SCALES_TOKEN;
             else if (strcmp(val, "kivi") == 0) o.scales = SCALES_KIVI;
+            else if (strcmp(val, "tensor") == 0) o.scales = SCALES_TENSOR;
             else return usage();
         }
         else if (strcmp(arg, "--peers") == 0) peers_file = val;
@@ -861,8 +870,10 @@ int main(int argc, char **argv) {
     if (o.sinks) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", sinks");
     if (o.alibi) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", alibi");
     if (o.scales != SCALES_CHANNEL)
-        nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", int scales %s", o.scales == SCALES_TOKEN ? "per token"
-                                                                                  : "kivi (keys per channel)");
+        nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", scales %s",
+                       o.scales == SCALES_TOKEN    ? "per token"
+                       : o.scales == SCALES_TENSOR ? "per tensor"
+                                                   : "kivi (keys per channel)");
     if (o.query_len > 1) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", %lld causal query tokens", (long long)o.query_len);
     if (o.lengths) nx += snprintf(extras + nx, sizeof extras - (size_t)nx, ", lengths %.24s", o.lengths);
     if (o.block_size > 0)
