@@ -51,7 +51,7 @@ set(variants
   "8|LANES=0,MMA=2"
   "8|LANES=0,MMA=2,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16,PAGED=1,HAS_MASK=1"
   "12|LANES=0,MMA=1,KV_T=3,ANTIQUANT=1,VAQ=1,AQ_T=1,VAQ_T=1"
-  "12|LANES=0,MMA=2,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
+  "8|LANES=0,MMA=2,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
   "12|LANES=0,MMA=1,ROPE=1,ROPE_DIM=128"
   "8|LANES=0,MMA=1,KV_T=2,Q_T=2"
   "12|LANES=0,MMA=2,KV_T=2,Q_T=1,HEAD_DIM=64,VDIM=64,GT=16,RB_MH=16,GSQ=16"
@@ -153,8 +153,10 @@ foreach(v ${variants})
     if(";${defs};" MATCHES ";KV_T=2;")
       set(op_t 2)
     endif()
-    if(";${defs};" MATCHES ";ANTIQUANT=[12];" OR ";${defs};" MATCHES ";ROPE=[12];" OR NOT ";${defs};" MATCHES ";Q_T=${op_t};")
-      set(parts 2) # the query in two parts (and 4 more shuffles for its rows' range, in the counts above)
+    # the query in two parts (and 4 more shuffles for its rows' range, in the counts above): a per-channel key
+    # scale folded in (a per-tensor one scales the scores instead), RoPE, another query type
+    if(";${defs};" MATCHES ";ANTIQUANT=1;" OR ";${defs};" MATCHES ";ROPE=[12];" OR NOT ";${defs};" MATCHES ";Q_T=${op_t};")
+      set(parts 2)
     endif()
     math(EXPR want_mma "${d} / 8 * ${parts} + ${d} / 4")
     math(EXPR want_mov "${d} / 4")
