@@ -277,8 +277,8 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
  * IFA_MMA_QLO: the query in qs is not its stored value in the operands' type (rotated, the key's per-channel scale
- * folded in, or another 16-bit type; a per-tensor scale is not folded in the matrix shapes: IFA_AQ_FOLD), so it enters the score products as two parts (hi, and what hi missed), each
- * row first brought by a power of two to a largest element below 2^14 (fp16 holds it; the scores are scaled back
+ * folded in, or another 16-bit type; a per-tensor scale is not folded in the matrix shapes: IFA_AQ_FOLD), so it
+ * enters the score products as two parts (hi, and what hi missed), each row first brought by a power of two to a largest element below 2^14 (fp16 holds it; the scores are scaled back
  * exactly) */
 #define IFA_MMA_BF (KV_T == IFA_BF16)
 #define IFA_MMA_QLO (ROPE || ANTIQUANT == 1 || Q_T != (IFA_MMA_BF ? IFA_BF16 : IFA_F16))
@@ -1024,7 +1024,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* each warp's maxima and sums for the merge; elsewhere than NVIDIA, each warp's scratch for its products */
     __local float mg_m[IFA_NW * R], mg_l[IFA_NW * R];
 #if MMA >= 3 && LANE_QL
-    /* the query's operand words (hi, then lo), lane (mg, mt4)'s of step column s2 at (mg * IFA_KS + s2) * 4 + mt4 */
+    /* the query's operand words (hi, then lo: IFA_MQ_W) */
     __local uint2 mq_w[2 * 8 * (HEAD_DIM / 16) * 4];
 #endif
 #if !IFA_NV
@@ -1571,13 +1571,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* LANE_QL (lane_q_local): the query's operand words once into local memory by warp 0, read at each step
          * behind an opaque zero: the registers of the words (32 with the two parts at D = 128) left to more
          * work-groups a multiprocessor */
+/* part (0 hi, 1 lo) of lane (mg, mt4)'s query words of step column s2 */
+#define IFA_MQ_W(part, s2) mq_w[((8 * (part) + mg) * IFA_KS + (s2)) * 4 + mt4]
         if (wp == 0)
             for (int s2 = 0; s2 < IFA_KS; ++s2) {
                 const float4 q4 = IFA_MMA_Q4(s2, 0);
                 const uint2 h = IFA_MMA_QH(q4);
-                mq_w[(mg * IFA_KS + s2) * 4 + mt4] = h;
+                IFA_MQ_W(0, s2) = h;
 #if IFA_MMA_QLO
-                mq_w[((8 + mg) * IFA_KS + s2) * 4 + mt4] = IFA_MMA_QL(q4, h);
+                IFA_MQ_W(1, s2) = IFA_MMA_QL(q4, h);
 #endif
             }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -1639,9 +1641,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_UNROLL for (int s2 = 0; s2 < IFA_KS; ++s2) {
                 const uint4 ka = (uint4)(kaw[2 * s2], kbw[2 * s2], kaw[2 * s2 + 1], kbw[2 * s2 + 1]);
 #if IFA_MMA_QLOC
-                IFA_MMA(st, ka, mq_w[(mg * IFA_KS + s2) * 4 + mt4 + qz]);
+                IFA_MMA(st, ka, IFA_MQ_W(0, s2 + qz));
 #if IFA_MMA_QLO
-                IFA_MMA(st, ka, mq_w[((8 + mg) * IFA_KS + s2) * 4 + mt4 + qz]);
+                IFA_MMA(st, ka, IFA_MQ_W(1, s2 + qz));
 #endif
 #elif IFA_MMA_QSTEP
                 const float4 q4 = IFA_MMA_Q4(s2, qz);

@@ -256,8 +256,7 @@ static int mma6_fit(const ifa_problem *p) {
 /* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
  * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel scale
  * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
- * multiplies the scores instead), and
- * the plan does not read it at each step anyway (mma 4, D above 128). Where mma_q_local asks, those words go to
+ * multiplies the scores instead), and the plan does not read it at each step anyway (mma 4, D above 128). Where mma_q_local asks, those words go to
  * local memory (ifa__mma_q_local_bytes) and the plan's lane_q_local says so. */
 static int mma_q_two_parts(const ifa_problem *p, int32_t mma) {
     const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
