@@ -1405,9 +1405,8 @@ START_TEST(cv_chosen_by_rule) {
 END_TEST
 
 /* The cases whose kernels a GPU kernel shape changes (scores, softmax, P.V, splits, paged and quantised K/V): the
- * tuned ctest runs of a shape take only these (CK_RUN_CASE=features_kernel), so the suite stays under 15
- * minutes with a cold kernel cache. part 1: masks, positions, paging, the prefix; part 2: quantised K/V, value
- * widths, query lengths; 0: both. */
+ * tuned ctest runs of a shape take only these (CK_RUN_CASE=features_kernel), to keep the cold suite short.
+ * part 1: masks, positions, paging, the prefix; part 2: quantised K/V, value widths, query lengths; 0: both. */
 static void add_kernel_shape_cases(TCase *t, int part) {
     if (part != 2) {
         test_add_loop(t, multi_token_queries, 0, 12);
@@ -1436,6 +1435,13 @@ static void add_kernel_shape_cases(TCase *t, int part) {
         test_add_loop(t, value_head_dim, 0, 21);
         test_add_loop(t, query_lengths, 0, 23);
     }
+}
+
+static void add_kernel_shape_case(Suite *s, const char *name, int part) {
+    TCase *k = tcase_create(name);
+    tcase_set_timeout(k, 600);
+    add_kernel_shape_cases(k, part);
+    suite_add_tcase(s, k);
 }
 
 /* prepare with a queue on the CPU launches each kernel of the walk's plans once, one work-group over a zeroed
@@ -1496,14 +1502,14 @@ Suite *features_suite(void) {
     suite_add_tcase(s, t);
     /* The cases a kernel shape changes in two cases of their own, which the CPU shape's ctest runs beside this one
      * (CK_RUN_CASE): the three took 1041 s together on a cold kernel cache (2-core Zen 3), over ctest's 900 s for
-     * one test, and about 390, 290 and 310 s apart. The tuned runs of a shape name features_kernel: both parts. */
+     * one test, and 430, 238 and 325 s apart in a cold .ci/run. The tuned runs of a shape name features_kernel:
+     * both parts in one case. */
     const char *only = getenv("CK_RUN_CASE");
-    const int kernel_whole = only && strcmp(only, "features_kernel") == 0;
-    for (int part = kernel_whole ? 0 : 1; part <= (kernel_whole ? 0 : 2); ++part) {
-        TCase *k = tcase_create(part == 0 ? "features_kernel" : part == 1 ? "features_kernel_1" : "features_kernel_2");
-        tcase_set_timeout(k, 600);
-        add_kernel_shape_cases(k, part);
-        suite_add_tcase(s, k);
+    if (only && strcmp(only, "features_kernel") == 0) {
+        add_kernel_shape_case(s, "features_kernel", 0);
+    } else {
+        add_kernel_shape_case(s, "features_kernel_1", 1);
+        add_kernel_shape_case(s, "features_kernel_2", 2);
     }
     /* float8 K/V alone, for a run under the matrix shapes (CK_RUN_CASE=float8, ctest test_features_float8_mma) */
     if (only && strcmp(only, "float8") == 0) {
