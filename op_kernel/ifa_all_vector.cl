@@ -1247,6 +1247,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_MMA_PF2 && ((!IFA_KV1 && KV_T != IFA_I4) || HEAD_DIM > 128)
 #error "MMA 6 is MMA 5 for int8, float8 or int4 K/V up to D = 128"
 #endif
+/* the planner reserves mq_w's local memory only where this holds (tiling/planner.c's mma_q_two_parts mirrors the
+ * two conditions): a change to either side fails the build instead of planning the wrong budget */
+#if LANE_QL && !(IFA_MMA_QLO && !IFA_MMA_QSTEP)
+#error "lane_q_local with MMA 3 to 6 needs the query's two parts held across steps (IFA_MMA_QLO without IFA_MMA_QSTEP)"
+#endif
     /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
      * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
      * accumulators of query rows r0 and r1. Here for MMA 5's first rows, which go out before the query's prologue;
