@@ -755,10 +755,6 @@ static int multi_heads_consistent(const ifa_plan *plan) {
                        plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
-/* A plan is dumped and compared as bytes: no hidden padding before its 64-bit fields. */
-_Static_assert(offsetof(ifa_plan, reserved0) + sizeof(int32_t) == offsetof(ifa_plan, ws_cv_q_offset),
-               "ifa_plan: hidden padding after reserved0");
-
 /* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
 static int vector_loads_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
@@ -873,7 +869,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->fused_combine && (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->problem.has_prefix ||
                                  plan->problem.q_lengths || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                                  plan->combine_counters != plan->problem.batch * ifa__plan_blocks(plan))) ||
-        (!plan->fused_combine && plan->combine_counters != 0) || plan->reserved0 != 0 ||
+        (!plan->fused_combine && plan->combine_counters != 0) || plan->reserved0 != 0 || plan->problem.reserved1 != 0 ||
         (plan->mma_cvt != 0 && (plan->mma_cvt != 1 || !plan->mma || plan->problem.kv_dtype != IFA__KV_E4M3)) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||

@@ -127,6 +127,8 @@ typedef struct ifa_problem {
                                * value_head_dim) */
     int32_t q_lengths;        /* 1 with actual_seq_lengths_q: per-batch query tokens, uploaded beside the KV
                                * lengths (the lengths are then PER_BATCH) */
+    int32_t reserved1;        /* 0. The 4 bytes before q_lengths_hash, which the compiler would otherwise pad
+                               * unseen (tiling/plan_layout.c) */
     uint64_t q_lengths_hash;  /* FNV-1a of the per-batch query tokens (q_lengths), else 0 */
     int32_t aq_separate;      /* 1: key_/value_antiquant_scale (their own tensors and modes), 0: antiquant_scale's
                                * (2, ...) form or none */
@@ -243,8 +245,8 @@ typedef struct ifa_plan {
     int32_t mma_cvt;            /* with mma and e4m3fn K/V: 1 where each pair of bytes becomes an fp16 pair by the
                                  * device's own conversion instruction (NVIDIA from sm_89: cvt.rn.f16x2.e4m3x2; the
                                  * integer path elsewhere), 0 the integer path everywhere */
-    int32_t reserved0;          /* 0. The last 32-bit field before the 64-bit ones: the planner asserts there is
-                                 * no hidden padding */
+    int32_t reserved0;          /* 0. The last 32-bit field before the 64-bit ones (no hidden padding:
+                                 * tiling/plan_layout.c) */
     int64_t ws_cv_q_offset;     /* the rotated query as fp32 (E, M, D), one copy per entry */
     int64_t ws_cv_k_offset;     /* the chunk's keys as fp32 (E, chunk_rows, D) */
     int64_t ws_cv_v_offset;     /* the chunk's values as fp32 (E, chunk_rows, D) */
