@@ -23,6 +23,7 @@
 #include "common/stream_buffer.h"
 #include "op_host/buffer.h"
 #include "op_host/context.h"
+#include "op_host/tensor_check.h"
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
 
@@ -347,7 +348,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     memset(res, 0, sizeof *res);
     const int quantised = kv == IFA_DTYPE_INT8 || kv == IFA_DTYPE_INT4;
     /* K/V with scale tensors: the integer types, float8 with per-tensor ones */
-    const int scaled = quantised || (o->scales == SCALES_TENSOR && (kv == IFA_DTYPE_FLOAT8_E4M3 || kv == IFA_DTYPE_FLOAT8_E5M2));
+    const int scaled = quantised || (o->scales == SCALES_TENSOR && ifa__is_float8(kv));
     ifa_case c;
     ifa_case_init(&c);
     int bnsd = strcmp(o->layout, "BNSD") == 0, bsh = strcmp(o->layout, "BSH") == 0;
