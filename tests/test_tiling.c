@@ -228,10 +228,10 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(plan.kv_heads_per_group, 32);
     ck_assert_int_eq(plan.chunk_rows, 16);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 4 KiB rows: 32 (16 registers: 128-byte slices keep all heads) */
+    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 4 KiB rows (16 registers: 128-byte slices keep all heads): 32 KiB, 8 */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 32);
-    ck_assert_int_eq(plan.chunk_rows, 32);
+    ck_assert_int_eq(plan.chunk_rows, 8);
     p.kv_dtype = IFA_DTYPE_FLOAT32; /* 16 KiB rows: 8, but never below the vector's 16 */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.chunk_rows, 16);
@@ -1378,6 +1378,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.spread_prefetch, 1);
     ck_assert_int_eq(ti.multi_head_prefetch_bytes, 0);
     ck_assert_int_eq(ti.multi_head_chunk_bytes_g1, 0);
+    ck_assert_int_eq(ti.multi_head_chunk_bytes_16, 0);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
@@ -1385,6 +1386,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     same.pv_prefetch_paged = ta.pv_prefetch_paged, same.buffer_offset = ta.buffer_offset;
     same.multi_head_prefetch_bytes = ta.multi_head_prefetch_bytes;
     same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
+    same.multi_head_chunk_bytes_16 = ta.multi_head_chunk_bytes_16;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -1426,7 +1428,7 @@ END_TEST
  * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16); the full prefetch_rows without that P.V prefetch
  * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). With one query row per KV head the
  * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
- * multi_head_chunk_bytes (128 KiB). */
+ * multi_head_chunk_bytes (128 KiB); with 16 vector registers multi_head_chunk_bytes_16 at any G (32 KiB). */
 START_TEST(multi_head_prefetch_distance) {
     ifa_problem p = bsnd_problem(8, 32, 8, 128, 4096);
     ifa_plan plan;
@@ -1463,7 +1465,21 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefetch_rows, 16);
-    ck_assert_int_eq(plan.chunk_rows, 64); /* AVX2: 128 KiB of 2 KiB rows */
+    ck_assert_int_eq(plan.chunk_rows, 16); /* AVX2: 32 KiB of 2 KiB rows at any G (multi_head_chunk_bytes_16) */
+    plan_tuned("multi_head_chunk_bytes_16=0", &g1, &avx2, &plan);
+    ck_assert_int_eq(plan.chunk_rows, 64); /* else 128 KiB: AVX2 has no G = 1 rule of its own */
+    ifa_problem g4 = bsnd_problem(8, 32, 8, 128, 4096), mha = bsnd_problem(2, 32, 32, 128, 4096);
+    ck_assert_int_eq(ifa__plan_make(&g4, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.chunk_rows, 16);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("multi_head_chunk_bytes_16=65536", &g4, &avx2, &plan);
+    ck_assert_int_eq(plan.chunk_rows, 32);
+    ck_assert_int_eq(ifa__plan_make(&mha, &avx2, &plan), IFA_STATUS_OK); /* 8 KiB rows: the smallest chunk, 8 */
+    ck_assert_int_eq(plan.kv_heads_per_group, 32);
+    ck_assert_int_eq(plan.chunk_rows, 8);
+    ck_assert_int_eq(ifa__plan_make(&g4, &pocl, &plan), IFA_STATUS_OK); /* 32 registers: 128 KiB at G = 4 */
+    ck_assert_int_eq(plan.chunk_rows, 64);
     /* the chunk: 32 KiB of 2 KiB rows at G = 1, 128 KiB at G = 4, S1 = 2 or in the Intel row */
     ck_assert_int_eq(ifa__plan_make(&g1, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.chunk_rows, 16);

@@ -27,10 +27,11 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * does), mma_q_local (0 in every row: written in the fortieth session, unmeasured; by nv-regs int8 with
      * per-channel scales under mma 5 196 -> 142 registers, 2 -> 3 work-groups a multiprocessor), mma_f8_cvt (0 in
      * every row: e4m3fn by cvt.rn.f16x2.e4m3x2, fortieth session, unmeasured; nv-regs 186 -> 146 registers; the
-     * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's).
+     * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's,
+     * multi_head_chunk_bytes_16 (the CPU row only, below).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* NVIDIA: since the fortieth session (H100, 2026-11-27, docs/performance.md) the fused combine everywhere
      * (fused_combine 1: seven-shape geometric mean 87.7 -> 85.8 us once the last work-group's combine took one
      * round trip for 16 splits: B = 1 32K 64.3 -> 59.3, D = 256 77.3 -> 72.9, the rest level) and float8 K/V in
@@ -77,7 +78,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -101,8 +102,13 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G = 1 0.93, G = 2 0.94, S1 = 2 0.93, 256-row pool 0.91, 16-row pool 0.99, MHA N_kv = 16 (2 rows) 0.94;
      * twenty-fifth session), and with one query row per KV head in chunks of 32 KiB per tensor instead of
      * 128 (8,8,8,128,4096 16 rows 0.84 of 64, B = 1 split 0.84, ragged 0.89, 64-row pool 0.89, N_kv = 16
-     * 0.90; G = 2 level, G = 4 1.17x slower; in L3 two threads 1.07x slower; the same session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+     * 0.90; G = 2 level, G = 4 1.17x slower; in L3 two threads 1.07x slower; the same session). With 16 vector
+     * registers (AVX2) such chunks hold 32 KiB per tensor at any G (multi_head_chunk_bytes_16): on a Zen 3 (512 KiB
+     * of L2 a core), BSND, cold, medians of 4 alternating rounds, time against 128 KiB: G = 1 0.70-0.87, BSH
+     * 0.79, 16-row pool 0.79-0.80, G = 2 S1 = 2 0.79, G = 4 0.73 (1.10 in a noisier pass), 64-row pool G = 4
+     * 0.72, G = 8 0.81-0.90, MHA N_kv = 32 0.75-0.78, B = 1 split 0.83; D = 64 (64 KiB chunks before) level
+     * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32 (forty-third session). */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
@@ -127,6 +133,7 @@ static ifa_tuning intel_row(void) {
     t.buffer_offset = 640;
     t.multi_head_prefetch_bytes = 0; /* measured on Zen 4 only, as the next */
     t.multi_head_chunk_bytes_g1 = 0;
+    t.multi_head_chunk_bytes_16 = 0; /* measured on AMD's Zen 3 only */
     return t;
 }
 
@@ -166,7 +173,7 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
                 {"mma_group_rows", &t->mma_group_rows, 0}, {"fused_combine", &t->fused_combine, 0},
                 {"lane_split_waves", &t->lane_split_waves, 0}, {"mma_float8", &t->mma_float8, 0},
                 {"mma_int4", &t->mma_int4, 0}, {"mma_q_local", &t->mma_q_local, 0},
-                {"mma_f8_cvt", &t->mma_f8_cvt, 0}};
+                {"mma_f8_cvt", &t->mma_f8_cvt, 0}, {"multi_head_chunk_bytes_16", &t->multi_head_chunk_bytes_16, 0}};
     while (s && *s) {
         const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s);
         const char *eq = memchr(s, '=', (size_t)(stop - s));

@@ -117,6 +117,8 @@ typedef struct ifa_tuning {
     int32_t mma_f8_cvt;        /* with mma and e4m3fn K/V: 1 converts each byte pair by the device's own instruction
                                 * (the plan's mma_cvt; NVIDIA from sm_89 only: other NVIDIA cards fail the build),
                                 * 0 by integer operations and an f16x2 multiply */
+    int32_t multi_head_chunk_bytes_16; /* multi_head_chunk_bytes (at any G and S1) where the core has 16 vector
+                                        * registers (AVX2; 0: the rules above) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
