@@ -174,7 +174,7 @@ START_TEST(multi_head_blocks) {
     p.layout = IFA_LAYOUT_BSND;
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
-    ck_assert_int_eq(plan.prefetch_rows, 16); /* whole rows: the CPU row's 16 */
+    ck_assert_int_eq(plan.prefetch_rows, 4); /* whole rows, 8 KiB of 2 KiB rows (G = 1: P.V's prefetch on) */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
     ck_assert_int_eq(plan.prefetch_rows, 32); /* 4 KiB of 128-byte slices ahead */
@@ -1425,8 +1425,8 @@ START_TEST(multi_heads_intel_row_and_fill) {
 END_TEST
 
 /* All KV heads per work-group with P.V's next-chunk prefetch: the keys multi_head_prefetch_bytes ahead in whole
- * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16); the full prefetch_rows without that P.V prefetch
- * (G = 8), with one head, on AVX2 and in the Intel row (unmeasured there). With one query row per KV head the
+ * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16, with 32 or 16 vector registers); the full
+ * prefetch_rows without that P.V prefetch (G = 8), with one head and in the Intel row (unmeasured there). With one query row per KV head the
  * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
  * multi_head_chunk_bytes (128 KiB); with 16 vector registers multi_head_chunk_bytes_16 at any G (32 KiB). */
 START_TEST(multi_head_prefetch_distance) {
@@ -1455,7 +1455,7 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_eq(plan.prefetch_rows, 16);
-    /* one KV head per work-group (BNSD) and AVX2 (G = 1: its P.V prefetch on) keep theirs */
+    /* one KV head per work-group (BNSD) keeps the rows; AVX2 at G = 1 (its P.V prefetch on) takes the bytes */
     p.layout = IFA_LAYOUT_BNSD;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefetch_rows, 16);
@@ -1464,7 +1464,10 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(ifa__plan_make(&g1, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 4); /* AVX2 too (forty-third session) */
+    plan_tuned("multi_head_prefetch_bytes=0", &g1, &avx2, &plan);
     ck_assert_int_eq(plan.prefetch_rows, 16);
+    ck_assert_int_eq(ifa__plan_make(&g1, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.chunk_rows, 16); /* AVX2: 32 KiB of 2 KiB rows at any G (multi_head_chunk_bytes_16) */
     plan_tuned("multi_head_chunk_bytes_16=0", &g1, &avx2, &plan);
     ck_assert_int_eq(plan.chunk_rows, 64); /* else 128 KiB: AVX2 has no G = 1 rule of its own */

@@ -664,8 +664,10 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * prefetch reaches only a few rows past the chunk, so a short distance in bytes (8 KiB, twice one head's 16
      * rows at D = 128) serves, and prefetch_rows whole rows (32 KiB at N_kv = 8, D = 128) ran up to 1.1x slower cold on
      * Zen 4 (G = 1 to 4, S1 = 2, pools; twenty-fifth session). Without that P.V prefetch (G = 8) the full
-     * distance stays: 2 rows there were 1.15x slower. Measured with 32 vector registers only (AVX2 keeps the rows). */
-    if (mh > 1 && plan->pv_prefetch && regs >= 32 && t.multi_head_prefetch_bytes > 0) {
+     * distance stays: 2 rows there were 1.15x slower. With 16 registers (AVX2, where P.V prefetches at G x S1 <= 2)
+     * the same: Zen 3, cold, against 16 rows, BSND G = 1 0.74-0.82, BSH 0.78, 16-row pool 0.73, G = 2 0.86, S1 = 2
+     * 0.76-0.87, B = 1 split 0.81, MHA 0.92-0.96, D = 64 0.92-1.01 (forty-third session). */
+    if (mh > 1 && plan->pv_prefetch && t.multi_head_prefetch_bytes > 0) {
         const int64_t want = (t.multi_head_prefetch_bytes + kv_row_bytes(p) - 1) / kv_row_bytes(p);
         if (want < plan->prefetch_rows) plan->prefetch_rows = (int32_t)(want > 0 ? want : 1);
     }

@@ -107,7 +107,9 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * of L2 a core), BSND, cold, medians of 4 alternating rounds, time against 128 KiB: G = 1 0.70-0.87, BSH
      * 0.79, 16-row pool 0.79-0.80, G = 2 S1 = 2 0.79, G = 4 0.73 (1.10 in a noisier pass), 64-row pool G = 4
      * 0.72, G = 8 0.81-0.90, MHA N_kv = 32 0.75-0.78, B = 1 split 0.83; D = 64 (64 KiB chunks before) level
-     * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32 (forty-third session). */
+     * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32; and there too the keys 8 KiB
+     * ahead with all heads and P.V's prefetch (G x S1 <= 2): G = 1 0.74-0.82 of 16 rows' time, 16-row pool 0.73,
+     * S1 = 2 0.76-0.87, MHA 0.92-0.96 (forty-third session). */
     [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 2, 1, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
 };
 

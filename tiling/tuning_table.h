@@ -55,7 +55,7 @@ typedef struct ifa_tuning {
                                   * before the tiles */
     int32_t multi_head_prefetch_bytes; /* all KV heads per work-group with P.V's next-chunk prefetch on: the score
                                         * pass asks for key rows this many bytes ahead (whole rows, at least one,
-                                        * at most prefetch_rows; 0: prefetch_rows rows); 32 vector registers */
+                                        * at most prefetch_rows; 0: prefetch_rows rows) */
     int32_t multi_head_chunk_bytes_g1; /* multi_head_chunk_bytes where each KV head has one query row (G x S1 = 1)
                                         * and the core 32 vector registers (0: multi_head_chunk_bytes) */
     int32_t key_tile;          /* all_vector with 8-wide loads and 16-bit or int8 K/V: 1 copies each chunk's key
