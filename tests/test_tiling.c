@@ -1426,9 +1426,10 @@ END_TEST
 
 /* All KV heads per work-group with P.V's next-chunk prefetch: the keys multi_head_prefetch_bytes ahead in whole
  * rows (the CPU row: 8 KiB, 4 rows of N_kv = 8, D = 128 fp16, with 32 or 16 vector registers); the full
- * prefetch_rows without that P.V prefetch (G = 8), with one head and in the Intel row (unmeasured there). With one query row per KV head the
- * chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where the others hold
- * multi_head_chunk_bytes (128 KiB); with 16 vector registers multi_head_chunk_bytes_16 at any G (32 KiB). */
+ * prefetch_rows without that P.V prefetch (G = 8), with one head and in the Intel row (unmeasured there). With
+ * one query row per KV head the chunk holds multi_head_chunk_bytes_g1 of each tensor (the CPU row: 32 KiB), where
+ * the others hold multi_head_chunk_bytes (128 KiB); with 16 vector registers multi_head_chunk_bytes_16 at any G
+ * (32 KiB). */
 START_TEST(multi_head_prefetch_distance) {
     ifa_problem p = bsnd_problem(8, 32, 8, 128, 4096);
     ifa_plan plan;

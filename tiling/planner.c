@@ -605,8 +605,8 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * chunks of 32 KiB per tensor ran 1.11-1.19x faster cold than 128 KiB (N_kv = 8 and 16, D = 128, Zen 4;
      * G = 4 1.17x slower; twenty-fifth session). */
     /* With 16 vector registers (AVX2) chunks of 32 KiB per tensor at any G and S1: on the 2-core Zen 3 (a
-     * 512 KiB L2 a core, half Zen 4's) 128 KiB ran 1.2-1.9x slower cold at G = 1 to 4 and MHA, level at G = 8
-     * and 16 (docs/performance.md, forty-third session). */
+     * 512 KiB L2 a core, half Zen 4's) 128 KiB ran 1.1-1.9x slower cold at D = 128, G = 1 to 8, and MHA; level
+     * at D = 64 (64 KiB before) and D = 256, G = 16 (docs/performance.md, forty-third session). */
     const int32_t chunk_bytes = regs == 16 && t.multi_head_chunk_bytes_16 > 0 ? t.multi_head_chunk_bytes_16
                                 : group * p->seq_q == 1 && regs >= 32 && t.multi_head_chunk_bytes_g1 > 0
                                     ? t.multi_head_chunk_bytes_g1

@@ -27,8 +27,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * does), mma_q_local (0 in every row: written in the fortieth session, unmeasured; by nv-regs int8 with
      * per-channel scales under mma 5 196 -> 142 registers, 2 -> 3 work-groups a multiprocessor), mma_f8_cvt (0 in
      * every row: e4m3fn by cvt.rn.f16x2.e4m3x2, fortieth session, unmeasured; nv-regs 186 -> 146 registers; the
-     * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's,
-     * multi_head_chunk_bytes_16 (the CPU row only, below).
+     * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's), multi_head_chunk_bytes_16
+     * (0 but in the CPU row, below).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
