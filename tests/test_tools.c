@@ -517,6 +517,20 @@ START_TEST(bench_variants_parse_apply_and_count) {
     ck_assert_int_eq(ifa_bench_variant_parse("BSH:chunk_rows=0", &v, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "chunk_rows takes an integer in [1, 1048576]"));
     ck_assert_int_eq(ifa_bench_variant_parse("prefetch_row=4", &v, err, sizeof err), -1);
+    /* kernels=DIR closes the spec (a directory's name may hold commas) and is no tuning entry */
+    ck_assert_int_eq(ifa_bench_variant_parse("BSND:chunk_rows=32,kernels=/tmp/a,b", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.layout, "BSND");
+    ck_assert_str_eq(v.tuning, "chunk_rows=32");
+    ck_assert_str_eq(v.kernels, "/tmp/a,b");
+    ck_assert_int_eq(ifa_bench_variant_parse("kernels=k", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.tuning, "");
+    ck_assert_str_eq(v.kernels, "k");
+    ck_assert_int_eq(ifa_bench_variant_parse("default", &v, err, sizeof err), 0);
+    ck_assert_str_eq(v.kernels, "");
+    ck_assert_int_eq(ifa_bench_variant_parse("chunk_rows=32,kernels=", &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "kernels= needs a directory"));
+    ck_assert_int_eq(ifa_bench_variant_parse("chunk_rows=0,kernels=k", &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "chunk_rows takes an integer"));
 
     ck_assert_int_eq(ifa_bench_variant_parse("BSND:pv_block=2", &v, err, sizeof err), 0);
     ck_assert_int_eq(ifa_bench_variant_apply("chunk_rows=16", &v), 0);

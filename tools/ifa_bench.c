@@ -65,7 +65,9 @@ static int usage(void) {
             "cache.\n"
             "--variant SPEC (up to 8): each shape runs in each variant, in --rounds alternating rounds (a noisy machine's\n"
             "drift falls on all of them); SPEC is [BSH:|BSND:|BNSD:] then IFA_TUNING entries added after the environment's\n"
-            "(\"BSND:prefetch_rows=4\", \"BNSD:\", \"default\"). A row per variant: the median, lowest and highest of its\n"
+            "(\"BSND:prefetch_rows=4\", \"BNSD:\", \"default\"), and last, optionally, kernels=DIR: that variant's kernels\n"
+            "built from DIR's sources (IFA_KERNEL_DIR; a kernel change against the sources before it in one process).\n"
+            "A row per variant: the median, lowest and highest of its\n"
             "rounds, and against the first variant the median per-round ratio (vs_first) and the rounds it was faster;\n"
             "tail_us: the median over the rounds of the time after the main kernel (a split plan's combine).\n"
             "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
@@ -676,6 +678,18 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
     double us[64 * IFA_BENCH_MAX_VARIANTS], tails[64 * IFA_BENCH_MAX_VARIANTS];
     row_result first[IFA_BENCH_MAX_VARIANTS];
     int failures = 0, broken = 0;
+    /* a variant with its own kernel sources gets its own context (its own program cache) on the same OpenCL
+     * context and queue, and IFA_KERNEL_DIR while it runs: its builds read that directory */
+    ifa_context *vctx[IFA_BENCH_MAX_VARIANTS] = {0};
+    const char *env_dir = getenv("IFA_KERNEL_DIR");
+    char base_dir[4096] = "";
+    if (env_dir) snprintf(base_dir, sizeof base_dir, "%s", env_dir);
+    for (int i = 0; i < nv && !broken; ++i)
+        if (o->variants[i].kernels[0] &&
+            ifa_context_create(ifa_context_cl_context(ctx), ifa_context_device(ctx), &vctx[i]) != IFA_STATUS_OK) {
+            fprintf(stderr, "ifa-bench: variant %d: %s\n", i + 1, ifa_last_error());
+            broken = 1;
+        }
     for (int round = 0; round < o->rounds && !broken; ++round)
         for (int k = 0; k < nv && !broken; ++k) {
             const int i = (round + k) % nv;
@@ -683,25 +697,36 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
             if (o->variants[i].layout[0]) ov.layout = o->variants[i].layout;
             ov.check = o->check && round == 0;
             row_result r;
+            const char *dir = vctx[i] ? o->variants[i].kernels : env_dir ? base_dir : NULL;
             broken = ifa_bench_variant_apply(base_tuning, &o->variants[i]) != 0 ||
-                     bench_shape(ctx, queue, sh, &ov, kv, 0, llc, &r) != 0;
+                     (dir ? setenv("IFA_KERNEL_DIR", dir, 1) : unsetenv("IFA_KERNEL_DIR")) != 0 ||
+                     bench_shape(vctx[i] ? vctx[i] : ctx, queue, sh, &ov, kv, 0, llc, &r) != 0;
             if (broken) break;
             us[round * nv + i] = r.us;
             tails[round * nv + i] = r.tail_us;
             if (round == 0) first[i] = r, failures += r.pass == 0;
         }
-    ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", ""}); /* the environment's own again */
+    ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", "", ""}); /* the environment's own again */
+    if (env_dir)
+        setenv("IFA_KERNEL_DIR", base_dir, 1);
+    else
+        unsetenv("IFA_KERNEL_DIR");
+    for (int i = 0; i < nv; ++i) ifa_context_destroy(vctx[i]);
     if (broken) return failures + 1;
     for (int i = 0; i < nv; ++i) {
         ifa_bench_variant_stats st;
         ifa_bench_variant_stats_of(us, o->rounds, nv, i, &st);
         const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
-        char line[640];
+        const ifa_bench_variant *vi = &o->variants[i];
+        char label[sizeof vi->tuning + sizeof vi->kernels + 16];
+        snprintf(label, sizeof label, "%s%s%s%s", vi->tuning[0] || !vi->kernels[0] ? (vi->tuning[0] ? vi->tuning : "default") : "",
+                 vi->tuning[0] && vi->kernels[0] ? "," : "", vi->kernels[0] ? "kernels=" : "", vi->kernels);
+        char line[1024];
         snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f,%d,%d",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,
                  ifa_dtype_name(kv), (double)first[i].kv_bytes / 1e6, i + 1,
                  o->variants[i].layout[0] ? o->variants[i].layout : o->layout,
-                 o->variants[i].tuning[0] ? o->variants[i].tuning : "default", st.median_us, st.low_us, st.high_us, gbps,
+                 label, st.median_us, st.low_us, st.high_us, gbps,
                  100.0 * gbps / bw, st.vs_first, st.wins, o->rounds, (unsigned long long)first[i].plan.tiling_key,
                  first[i].pass < 0 ? "skipped" : first[i].pass ? "pass" : "FAIL",
                  ifa_bench_column_median(tails, o->rounds, nv, i), /* the combine after the main kernel */

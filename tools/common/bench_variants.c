@@ -22,6 +22,27 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
         spec = colon + 1;
     }
     if (strcmp(spec, "default") == 0) spec = "";
+    /* kernels=DIR closes the spec: a directory's name may hold commas */
+    const char *kdir = strncmp(spec, "kernels=", 8) == 0 ? spec : strstr(spec, ",kernels=");
+    char entries[sizeof v->tuning + 1] = "";
+    if (kdir) {
+        const char *dir = strchr(kdir, '=') + 1;
+        if (!*dir || strlen(dir) >= sizeof v->kernels) {
+            snprintf(err, err_size, "variant \"%.60s\": kernels= needs a directory of fewer than %zu characters", spec,
+                     sizeof v->kernels);
+            return -1;
+        }
+        snprintf(v->kernels, sizeof v->kernels, "%s", dir);
+        const size_t n = (size_t)(kdir - spec);
+        if (n >= sizeof entries) {
+            snprintf(err, err_size, "variant \"%.40s...\": tuning entries longer than %zu characters", spec,
+                     sizeof v->tuning - 1);
+            return -1;
+        }
+        memcpy(entries, spec, n);
+        entries[n] = '\0';
+        spec = entries;
+    }
     if (strlen(spec) >= sizeof v->tuning) {
         snprintf(err, err_size, "variant \"%.40s...\": tuning entries longer than %zu characters", spec,
                  sizeof v->tuning - 1);

@@ -11,11 +11,15 @@
 typedef struct ifa_bench_variant {
     char layout[8];   /* "BSH", "BSND" or "BNSD"; "" keeps --layout */
     char tuning[240]; /* IFA_TUNING entries added after the environment's; "" adds none */
+    char kernels[256]; /* a directory of kernel sources (IFA_KERNEL_DIR) for this variant's builds; "" keeps
+                          the environment's (or the embedded ones) */
 } ifa_bench_variant;
 
 /* Parses a --variant SPEC: an optional layout and colon, then IFA_TUNING entries ("BSND:prefetch_rows=4",
- * "BNSD:", "chunk_rows=32", "" or "default" for the tuning row as it is). Every entry must name a field of the
- * tuning row with a value in its range. Returns 0, or -1 with the rule broken in err. */
+ * "BNSD:", "chunk_rows=32", "" or "default" for the tuning row as it is), then optionally, last,
+ * "kernels=DIR" (the rest of SPEC is the directory: a kernel change against the sources before it, timed in
+ * the same process and rounds). Every other entry must name a field of the tuning row with a value in its
+ * range. Returns 0, or -1 with the rule broken in err. */
 int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, size_t err_size);
 
 /* Sets IFA_TUNING to base (the environment's IFA_TUNING when the tool started; NULL if none) followed by v's
