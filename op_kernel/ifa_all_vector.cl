@@ -2584,7 +2584,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 a[rr][xb] = r0 + rr < rn && x0 + xb < DVV ? IFA_LV(acc + (r0 + rr) * VDIM + (x0 + xb) * VW) * a_s[r0 + rr]
                                                           : 0.0f;
 #if IFA_PV_PF
+            /* this register block's share of the next chunk's key lines: lines t = pf_b x CHUNK x IFA_LK + j x IFA_LK
+             * + u, line t % IFA_LR of row t / IFA_LR */
             const int pf_b = (r0 / PV_RB) * IFA_NBX + x0 / XB;
+#if PAGED
+            /* walked by the row's block, its row within the block, its offset and the line (a block's offset from the
+             * table when the walk enters it): no division by the run-time block size and no table read per line (two
+             * of each before: paged 1,8,8,128,8192 cold 0.95x of the time with 16- and 64-row blocks, and with
+             * 64-row blocks at G = 4 in L3 1.28 -> 1.17x of no prefetch; docs/performance.md, forty-fourth session);
+             * a row's offset is taken only when one of its lines is asked for, so no slot past the batch's rows is
+             * read */
+            const int pf_t0 = pf_b * CHUNK * IFA_LK, pf_p0 = c + CHUNK + pf_t0 / IFA_LR;
+            int pf_n = min(CHUNK * IFA_LK, max(0, min(CHUNK, len - c - CHUNK) * IFA_LR - pf_t0)), pf_l = pf_t0 % IFA_LR;
+            int pf_r = pf_p0 % block_size, pf_blk = pf_p0 / block_size;
+            ulong pf_o = pf_n > 0 ? IFA_ROW_OFF(pf_p0) : 0;
+#endif
 #endif
             /* a contiguous cache's rows step by kv_rstride and the probabilities of row r0 + rr sit rr x CHUNK
              * past a pointer that steps by one: no roff[j] load ahead of each value vector's address and no
@@ -2602,7 +2616,22 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const ulong pv_rj = pv_ro;
                 pv_ro += kv_rstride;
 #endif
-#if IFA_PV_PF
+#if IFA_PV_PF && PAGED
+                _Pragma("unroll") for (int u = 0; u < IFA_LK; ++u) {
+                    if (pf_n > 0) {
+                        IFA_PREFETCH_LINE(IFA_BYTE_ADDR(k, k_off + pf_o) + pf_l * 64);
+                        if (--pf_n > 0 && ++pf_l == IFA_LR) {
+                            pf_l = 0;
+                            if (++pf_r == block_size)
+                                pf_r = 0, pf_o = (ulong)table[table_off + b * (ulong)table_cols + (ulong)++pf_blk] * kv_bstride + kvh_off;
+                            else
+                                pf_o += kv_rstride;
+                        }
+                    }
+                }
+#elif IFA_PV_PF
+                /* a contiguous cache keeps the direct form: the walk above measured 1.06-1.13x slower there (AVX2,
+                 * G = 4, in L3 and cold) */
                 _Pragma("unroll") for (int u = 0; u < IFA_LK; ++u) {
                     const int t = (pf_b * CHUNK + j) * IFA_LK + u, q = t / IFA_LR;
                     if (q < CHUNK && c + CHUNK + q < len)

@@ -1379,6 +1379,9 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_prefetch_bytes, 0);
     ck_assert_int_eq(ti.multi_head_chunk_bytes_g1, 0);
     ck_assert_int_eq(ti.multi_head_chunk_bytes_16, 0);
+    ck_assert_int_eq(ti.pv_prefetch_rows_16, 2);
+    ck_assert_int_eq(ta.pv_prefetch_rows_16, 4);
+    ck_assert_int_eq(ta.pv_prefetch_paged, 2);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
@@ -1387,6 +1390,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     same.multi_head_prefetch_bytes = ta.multi_head_prefetch_bytes;
     same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
     same.multi_head_chunk_bytes_16 = ta.multi_head_chunk_bytes_16;
+    same.pv_prefetch_rows_16 = ta.pv_prefetch_rows_16;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -1551,9 +1555,9 @@ START_TEST(spread_prefetch_rule) {
 END_TEST
 
 /* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
- * most 4 with 32 registers and 2 with 16 (AVX2); with paged KV only on rows that allow it (not Intel's); the
- * shared prefix pass by its own rows; IFA_TUNING moves the limits; the plan check refuses it without the
- * prefetch or outside 0/1. */
+ * most 4 (32 registers, and 16 in the CPU row since the forty-fourth session; Intel's row keeps 2 with 16); with
+ * paged KV only up to the row's own count (the CPU row 2, Intel's 0); the shared prefix pass by its own rows;
+ * IFA_TUNING moves the limits; the plan check refuses it without the prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
     ifa_problem p = problem(2, 8, 8, 128, 4096); /* G = 1 */
     ifa_plan plan;
@@ -1565,11 +1569,16 @@ START_TEST(pv_prefetch_rule) {
     p.num_heads = 16; /* G = 2 */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
-    p.seq_q = 2; /* 4 rows per KV head: 32 registers only */
+    p.seq_q = 2; /* 4 rows per KV head */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
+    plan_tuned("pv_prefetch_rows_16=2", &p, &avx2, &plan); /* the limit before */
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.seq_q = 3; /* 6 rows */
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
     p.seq_q = 1, p.num_heads = 64; /* G = 8 */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
@@ -1602,6 +1611,22 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_gt(plan.prefetch_rows, 0); /* the score pass still prefetches */
     plan_tuned("pv_prefetch_paged=1", &p, &intel, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 1);
+    /* paged, G = 2 and 4: the CPU row's 2 rows, with either register file, where contiguous KV takes 4 */
+    p.num_heads = 16;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.num_heads = 32;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    plan_tuned("pv_prefetch_paged=4", &p, &avx2, &plan);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.paged = 0, p.block_size = 0, p.table_cols = 0, p.pool_blocks = 0;
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1); /* 32 registers: pv_prefetch_rows */
     /* the prefix pass: B x G rows per KV head */
     p = problem(1, 8, 8, 128, 256);
     p.has_prefix = 1, p.prefix_seq = p.prefix_len = 4096;

@@ -400,11 +400,16 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
  * has few query rows (rows, G x S1): one AVX-512 thread, G = 1, D = 64 1.8-2.2 -> 1.2-1.4 ms, G = 4, D = 128
  * 2.1-2.2 -> 2.0 (nineteenth session); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1
  * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (twentieth session).
- * With paged KV (paged: the pass reads the pool) only where the row says so: the next chunk's rows lie in
- * other blocks, and on the Intel Xeon P.V ran 1.10-1.21x slower with the prefetch (twenty-second session). */
+ * After P.V's loop lost its row-offset loads (forty-fourth session), AVX2 at G = 4 is faster with it cold (BNSD
+ * D = 128 0.83-0.96x of the time, D = 64 0.88-0.97x, BSND all heads 0.74-0.78x; 1.03-1.14x slower when K/V sit
+ * in L3), G = 8 still slower (D = 64 1.12x). With paged KV (paged: the pass reads the pool) only up to the row's
+ * own count of query rows: the next chunk's rows lie in other blocks; on the Intel Xeon P.V ran 1.10-1.21x slower
+ * with the prefetch (twenty-second session), and at G = 4 with 64-row blocks it is slower on AMD too (Zen 4
+ * 0.87-0.95x of the time without it, twenty-fourth session; Zen 3 1.05-1.13x slower with it, forty-fourth) where
+ * G = 1 gains (Zen 4 64-row blocks 1.10x). */
 static int32_t pv_prefetch(const ifa_tuning *t, int32_t prefetch, int64_t rows, int32_t regs, int paged) {
     const int64_t most = regs >= 32 ? t->pv_prefetch_rows : t->pv_prefetch_rows_16;
-    return prefetch > 0 && rows <= most && (!paged || t->pv_prefetch_paged);
+    return prefetch > 0 && rows <= most && (!paged || rows <= t->pv_prefetch_paged);
 }
 
 static int32_t combine_wg(const ifa_device_facts *dev, const ifa_tuning *t) {

@@ -47,7 +47,8 @@ typedef struct ifa_tuning {
     int32_t pv_prefetch_rows;    /* with prefetch_rows, 32 vector registers: P.V also prefetches the next chunk's
                                   * keys where one KV head's query rows (G x S1) are at most this (0: never) */
     int32_t pv_prefetch_rows_16; /* the same with 16 vector registers (AVX2) */
-    int32_t pv_prefetch_paged;   /* 1: P.V's next-chunk prefetch with paged KV too; 0: contiguous KV only */
+    int32_t pv_prefetch_paged;   /* paged KV takes P.V's next-chunk prefetch up to this many query rows per KV head
+                                    (within the two limits above); 0: contiguous KV only */
     int32_t buffer_offset;       /* ifa_buffer_create on a CPU device: bytes from a 2 MiB boundary to the buffer's
                                   * start (rounded down to a multiple of 128) */
     int32_t spread_prefetch;     /* all KV heads per work-group with prefetch_rows: 1 spreads the prefetches of a
