@@ -24,7 +24,7 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
     if (strcmp(spec, "default") == 0) spec = "";
     /* kernels=DIR closes the spec: a directory's name may hold commas */
     const char *kdir = strncmp(spec, "kernels=", 8) == 0 ? spec : strstr(spec, ",kernels=");
-    char entries[sizeof v->tuning + 1] = "";
+    char entries[sizeof v->tuning] = "";
     if (kdir) {
         const char *dir = strchr(kdir, '=') + 1;
         if (!*dir || strlen(dir) >= sizeof v->kernels) {
