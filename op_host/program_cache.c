@@ -28,12 +28,12 @@ static char *read_file(const char *path, size_t *size) {
     return buf;
 }
 
-/* Fills texts[i] (owned[i] set when malloc'd from IFA_KERNEL_DIR). */
+/* Fills texts[i] (owned[i] set when malloc'd from IFA_KERNEL_DIR). Every owned[i] is set before the first read,
+ * so that on a failure the caller frees exactly the texts read so far. */
 static ifa_status load_sources(const char *const *names, int count, const char **texts, size_t *sizes, int *owned) {
     const char *dir = getenv("IFA_KERNEL_DIR");
+    for (int i = 0; i < count; ++i) owned[i] = 0, texts[i] = NULL;
     for (int i = 0; i < count; ++i) {
-        owned[i] = 0;
-        texts[i] = NULL;
         if (dir && *dir) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#include <unistd.h>
 
 #include "common/runner.h"
 #include "op_host/buffer.h"
@@ -280,6 +281,37 @@ START_TEST(program_cache_keys) {
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
     ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
+}
+END_TEST
+
+/* IFA_KERNEL_DIR without a program's sources: BUILD_FAILED naming the file that is missing and nothing cached,
+ * whether the first source is missing (the build then freed uninitialised pointers: ifa-bench aborted in free())
+ * or a later one (the first one's text freed: the sanitizer run's leak check). */
+START_TEST(program_cache_kernel_dir_missing) {
+    static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
+    const ifa__define defs[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 2}, {"HAS_LSE", 0}};
+    ifa_context *ctx = test_ctx();
+    ifa__cached_kernel *k = NULL;
+    char dir[] = "/tmp/ifa_kernel_dir_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const int64_t built = ifa_context_programs_built(ctx);
+    const char *const saved = getenv("IFA_KERNEL_DIR");
+    char keep[4096] = "";
+    if (saved) snprintf(keep, sizeof keep, "%s", saved);
+    ck_assert_int_eq(setenv("IFA_KERNEL_DIR", dir, 1), 0);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "ifa_merge", &k), IFA_STATUS_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "/ifa_common.cl cannot be read"));
+    snprintf(path, sizeof path, "%s/ifa_common.cl", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("/* the first source only */\n", f);
+    fclose(f);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "ifa_merge", &k), IFA_STATUS_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "/ifa_merge.cl cannot be read"));
+    ck_assert_int_eq(saved ? setenv("IFA_KERNEL_DIR", keep, 1) : unsetenv("IFA_KERNEL_DIR"), 0);
+    ck_assert_int_eq(ifa_context_programs_built(ctx), built);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -740,6 +772,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, op_on_buffer_create_kv);
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, program_cache_keys);
+    tcase_add_test(t, program_cache_kernel_dir_missing);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
     tcase_add_test(t, cv_queue_and_clblast_errors);
