@@ -669,6 +669,9 @@ static int compare_templates(ifa_context *ctx, cl_command_queue queue, const ifa
     return chosen == winner;
 }
 
+/* IFA_KERNEL_DIR = dir for the builds that follow, or unset with NULL; 0, or -1 when the environment cannot be set */
+static int set_kernel_dir(const char *dir) { return dir ? setenv("IFA_KERNEL_DIR", dir, 1) : unsetenv("IFA_KERNEL_DIR"); }
+
 /* --variant: the variants of sh in o->rounds rounds, each round running every variant once (starting one later
  * each round, so that none always follows the same one); the reference check in the first round only. Prints
  * (and writes to csv) a row per variant; returns the number of failed runs or checks. */
@@ -684,6 +687,7 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
     const char *env_dir = getenv("IFA_KERNEL_DIR");
     char base_dir[4096] = "";
     if (env_dir) snprintf(base_dir, sizeof base_dir, "%s", env_dir);
+    const char *const base = env_dir ? base_dir : NULL; /* the environment's, kept: setenv may move getenv's */
     for (int i = 0; i < nv && !broken; ++i)
         if (o->variants[i].kernels[0] &&
             ifa_context_create(ifa_context_cl_context(ctx), ifa_context_device(ctx), &vctx[i]) != IFA_STATUS_OK) {
@@ -697,9 +701,8 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
             if (o->variants[i].layout[0]) ov.layout = o->variants[i].layout;
             ov.check = o->check && round == 0;
             row_result r;
-            const char *dir = vctx[i] ? o->variants[i].kernels : env_dir ? base_dir : NULL;
             broken = ifa_bench_variant_apply(base_tuning, &o->variants[i]) != 0 ||
-                     (dir ? setenv("IFA_KERNEL_DIR", dir, 1) : unsetenv("IFA_KERNEL_DIR")) != 0 ||
+                     set_kernel_dir(vctx[i] ? o->variants[i].kernels : base) != 0 ||
                      bench_shape(vctx[i] ? vctx[i] : ctx, queue, sh, &ov, kv, 0, llc, &r) != 0;
             if (broken) break;
             us[round * nv + i] = r.us;
@@ -707,10 +710,7 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
             if (round == 0) first[i] = r, failures += r.pass == 0;
         }
     ifa_bench_variant_apply(base_tuning, &(ifa_bench_variant){"", "", ""}); /* the environment's own again */
-    if (env_dir)
-        setenv("IFA_KERNEL_DIR", base_dir, 1);
-    else
-        unsetenv("IFA_KERNEL_DIR");
+    set_kernel_dir(base);
     for (int i = 0; i < nv; ++i) ifa_context_destroy(vctx[i]);
     if (broken) return failures + 1;
     for (int i = 0; i < nv; ++i) {
@@ -719,8 +719,9 @@ static int compare_variants(ifa_context *ctx, cl_command_queue queue, const ifa_
         const double gbps = (double)first[i].kv_bytes / st.median_us * 1e-3;
         const ifa_bench_variant *vi = &o->variants[i];
         char label[sizeof vi->tuning + sizeof vi->kernels + 16];
-        snprintf(label, sizeof label, "%s%s%s%s", vi->tuning[0] || !vi->kernels[0] ? (vi->tuning[0] ? vi->tuning : "default") : "",
-                 vi->tuning[0] && vi->kernels[0] ? "," : "", vi->kernels[0] ? "kernels=" : "", vi->kernels);
+        const char *tuning = vi->tuning[0] ? vi->tuning : vi->kernels[0] ? "" : "default";
+        snprintf(label, sizeof label, "%s%s%s%s", tuning, vi->tuning[0] && vi->kernels[0] ? "," : "",
+                 vi->kernels[0] ? "kernels=" : "", vi->kernels);
         char line[1024];
         snprintf(line, sizeof line, "%lld,%lld,%lld,%lld,%lld,%s,%.1f,%d,%s,\"%s\",%.2f,%.2f,%.2f,%.1f,%.1f,%.3f,%d,%d,%llu,%s,%.2f,%d,%d",
                  (long long)sh->b, (long long)sh->n, (long long)sh->nkv, (long long)sh->d, (long long)sh->s,

@@ -22,9 +22,14 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
         spec = colon + 1;
     }
     if (strcmp(spec, "default") == 0) spec = "";
-    /* kernels=DIR closes the spec: a directory's name may hold commas */
+    /* kernels=DIR closes the spec (a directory's name may hold commas); the tuning entries are what precedes it */
     const char *kdir = strncmp(spec, "kernels=", 8) == 0 ? spec : strstr(spec, ",kernels=");
-    char entries[sizeof v->tuning] = "";
+    const size_t n = kdir ? (size_t)(kdir - spec) : strlen(spec);
+    if (n >= sizeof v->tuning) {
+        snprintf(err, err_size, "variant \"%.40s...\": tuning entries longer than %zu characters", spec,
+                 sizeof v->tuning - 1);
+        return -1;
+    }
     if (kdir) {
         const char *dir = strchr(kdir, '=') + 1;
         if (!*dir || strlen(dir) >= sizeof v->kernels) {
@@ -33,21 +38,11 @@ int ifa_bench_variant_parse(const char *spec, ifa_bench_variant *v, char *err, s
             return -1;
         }
         snprintf(v->kernels, sizeof v->kernels, "%s", dir);
-        const size_t n = (size_t)(kdir - spec);
-        if (n >= sizeof entries) {
-            snprintf(err, err_size, "variant \"%.40s...\": tuning entries longer than %zu characters", spec,
-                     sizeof v->tuning - 1);
-            return -1;
-        }
-        memcpy(entries, spec, n);
-        entries[n] = '\0';
-        spec = entries;
     }
-    if (strlen(spec) >= sizeof v->tuning) {
-        snprintf(err, err_size, "variant \"%.40s...\": tuning entries longer than %zu characters", spec,
-                 sizeof v->tuning - 1);
-        return -1;
-    }
+    char entries[sizeof v->tuning];
+    memcpy(entries, spec, n);
+    entries[n] = '\0';
+    spec = entries;
     /* checked on a scratch row: IFA_TUNING itself skips a bad entry silently, which would compare a
      * configuration with itself */
     ifa_tuning scratch = ifa__tuning_for(0);
