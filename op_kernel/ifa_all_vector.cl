@@ -1003,7 +1003,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local int rg_s[R], rt_s[R]; /* each row's head and token (IFA_ROW_GT) */
 #endif
 #if !LANES && !MMA
+/* the chunk's row offsets, shared with P.V; the register-tiled P.V of a contiguous cache steps its own offset, so
+ * there the score pass skips this store (one local write per key row) */
+#define IFA_ROFF_KEPT (!MAX_PASS && (KTILE || V8 || VW == 1 || PAGED))
+#if IFA_ROFF_KEPT
     __local ulong roff[CHUNK];
+#endif
 #endif
     /* antiquant: per-row constants (channel modes: the key offset's dot with the scaled query; token modes:
      * the query's sum), the value's scale and offset*scale per d (channel modes) or per chunk row (token
@@ -2274,7 +2279,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 if (j < rows) {
                     const ulong ro = IFA_ROW_OFF(p);
                     ro_j[jj] = ro;
+#if IFA_ROFF_KEPT
                     roff[j] = ro;
+#endif
 #if PREFETCH > 0
 #if IFA_SLICE_PF
                     pf_j[jj] = p + PREFETCH < len ? IFA_ROW_OFF(p + PREFETCH) : ULONG_MAX;
