@@ -1133,8 +1133,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
     const ulong kvh_off = (ulong)kvh * MH * kv_hstride;
 #if PAGED
-#define IFA_PAGE(p) table[table_off + b * (ulong)table_cols + (ulong)((p) / block_size)]
-#define IFA_ROW_OFF(p) ((ulong)IFA_PAGE(p) * kv_bstride + (ulong)((p) % block_size) * kv_rstride + kvh_off)
+/* the pool block of batch b's block-table slot blk, and where this KV head's rows of that block start (P.V's
+ * prefetch walks the slots by these without a division) */
+#define IFA_SLOT(blk) table[table_off + b * (ulong)table_cols + (ulong)(blk)]
+#define IFA_BLOCK_OFF(blk) ((ulong)IFA_SLOT(blk) * kv_bstride + kvh_off)
+#define IFA_PAGE(p) IFA_SLOT((p) / block_size)
+#define IFA_ROW_OFF(p) (IFA_BLOCK_OFF((p) / block_size) + (ulong)((p) % block_size) * kv_rstride)
 #else
 #define IFA_ROW_OFF(p) (b * kv_bstride + (ulong)(row0 + (p)) * kv_rstride + kvh_off)
 #endif
@@ -2630,7 +2634,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         if (--pf_n > 0 && ++pf_l == IFA_LR) {
                             pf_l = 0;
                             if (++pf_r == block_size)
-                                pf_r = 0, pf_o = (ulong)table[table_off + b * (ulong)table_cols + (ulong)++pf_blk] * kv_bstride + kvh_off;
+                                pf_r = 0, pf_o = IFA_BLOCK_OFF(++pf_blk);
                             else
                                 pf_o += kv_rstride;
                         }
