@@ -531,6 +531,29 @@ START_TEST(bench_variants_parse_apply_and_count) {
     ck_assert_ptr_nonnull(strstr(err, "kernels= needs a directory"));
     ck_assert_int_eq(ifa_bench_variant_parse("chunk_rows=0,kernels=k", &v, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "chunk_rows takes an integer"));
+    /* the entries' length limit (one check, with kernels=DIR or without) and the directory's; the longest that
+     * fits is taken */
+    char spec[sizeof v.tuning + sizeof v.kernels + 32];
+    memset(spec, 'x', sizeof v.tuning);
+    spec[sizeof v.tuning] = '\0';
+    ck_assert_int_eq(ifa_bench_variant_parse(spec, &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "tuning entries longer than 239 characters"));
+    strcpy(spec + sizeof v.tuning, ",kernels=k");
+    ck_assert_int_eq(ifa_bench_variant_parse(spec, &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "tuning entries longer than 239 characters"));
+    int at = snprintf(spec, sizeof spec, "chunk_rows=32,kernels=");
+    memset(spec + at, 'd', sizeof v.kernels);
+    spec[at + (int)sizeof v.kernels] = '\0';
+    ck_assert_int_eq(ifa_bench_variant_parse(spec, &v, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "kernels= needs a directory of fewer than 256 characters"));
+    spec[at + (int)sizeof v.kernels - 1] = '\0';
+    ck_assert_int_eq(ifa_bench_variant_parse(spec, &v, err, sizeof err), 0);
+    ck_assert_uint_eq(strlen(v.kernels), sizeof v.kernels - 1);
+    at = snprintf(spec, sizeof spec, "chunk_rows=32,"); /* then empty entries, which the entry check skips */
+    memset(spec + at, ',', sizeof v.tuning - 1 - (size_t)at);
+    strcpy(spec + sizeof v.tuning - 1, ",kernels=k");
+    ck_assert_int_eq(ifa_bench_variant_parse(spec, &v, err, sizeof err), 0);
+    ck_assert_uint_eq(strlen(v.tuning), sizeof v.tuning - 1);
 
     ck_assert_int_eq(ifa_bench_variant_parse("BSND:pv_block=2", &v, err, sizeof err), 0);
     ck_assert_int_eq(ifa_bench_variant_apply("chunk_rows=16", &v), 0);
