@@ -1717,6 +1717,26 @@ START_TEST(vector_shape_follows_native_width) {
         ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
         ck_assert_int_eq(plan.pv_rows, 8);
         ck_assert_int_eq(plan.pv_block, 1);
+        /* int8 values take 4-row blocks of 2 vectors (G = 16 and 8); not where 4 rows do not divide the tile */
+        p.kv_dtype = IFA_DTYPE_INT8;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 4);
+        ck_assert_int_eq(plan.pv_block, 2);
+        ifa_problem p8 = problem(1, 64, 8, 256, 4096);
+        p8.layout = IFA_LAYOUT_BSH;
+        p8.kv_dtype = IFA_DTYPE_INT8;
+        ck_assert_int_eq(ifa__plan_make(&p8, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 4);
+        ck_assert_int_eq(plan.pv_block, 2);
+        ifa_problem p6 = problem(1, 48, 8, 64, 4096);
+        p6.layout = IFA_LAYOUT_BNSD;
+        p6.kv_dtype = IFA_DTYPE_INT8;
+        ck_assert_int_eq(ifa__plan_make(&p6, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 6);
+        /* AVX-512's 32 registers keep the 8-row blocks */
+        cpu.native_float_width = 16;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 8);
     }
     /* several KV heads per work-group (BSND on a CPU): P.V blocks stay within one head's rows */
     {

@@ -372,10 +372,14 @@ static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_
  * FMAs instead of 8, but a probability broadcast feeds 4 instead of 1, 6 loads per 8 FMAs instead of 9
  * (G = 8, D = 128: 42.8 -> 38.1 us; G = 16, D = 64: 97.6 -> 87.2; D = 256: 69 -> 65.5). Values that cost more
  * to convert keep the 8-row blocks, which convert each vector once per 8 rows (D = 256, G = 16: int8 80 -> 87-111
- * us, float8 128 -> 170; bfloat16 and float32 alike either way); docs/performance.md, twelfth session.
+ * us, float8 128 -> 170; bfloat16 and float32 alike either way); docs/performance.md, twelfth session. int8
+ * values take the middle, 4 rows x 2 vectors (a conversion feeds 4 FMAs, a broadcast 2, 6 loads per 8 FMAs):
+ * Zen 3, G = 8 and 16, D = 64 to 256, in L3 and cold, 0.90-0.94x of the 8-row blocks' time (forty-sixth
+ * session; int4 and float8 e5m2 level, e4m3fn 1.2x slower, float16 level against its 2-row blocks).
  * 32 registers keep the 8-row blocks, measured on AVX-512 before this choice existed. */
 static int32_t pv_rows(const ifa_problem *p, int64_t tile_rows, int32_t kv_heads_per_group, int32_t regs) {
     if (regs == 16 && tile_rows > 4 && kv_heads_per_group <= 1 && p->kv_dtype == IFA__KV_FLOAT16) return 2;
+    if (regs == 16 && tile_rows > 4 && tile_rows % 4 == 0 && p->kv_dtype == IFA__KV_INT8) return 4;
     return (int32_t)tile_rows;
 }
 
