@@ -66,6 +66,7 @@ typedef struct fspec {
     int value_is_key;   /* 1: value is the key tensor itself (MLA's one latent cache) */
     const int64_t *qlens; /* actual_seq_lengths_q (nqlens values, 1 or B); the query's padding tokens hold NaN */
     int64_t nqlens;
+    int far_kv;         /* 1: key and value end at the end of the largest buffer the device allocates (far_base) */
     uint64_t seed;
 } fspec;
 
@@ -467,6 +468,19 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
              (long long)(p->nqlens ? p->qlens[0] : p->sq), (long long)p->nqlens, (unsigned long long)p->seed);
 }
 
+/* The byte offset at which c's key (and value, each in a buffer of its own) ends at the end of the largest
+ * buffer the device allocates, at most 9 GiB (on a card, float16 elements past 2^32), 4 KiB aligned; 0 if the
+ * tensor does not fit. PoCL allows 2 GiB: int4 nibbles near 2^32, int8 bytes near 2^31. */
+static int64_t far_base(const ifa_case *c) {
+    cl_ulong max_alloc = 0;
+    if (clGetDeviceInfo(ifa_context_device(test_ctx()), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                        NULL) != CL_SUCCESS)
+        return 0;
+    const int64_t cap = max_alloc < (9ull << 30) ? (int64_t)max_alloc : (int64_t)(9ll << 30);
+    const int64_t bytes = c->key.bytes > c->value.bytes ? c->key.bytes : c->value.bytes;
+    return bytes + 4096 <= cap ? (cap - bytes) / 4096 * 4096 : 0;
+}
+
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
 
 /* ||a - b|| / ||b|| over two runs' outputs. */
@@ -491,6 +505,12 @@ static void check(const fspec *p, ifa_case_result *keep) {
     describe_spec(p, what, sizeof what);
     ifa_case c;
     ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
+    if (p->far_kv) {
+        c.kv_base_bytes = far_base(&c);
+        ck_assert_msg(c.kv_base_bytes > 0, "%s: the device allocates no buffer past the key", what);
+        const size_t n = strlen(what);
+        snprintf(what + n, sizeof what - n, " kv_base_bytes=%lld", (long long)c.kv_base_bytes);
+    }
     for (int pass = 0; pass < (p->q2 ? 2 : 1); ++pass) {
         c.int8_poison = pass ? 127 : -128;
         ifa_case_result r;
@@ -747,6 +767,34 @@ START_TEST(antiquant_separate_modes) {
     ck_assert_int_eq((int32_t)(r.plan.tiling_key / 1000000000ull % 10), p.aq);
     ck_assert_int_eq((int32_t)(r.plan.tiling_key / 1000000000000ull % 10), p.v_aq);
     ifa_case_result_free(&r);
+}
+END_TEST
+
+/* Key and value at the far end of the largest buffer the device allocates (a tensor offset of ~2 GiB on PoCL,
+ * ~9 GiB on a card), so every kernel's index arithmetic runs past 2^31 bytes (and, with int4's nibbles, past
+ * 2^32 elements; on a card float16's too): a 32-bit product or sum anywhere reads the wrong rows, which the check
+ * against the reference sees. int4 and int8 in their scale forms (KIVI's separate one, the pages' own), float16,
+ * bfloat16 as MLA's one cache, float8; contiguous and paged, every layout, split modes. */
+START_TEST(kv_far_in_large_buffers) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_INT4, .b = 4, .n = 8, .nkv = 2,
+               .d = 128, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .aq_dtype = IFA_DTYPE_FLOAT16, .far_kv = 1,
+               .seed = 2900 + (uint64_t)_i};
+    switch (_i) {
+    case 0: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1; break;
+    case 1: p.aq = IFA_ANTIQUANT_PER_TOKEN, p.aq_dtype = IFA_DTYPE_FLOAT32, p.block_size = 16,
+            p.split = IFA_SPLIT_PARTIAL_ROWMAX; break;
+    case 2: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.v_aq = IFA_ANTIQUANT_PER_HEAD_PER_TOKEN, p.v_aq_offset = 1,
+            p.v_aq_dtype = IFA_DTYPE_FLOAT32, p.block_size = 32, p.share_blocks = 1; break;
+    case 3: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1, p.n = 32,
+            p.split = IFA_SPLIT_BALANCED; break;
+    case 4: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PAGED_HEAD_TOKEN, p.aq_dtype = IFA_DTYPE_FLOAT32,
+            p.block_size = 16; break;
+    case 5: p.kv = IFA_DTYPE_FLOAT16, p.n = 16, p.block_size = 16, p.sq = 2, p.split = IFA_SPLIT_GLOBAL_ROWMAX; break;
+    case 6: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.d = 80, p.dv = 64, p.value_is_key = 1, p.nkv = 1; break;
+    default: p.kv = IFA_DTYPE_FLOAT8_E4M3, p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    }
+    check(&p, NULL);
 }
 END_TEST
 
@@ -1434,6 +1482,7 @@ static void add_kernel_shape_cases(TCase *t, int part) {
         test_add_loop(t, antiquant_equals_dequantised_float, 0, 6);
         test_add_loop(t, value_head_dim, 0, 21);
         test_add_loop(t, query_lengths, 0, 23);
+        test_add_loop(t, kv_far_in_large_buffers, 0, 8);
     }
 }
 

@@ -174,6 +174,18 @@ static ifa_status created_buffer(ifa_context *ctx, cl_command_queue queue, const
     return IFA_STATUS_OK;
 }
 
+/* h at byte base of a buffer of base + its bytes; only h's bytes are written, so the memory before them (on a
+ * CPU device, host pages) need never be committed. */
+static ifa_status far_buffer(cl_context cl, cl_command_queue queue, const ifa_host_tensor *h, size_t base,
+                             cl_mem *out) {
+    cl_int err = CL_SUCCESS;
+    *out = clCreateBuffer(cl, CL_MEM_READ_WRITE, base + (h->bytes ? h->bytes : 1), NULL, &err);
+    if (!*out) return IFA_STATUS_OUT_OF_MEMORY;
+    if (h->bytes && clEnqueueWriteBuffer(queue, *out, CL_TRUE, base, h->bytes, h->data, 0, NULL, NULL) != CL_SUCCESS)
+        return IFA_STATUS_OPENCL_ERROR;
+    return IFA_STATUS_OK;
+}
+
 /* Fills a host tensor with NaN so that any element the kernel does not write fails the check. */
 static void poison(ifa_host_tensor *t) {
     int64_t n = ifa_host_tensor_numel(t);
@@ -214,7 +226,9 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     ifa_status st = IFA_STATUS_OK;
     for (int i = 0; i < IFA_CASE_TENSORS; ++i) {
         if (!hosts[i]) continue;
-        if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
+        if ((i == 1 || i == 2) && c->kv_base_bytes > 0) {
+            if (st == IFA_STATUS_OK) st = far_buffer(cl, queue, hosts[i], (size_t)c->kv_base_bytes, &bufs[i]);
+        } else if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
             if (st == IFA_STATUS_OK) st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
         } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {
             st = IFA_STATUS_OUT_OF_MEMORY;
@@ -224,6 +238,7 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     ifa_case_tensors tensors;
     ifa_incre_flash_attention_args a;
     ifa_case_describe(c, &r->out, c->softmax_lse_flag ? &r->lse : NULL, bufs, &tensors, &a);
+    if (c->kv_base_bytes > 0) tensors.key.offset = tensors.value.offset = (size_t)c->kv_base_bytes;
 
     size_t ws_bytes = 0;
     cl_event poisoned = NULL; /* the run must wait for it: the queue may be out of order */

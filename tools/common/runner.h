@@ -54,6 +54,10 @@ typedef struct ifa_case {
                                        * NaN, so tests run twice with two values to catch unwritten elements) */
     int kv_from_buffer_create;        /* 1: key and value in ifa_buffer_create's buffers (as ifa-bench times them),
                                        * else clCreateBuffer's */
+    int64_t kv_base_bytes;            /* > 0: key and value start this many bytes into clCreateBuffer's buffers of
+                                       * that many more bytes (tensor offset kv_base_bytes), only their own bytes
+                                       * written (a host's pages past them are never touched): the kernels' index
+                                       * arithmetic past 2^31 bytes or 2^32 elements; 0: at offset 0 */
 } ifa_case;
 
 /* The tensor descriptors of a case's arguments (what ifa_case_describe points args at). */
