@@ -27,6 +27,8 @@ typedef struct aspec {
     int64_t rope_pos0;  /* > 0: batch b's row p sits at rotary position rope_pos0 + 7b + p (explicit
                          * rope_positions), else at p (the default) */
     int key_only;       /* appends without value rows and value_cache (one latent cache) */
+    int far;            /* 1: key_cache and value_cache end at the end of the largest buffer the device allocates
+                         * (test_far_base), a guard of 4 KiB of 0xa5 before each that no write may touch */
     int kivi;           /* the separate form: keys quantised with given per-channel scales (float16 (N_kv, D),
                          * offsets with asym in an integer cache), values per token and head into
                          * value_antiquant_scale (mode 2, or 3 paged) */
@@ -45,6 +47,7 @@ typedef struct cache {
     ifa_host_tensor kc, vc, sc, of;     /* the initial contents (kivi: sc, of the value's (units, N_kv, rows)) */
     ifa_host_tensor gs, go;             /* kivi: the key's given scales and offsets */
     cl_mem bufs[6];                     /* kc, vc, sc, of, gs, go (NULL where absent) */
+    size_t base;                        /* kc's and vc's byte offset in their buffers (far; 0 otherwise) */
     double *orig;                       /* (2, B, cap, N_kv, D) float64 rows as appended, NaN before */
     int64_t *len;                       /* rows appended per batch */
 } cache;
@@ -61,6 +64,26 @@ static cl_mem upload(const ifa_host_tensor *t) {
 
 static void download(cl_mem m, ifa_host_tensor *t) {
     ck_assert_int_eq(clEnqueueReadBuffer(test_queue(), m, CL_TRUE, 0, t->bytes, t->data, 0, NULL, NULL), CL_SUCCESS);
+}
+
+#define GUARD_BYTES 4096
+/* t at byte base of a buffer of base + its bytes (base 0: upload), GUARD_BYTES of 0xa5 before it; the rest is
+ * never written, so a CPU device's pages there are never committed. */
+static cl_mem upload_at(const ifa_host_tensor *t, size_t base) {
+    if (!base) return upload(t);
+    static unsigned char guard[GUARD_BYTES];
+    memset(guard, 0xa5, sizeof guard);
+    cl_int err;
+    cl_mem m = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, base + t->bytes, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(test_queue(), m, CL_TRUE, base - GUARD_BYTES, GUARD_BYTES, guard, 0, NULL,
+                                          NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(test_queue(), m, CL_TRUE, base, t->bytes, t->data, 0, NULL, NULL), CL_SUCCESS);
+    return m;
+}
+
+static void download_at(cl_mem m, size_t base, ifa_host_tensor *t) {
+    ck_assert_int_eq(clEnqueueReadBuffer(test_queue(), m, CL_TRUE, base, t->bytes, t->data, 0, NULL, NULL), CL_SUCCESS);
 }
 
 static void copy_tensor(const ifa_host_tensor *from, ifa_host_tensor *to) {
@@ -112,7 +135,11 @@ static void cache_init(cache *c, const aspec *p) {
     for (int64_t i = 0; !integer && i < ifa_host_tensor_numel(&c->kc); ++i)
         ifa_host_set(&c->kc, i, NAN), ifa_host_set(&c->vc, i, NAN);
     if (integer) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
-    c->bufs[0] = upload(&c->kc), c->bufs[1] = upload(&c->vc);
+    if (p->far) {
+        c->base = (size_t)test_far_base(c->kc.bytes);
+        ck_assert_msg(c->base > 0, "the device allocates no buffer past the cache");
+    }
+    c->bufs[0] = upload_at(&c->kc, c->base), c->bufs[1] = upload_at(&c->vc, c->base);
     if (p->kivi) {
         /* the key's given scales cover [-8, 8] and a little more per channel (rotated rows reach 5·√2), so no
          * key saturates: (q + o)·s spans [lo, hi] */
@@ -197,6 +224,7 @@ static ifa_status append_some(cache *c, int64_t b0, const ifa_host_tensor *kn, c
     ifa_tensor t[8];
     cl_mem kb = upload(kn), vb = vn ? upload(vn) : NULL;
     t[0] = desc(kn, kb), t[2] = desc(&c->kc, c->bufs[0]), t[3] = desc(&c->vc, c->bufs[1]);
+    t[2].offset = t[3].offset = c->base;
     if (vn) t[1] = desc(vn, vb);
     if (c->quant) t[4] = desc(&c->sc, c->bufs[2]);
     if (c->offsets) t[5] = desc(&c->of, c->bufs[3]);
@@ -304,7 +332,15 @@ static void check_cache(const cache *c) {
         memset(&got[i], 0, sizeof got[i]), memset(&want[i], 0, sizeof want[i]);
         if (!c->bufs[i]) continue;
         copy_tensor(init[i], &got[i]), copy_tensor(init[i], &want[i]);
-        download(c->bufs[i], &got[i]);
+        download_at(c->bufs[i], i < 2 ? c->base : 0, &got[i]);
+        if (i < 2 && c->base) { /* nothing written before the cache */
+            unsigned char guard[GUARD_BYTES];
+            ck_assert_int_eq(clEnqueueReadBuffer(test_queue(), c->bufs[i], CL_TRUE, c->base - GUARD_BYTES, GUARD_BYTES,
+                                                 guard, 0, NULL, NULL), CL_SUCCESS);
+            for (int g = 0; g < GUARD_BYTES; ++g)
+                ck_assert_msg(guard[g] == 0xa5, "%s cache byte %d before it written", i ? "value" : "key",
+                              g - GUARD_BYTES);
+        }
     }
     double *x = malloc((size_t)p->d * sizeof *x);
     ck_assert_ptr_nonnull(x);
@@ -393,9 +429,9 @@ static void check_cache(const cache *c) {
 static void attend_case(const cache *c, int64_t n, int64_t sq, ifa_case *k) {
     const aspec *p = &c->p;
     ifa_case_init(k);
-    copy_tensor(&c->kc, &k->key), download(c->bufs[0], &k->key);
+    copy_tensor(&c->kc, &k->key), download_at(c->bufs[0], c->base, &k->key);
     if (p->key_only) copy_tensor(&k->key, &k->value), k->value_is_key = 1;
-    else copy_tensor(&c->vc, &k->value), download(c->bufs[1], &k->value);
+    else copy_tensor(&c->vc, &k->value), download_at(c->bufs[1], c->base, &k->value);
     if (p->kivi) { /* the separate form: the key's given scales, the value's as written */
         copy_tensor(&c->gs, &k->key_antiquant_scale);
         if (c->offsets) copy_tensor(&c->go, &k->key_antiquant_offset);
@@ -524,7 +560,10 @@ START_TEST(append_nonfinite_row) {
 END_TEST
 
 /* Attention over the appended cache, on the same device buffers, against the float64 reference on what the
- * cache holds (the usual output tolerance) and on the original rows (plus the storage precision). */
+ * cache holds (the usual output tolerance) and on the original rows (plus the storage precision). Cases 46-51
+ * keep the caches at the end of the largest buffer the device allocates (int4, int8, float16, float8, bfloat16;
+ * contiguous and paged): append and attention index past 2^31 bytes (int4 nibbles near 2^32 on PoCL, float16
+ * elements past 2^32 on a card), and no byte before the caches is written. */
 START_TEST(append_then_attend) {
     const int paged = _i % 2;
     aspec p = {.layout = layouts[_i % 3], .src = _i % 3 == 1 ? IFA_DTYPE_BFLOAT16 : IFA_DTYPE_FLOAT16,
@@ -532,9 +571,14 @@ START_TEST(append_then_attend) {
                .cap = 320, .block_size = paged ? 32 : 0, .seed = 7100 + (uint64_t)_i};
     if (_i >= 20 && (_i < 30 || _i % 3)) /* RoPE: both modes, partial dims, default and large explicit positions */
         p.rope = 1 + _i % 2, p.rope_dim = _i % 3 == 0 ? 32 : 0, p.rope_pos0 = _i % 4 >= 2 ? (1 << 20) - 500 : 0;
-    if (_i >= 42) /* the trailing dims rotate, as MLA's keys */
+    if (_i >= 42 && _i < 46) /* the trailing dims rotate, as MLA's keys */
         p.cache = _i % 2 ? IFA_DTYPE_INT8 : IFA_DTYPE_FLOAT16, p.rope = 1 + _i / 2 % 2, p.rope_dim = p.rope == 1 ? 32 : 16,
         p.rope_offset = 64 - p.rope_dim;
+    if (_i >= 46) { /* the caches at the end of the largest buffer the device allocates */
+        static const ifa_dtype far_caches[] = {IFA_DTYPE_INT4, IFA_DTYPE_INT4, IFA_DTYPE_INT8, IFA_DTYPE_FLOAT16,
+                                               IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_BFLOAT16};
+        p.far = 1, p.cache = far_caches[_i - 46];
+    }
     const int64_t n = 8, sq = _i >= 10 ? 2 : 1;
     cache c;
     cache_init(&c, &p);
@@ -543,6 +587,7 @@ START_TEST(append_then_attend) {
     else
         append_ok(&c, 0, p.b, 200, p.seed * 3);
     append_ok(&c, 0, p.b, sq, p.seed * 3 + 9); /* this step's own tokens */
+    if (p.far) check_cache(&c); /* the rows, every other byte and the guard before the caches */
 
     /* the reference case reads what the cache holds */
     ifa_case k;
@@ -572,6 +617,7 @@ START_TEST(append_then_attend) {
     ifa_case_tensors t;
     ifa_incre_flash_attention_args a;
     ifa_case_describe(&k, &r.out, &r.lse, bufs, &t, &a);
+    t.key.offset = t.value.offset = c.base;
     size_t ws_bytes = 0;
     ck_assert_msg(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &a, &r.plan, &ws_bytes) == IFA_STATUS_OK,
                   "%s", ifa_last_error());
@@ -1067,7 +1113,7 @@ Suite *append_suite(void) {
     TCase *t = tcase_create("append");
     tcase_set_timeout(t, 600);
     test_add_loop(t, append_rows, 0, 42);
-    test_add_loop(t, append_then_attend, 0, 46);
+    test_add_loop(t, append_then_attend, 0, 52);
     test_add_loop(t, key_only_append_then_attend, 0, 6);
     test_add_loop(t, ragged_append_then_attend, 0, 6);
     test_add_loop(t, kivi_append_then_attend, 0, 12);

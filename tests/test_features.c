@@ -66,7 +66,7 @@ typedef struct fspec {
     int value_is_key;   /* 1: value is the key tensor itself (MLA's one latent cache) */
     const int64_t *qlens; /* actual_seq_lengths_q (nqlens values, 1 or B); the query's padding tokens hold NaN */
     int64_t nqlens;
-    int far_kv;         /* 1: key and value end at the end of the largest buffer the device allocates (far_base) */
+    int far_kv;         /* 1: key and value end at the end of the largest buffer the device allocates (test_far_base) */
     uint64_t seed;
 } fspec;
 
@@ -468,19 +468,6 @@ static void describe_spec(const fspec *p, char *buf, size_t n) {
              (long long)(p->nqlens ? p->qlens[0] : p->sq), (long long)p->nqlens, (unsigned long long)p->seed);
 }
 
-/* The byte offset at which c's key (and value, each in a buffer of its own) ends at the end of the largest
- * buffer the device allocates, at most 9 GiB (on a card, float16 elements past 2^32), 4 KiB aligned; 0 if the
- * tensor does not fit. PoCL allows 2 GiB: int4 nibbles near 2^32, int8 bytes near 2^31. */
-static int64_t far_base(const ifa_case *c) {
-    cl_ulong max_alloc = 0;
-    if (clGetDeviceInfo(ifa_context_device(test_ctx()), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
-                        NULL) != CL_SUCCESS)
-        return 0;
-    const int64_t cap = max_alloc < (9ull << 30) ? (int64_t)max_alloc : (int64_t)(9ll << 30);
-    const int64_t bytes = c->key.bytes > c->value.bytes ? c->key.bytes : c->value.bytes;
-    return bytes + 4096 <= cap ? (cap - bytes) / 4096 * 4096 : 0;
-}
-
 static double last_tolerance; /* the storage-precision tolerance of the last check() */
 
 /* ||a - b|| / ||b|| over two runs' outputs. */
@@ -506,7 +493,7 @@ static void check(const fspec *p, ifa_case_result *keep) {
     ifa_case c;
     ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
     if (p->far_kv) {
-        c.kv_base_bytes = far_base(&c);
+        c.kv_base_bytes = test_far_base(c.key.bytes > c.value.bytes ? c.key.bytes : c.value.bytes);
         ck_assert_msg(c.kv_base_bytes > 0, "%s: the device allocates no buffer past the key", what);
         const size_t n = strlen(what);
         snprintf(what + n, sizeof what - n, " kv_base_bytes=%lld", (long long)c.kv_base_bytes);
