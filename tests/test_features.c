@@ -761,7 +761,7 @@ END_TEST
  * ~9 GiB on a card), so every kernel's index arithmetic runs past 2^31 bytes (and, with int4's nibbles, past
  * 2^32 elements; on a card float16's too): a 32-bit product or sum anywhere reads the wrong rows, which the check
  * against the reference sees. int4 and int8 in their scale forms (KIVI's separate one, the pages' own), float16,
- * bfloat16 as MLA's one cache, float8; contiguous and paged, every layout, split modes. */
+ * bfloat16 as MLA's one cache, float8; contiguous and paged, every layout, split modes; the cv template. */
 START_TEST(kv_far_in_large_buffers) {
     static const int64_t lens[] = {300, 1, 0, 177};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_INT4, .b = 4, .n = 8, .nkv = 2,
@@ -779,7 +779,11 @@ START_TEST(kv_far_in_large_buffers) {
             p.block_size = 16; break;
     case 5: p.kv = IFA_DTYPE_FLOAT16, p.n = 16, p.block_size = 16, p.sq = 2, p.split = IFA_SPLIT_GLOBAL_ROWMAX; break;
     case 6: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.d = 80, p.dv = 64, p.value_is_key = 1, p.nkv = 1; break;
-    default: p.kv = IFA_DTYPE_FLOAT8_E4M3, p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    case 7: p.kv = IFA_DTYPE_FLOAT8_E4M3, p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_dtype = IFA_DTYPE_FLOAT32; break;
+    /* the cv template: CLBlast's products over the K/V at their offset, its gathers of paged and int8 rows */
+    case 8: p.kv = IFA_DTYPE_FLOAT16, p.tmpl = IFA_TEMPLATE_CV, p.n = 32; break;
+    default: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.tmpl = IFA_TEMPLATE_CV, p.n = 32,
+             p.block_size = 16; break;
     }
     check(&p, NULL);
 }
@@ -1469,7 +1473,7 @@ static void add_kernel_shape_cases(TCase *t, int part) {
         test_add_loop(t, antiquant_equals_dequantised_float, 0, 6);
         test_add_loop(t, value_head_dim, 0, 21);
         test_add_loop(t, query_lengths, 0, 23);
-        test_add_loop(t, kv_far_in_large_buffers, 0, 8);
+        test_add_loop(t, kv_far_in_large_buffers, 0, 10);
     }
 }
 
