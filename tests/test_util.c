@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "common/rng.h"
+#include "common/runner.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -150,11 +151,4 @@ int test_run_suite(Suite *s) {
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-int64_t test_far_base(int64_t bytes) {
-    cl_ulong max_alloc = 0;
-    if (clGetDeviceInfo(ifa_context_device(test_ctx()), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
-                        NULL) != CL_SUCCESS)
-        return 0;
-    const int64_t cap = max_alloc < (9ull << 30) ? (int64_t)max_alloc : (int64_t)(9ll << 30);
-    return bytes + 8192 <= cap ? (cap - bytes) / 4096 * 4096 : 0;
-}
+int64_t test_far_base(int64_t bytes) { return ifa_case_far_base(ifa_context_device(test_ctx()), bytes); }

@@ -26,11 +26,13 @@
 static int usage(void) {
     fprintf(stderr, "usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [--mode run|test|perf|support] [--check]\n"
                     "               [--out DIR] [--runs 10] [--device SELECTOR] [--template auto|all_vector|cv]\n"
-                    "               [--buffer-create]\n"
+                    "               [--buffer-create] [--far-kv]\n"
                     "  --template: IncreFlashAttention cases run with that template_mode (the planner's choice,\n"
                     "  or one template forced), whatever their attrs say.\n"
                     "  --buffer-create: IncreFlashAttention's key and value in ifa_buffer_create's buffers (on a CPU,\n"
                     "  from 2 MiB up, host memory in whole 2 MiB pages), as ifa-bench times them.\n"
+                    "  --far-kv: IncreFlashAttention's key and value at the end of the largest buffer the device\n"
+                    "  allocates (up to 9 GiB; PoCL: 2 GiB), so the kernels index past 2^31 bytes.\n"
                     "  SELECTOR: P:D (platform and device index, as clinfo -l) or part of a device name;\n"
                     "  default: $IFA_DEVICE, else the first device.\n");
     return 2;
@@ -44,6 +46,7 @@ typedef struct options {
     const char *out_dir;
     const char *template_mode; /* NULL: each case's own */
     int buffer_create;         /* key and value in ifa_buffer_create's buffers */
+    int far_kv;                /* key and value at the end of the largest buffer the device allocates */
 } options;
 
 /* 2 for a status that says the case is wrong, 3 for one that says the device or runtime failed. */
@@ -209,6 +212,13 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     }
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     c.kv_from_buffer_create = o->buffer_create;
+    if (o->far_kv &&
+        !(c.kv_base_bytes = ifa_case_far_base(ifa_context_device(ctx), c.key.bytes > c.value.bytes ? c.key.bytes
+                                                                                                 : c.value.bytes))) {
+        fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the key and value\n");
+        ifa_case_free(&c);
+        return 3;
+    }
     if (o->mode == MODE_SUPPORT) {
         const int rc = support_ifa(ctx, &c);
         ifa_case_free(&c);
@@ -345,7 +355,7 @@ static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, con
 }
 
 int main(int argc, char **argv) {
-    options o = {MODE_RUN, 0, 10, NULL, NULL, 0};
+    options o = {MODE_RUN, 0, 10, NULL, NULL, 0, 0};
     const char *device = NULL;
     const char *paths[256];
     int npaths = 0;
@@ -355,6 +365,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) o.runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--check") == 0) o.check = 1;
         else if (strcmp(argv[i], "--buffer-create") == 0) o.buffer_create = 1;
+        else if (strcmp(argv[i], "--far-kv") == 0) o.far_kv = 1;
         else if (strcmp(argv[i], "--template") == 0 && i + 1 < argc) o.template_mode = argv[++i];
         else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             const char *m = argv[++i];

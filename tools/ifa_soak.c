@@ -48,7 +48,7 @@ static void keep(const char *dir, uint64_t seed, const ifa_random_case *rc, cons
     fprintf(f, "%s\n", rc->json);
     fclose(f);
     printf("  %s: %s\n  replay: IFA_TUNING='%s' IFA_DEVICE_FACTS='%s' ifa-run %s --check%s\n", why, rc->summary,
-           rc->tuning, rc->facts, path, rc->buffer_create ? " --buffer-create" : "");
+           rc->tuning, rc->facts, path, rc->far_kv ? " --far-kv" : rc->buffer_create ? " --buffer-create" : "");
 }
 
 /* A case the generator wrote but its parser refused (err says why): reported and kept. */
@@ -183,6 +183,9 @@ int main(int argc, char **argv) {
             unreadable(dir, s, &rc, err);
         } else {
             c.kv_from_buffer_create = rc.buffer_create;
+            if (rc.far_kv)
+                c.kv_base_bytes = ifa_case_far_base(ifa_context_device(ctx), c.key.bytes > c.value.bytes
+                                                                                  ? c.key.bytes : c.value.bytes);
             const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
             if (st != IFA_STATUS_OK) {
                 refused(dir, s, &rc, st);

@@ -385,7 +385,10 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     /* last, so that the draws above stay as they were for a seed: on a CPU, K/V of 2 MiB and more then come in
      * whole huge pages at the tuning row's offset (CL_MEM_USE_HOST_PTR), as ifa-bench and ifa-decode run */
     out->buffer_create = chance(&g, 0.5);
-    if (out->buffer_create) add_summary(sum, sum_n, "buffers=created");
+    /* 1 in 8: the kernels' index arithmetic past 2^31 bytes (int4's nibbles near 2^32 on PoCL) */
+    out->far_kv = chance(&g, 0.125);
+    if (out->far_kv) add_summary(sum, sum_n, "kv=far");
+    else if (out->buffer_create) add_summary(sum, sum_n, "buffers=created");
     return finish(root, out);
 }
 

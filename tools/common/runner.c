@@ -90,6 +90,14 @@ void ifa_case_result_free(ifa_case_result *r) {
     ifa_host_tensor_free(&r->lse);
 }
 
+int64_t ifa_case_far_base(cl_device_id device, int64_t bytes) {
+    cl_ulong max_alloc = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL) != CL_SUCCESS)
+        return 0;
+    const int64_t cap = max_alloc < (9ull << 30) ? (int64_t)max_alloc : (int64_t)(9ll << 30);
+    return bytes + 8192 <= cap ? (cap - bytes) / 4096 * 4096 : 0;
+}
+
 double ifa_case_tolerance(ifa_dtype d) { return d == IFA_DTYPE_FLOAT32 ? 1e-5 : d == IFA_DTYPE_FLOAT16 ? 1e-3 : 8e-3; }
 
 static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {

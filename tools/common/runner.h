@@ -117,6 +117,11 @@ int64_t ifa_case_query_tokens(const ifa_case *c, int64_t b);
 void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_host_tensor *lse, const cl_mem *bufs,
                        ifa_case_tensors *t, ifa_incre_flash_attention_args *args);
 
+/* The kv_base_bytes at which a tensor of `bytes` ends at the end of the largest buffer the device allocates,
+ * at most 9 GiB (on a card, float16 element indices past 2^32), 4 KiB aligned with at least 4 KiB before it;
+ * 0 if it does not fit or the device does not say. PoCL allocates 2 GiB: int4 nibble indices near 2^32. */
+int64_t ifa_case_far_base(cl_device_id device, int64_t bytes);
+
 /* Frees what a case owns. */
 void ifa_case_free(ifa_case *c);
 void ifa_case_result_free(ifa_case_result *r);
