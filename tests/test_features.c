@@ -66,7 +66,9 @@ typedef struct fspec {
     int value_is_key;   /* 1: value is the key tensor itself (MLA's one latent cache) */
     const int64_t *qlens; /* actual_seq_lengths_q (nqlens values, 1 or B); the query's padding tokens hold NaN */
     int64_t nqlens;
-    int far_kv;         /* 1: key and value end at the end of the largest buffer the device allocates (test_far_base) */
+    int64_t kv_base;    /* > 0: key and value start this many bytes into their buffers (any multiple of the element
+                         * size: unaligned rows); -1: at the end of the largest buffer the device allocates
+                         * (test_far_base); 0: at the start */
     uint64_t seed;
 } fspec;
 
@@ -492,8 +494,9 @@ static void check(const fspec *p, ifa_case_result *keep) {
     describe_spec(p, what, sizeof what);
     ifa_case c;
     ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
-    if (p->far_kv) {
-        c.kv_base_bytes = test_far_base(c.key.bytes > c.value.bytes ? c.key.bytes : c.value.bytes);
+    if (p->kv_base) {
+        c.kv_base_bytes = p->kv_base > 0 ? p->kv_base
+                                         : test_far_base(c.key.bytes > c.value.bytes ? c.key.bytes : c.value.bytes);
         ck_assert_msg(c.kv_base_bytes > 0, "%s: the device allocates no buffer past the key", what);
         const size_t n = strlen(what);
         snprintf(what + n, sizeof what - n, " kv_base_bytes=%lld", (long long)c.kv_base_bytes);
@@ -765,7 +768,7 @@ END_TEST
 START_TEST(kv_far_in_large_buffers) {
     static const int64_t lens[] = {300, 1, 0, 177};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_INT4, .b = 4, .n = 8, .nkv = 2,
-               .d = 128, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .aq_dtype = IFA_DTYPE_FLOAT16, .far_kv = 1,
+               .d = 128, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .aq_dtype = IFA_DTYPE_FLOAT16, .kv_base = -1,
                .seed = 2900 + (uint64_t)_i};
     switch (_i) {
     case 0: p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1; break;
@@ -784,6 +787,28 @@ START_TEST(kv_far_in_large_buffers) {
     case 8: p.kv = IFA_DTYPE_FLOAT16, p.tmpl = IFA_TEMPLATE_CV, p.n = 32; break;
     default: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.tmpl = IFA_TEMPLATE_CV, p.n = 32,
              p.block_size = 16; break;
+    }
+    check(&p, NULL);
+}
+END_TEST
+
+/* Key and value a few bytes into their buffers (one element, or a few: rows not 16-byte aligned), which the GPU
+ * shapes' 16-byte loads cannot take (templates/all_vector.c leaves them for the work-group shape) and the vector
+ * shape reads element-aligned: float16, bfloat16 paged, float32, int8 and int4 per channel, float8, MLA's one
+ * cache, each layout, with splits. */
+START_TEST(kv_unaligned_offsets) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
+               .d = 128, .s = 300, .sq = 1, .lens = lens, .nlens = 4, .aq_dtype = IFA_DTYPE_FLOAT16, .kv_base = 2,
+               .split = splits[_i % 4], .seed = 2950 + (uint64_t)_i};
+    switch (_i) {
+    case 0: break;
+    case 1: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.kv_base = 6, p.block_size = 16; break;
+    case 2: p.q = p.kv = IFA_DTYPE_FLOAT32, p.kv_base = 4, p.d = 64; break;
+    case 3: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1, p.kv_base = 1, p.n = 32; break;
+    case 4: p.kv = IFA_DTYPE_INT4, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.kv_base = 3; break;
+    case 5: p.kv = IFA_DTYPE_FLOAT8_E5M2, p.kv_base = 5; break;
+    default: p.d = 80, p.dv = 64, p.value_is_key = 1, p.nkv = 1, p.kv_base = 10; break;
     }
     check(&p, NULL);
 }
@@ -1474,6 +1499,7 @@ static void add_kernel_shape_cases(TCase *t, int part) {
         test_add_loop(t, value_head_dim, 0, 21);
         test_add_loop(t, query_lengths, 0, 23);
         test_add_loop(t, kv_far_in_large_buffers, 0, 10);
+        test_add_loop(t, kv_unaligned_offsets, 0, 7);
     }
 }
 
