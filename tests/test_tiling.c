@@ -1718,21 +1718,20 @@ START_TEST(vector_shape_follows_native_width) {
         ck_assert_int_eq(plan.pv_rows, 8);
         ck_assert_int_eq(plan.pv_block, 1);
         /* int8 values take 4-row blocks of 2 vectors (G = 16 and 8); not where 4 rows do not divide the tile */
+        static const struct {
+            int64_t n, d;
+            ifa_layout layout;
+            int32_t pv_rows, pv_block;
+        } i8[] = {{128, 128, IFA_LAYOUT_BNSD, 4, 2}, {64, 256, IFA_LAYOUT_BSH, 4, 2}, {48, 64, IFA_LAYOUT_BNSD, 6, 1}};
+        for (size_t i = 0; i < sizeof i8 / sizeof i8[0]; ++i) {
+            ifa_problem q = problem(1, i8[i].n, 8, i8[i].d, 4096);
+            q.layout = i8[i].layout;
+            q.kv_dtype = IFA_DTYPE_INT8;
+            ck_assert_int_eq(ifa__plan_make(&q, &cpu, &plan), IFA_STATUS_OK);
+            ck_assert_msg(plan.pv_rows == i8[i].pv_rows && plan.pv_block == i8[i].pv_block,
+                          "int8 case %zu: pv_rows %d pv_block %d", i, plan.pv_rows, plan.pv_block);
+        }
         p.kv_dtype = IFA_DTYPE_INT8;
-        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
-        ck_assert_int_eq(plan.pv_rows, 4);
-        ck_assert_int_eq(plan.pv_block, 2);
-        ifa_problem p8 = problem(1, 64, 8, 256, 4096);
-        p8.layout = IFA_LAYOUT_BSH;
-        p8.kv_dtype = IFA_DTYPE_INT8;
-        ck_assert_int_eq(ifa__plan_make(&p8, &cpu, &plan), IFA_STATUS_OK);
-        ck_assert_int_eq(plan.pv_rows, 4);
-        ck_assert_int_eq(plan.pv_block, 2);
-        ifa_problem p6 = problem(1, 48, 8, 64, 4096);
-        p6.layout = IFA_LAYOUT_BNSD;
-        p6.kv_dtype = IFA_DTYPE_INT8;
-        ck_assert_int_eq(ifa__plan_make(&p6, &cpu, &plan), IFA_STATUS_OK);
-        ck_assert_int_eq(plan.pv_rows, 6);
         /* AVX-512's 32 registers keep the 8-row blocks */
         cpu.native_float_width = 16;
         ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
