@@ -31,8 +31,9 @@ static int usage(void) {
                     "  or one template forced), whatever their attrs say.\n"
                     "  --buffer-create: IncreFlashAttention's key and value in ifa_buffer_create's buffers (on a CPU,\n"
                     "  from 2 MiB up, host memory in whole 2 MiB pages), as ifa-bench times them.\n"
-                    "  --far-kv: IncreFlashAttention's key and value at the end of the largest buffer the device\n"
-                    "  allocates (up to 9 GiB; PoCL: 2 GiB), so the kernels index past 2^31 bytes.\n"
+                    "  --far-kv: IncreFlashAttention's key and value (KVCacheAppend's caches) at the end of the\n"
+                    "  largest buffer the device allocates (up to 9 GiB; PoCL: 2 GiB), so the kernels index past\n"
+                    "  2^31 bytes.\n"
                     "  SELECTOR: P:D (platform and device index, as clinfo -l) or part of a device name;\n"
                     "  default: $IFA_DEVICE, else the first device.\n");
     return 2;
@@ -134,6 +135,15 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         return 2;
     }
     const int support = o->mode == MODE_SUPPORT;
+    if (o->far_kv) {
+        const ifa_host_tensor *kc = ifa_generic_case_input(&c, "key_cache"), *vc = ifa_generic_case_input(&c, "value_cache");
+        const int64_t kb = kc ? kc->bytes : 0, vb = vc ? vc->bytes : 0;
+        if (!(c.cache_base_bytes = ifa_case_far_base(ifa_context_device(ctx), kb > vb ? kb : vb))) {
+            fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the caches\n");
+            ifa_generic_case_free(&c);
+            return 3;
+        }
+    }
     ifa_generic_run r;
     size_t ws_bytes = 0;
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, support, &ws_bytes, &r);

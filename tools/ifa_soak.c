@@ -72,6 +72,11 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
         unreadable(dir, s, rc, err);
         return 0;
     }
+    if (rc->far_kv) {
+        const ifa_host_tensor *kc = ifa_generic_case_input(&c, "key_cache"), *vc = ifa_generic_case_input(&c, "value_cache");
+        const int64_t kb = kc ? kc->bytes : 0, vb = vc ? vc->bytes : 0;
+        c.cache_base_bytes = ifa_case_far_base(ifa_context_device(ctx), kb > vb ? kb : vb);
+    }
     ifa_generic_run r;
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, 0, NULL, &r);
     int ok = 0;

@@ -16,6 +16,9 @@ typedef struct ifa_generic_case {
     ifa_named_attr attrs[IFA_GENERIC_MAX];
     int32_t num_attrs;
     void *owned[IFA_GENERIC_MAX];            /* the attributes' strings and lists */
+    int64_t cache_base_bytes;                /* > 0: key_cache and value_cache start this many bytes into buffers of
+                                              * that many more bytes (only their own bytes written; read back from
+                                              * there): index arithmetic past 2^31 bytes; 0: at offset 0 */
 } ifa_generic_case;
 
 /* Parses a case of the op it names; relative .npy paths resolve against base_dir. 0, or -1 with a message

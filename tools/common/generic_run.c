@@ -3,6 +3,14 @@
 
 #include <string.h>
 
+/* Input i's byte offset in its buffer: cache_base_bytes for a non-empty key_cache or value_cache, else 0. */
+static size_t cache_base(const ifa_generic_case *c, int i) {
+    const char *n = c->def->inputs[i].name;
+    return c->cache_base_bytes > 0 && c->inputs[i].bytes && (strcmp(n, "key_cache") == 0 || strcmp(n, "value_cache") == 0)
+               ? (size_t)c->cache_base_bytes
+               : 0;
+}
+
 ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_generic_case *c,
                                 const char *const names[IFA_GENERIC_WRITTEN], int plan_only, size_t *workspace_bytes,
                                 ifa_generic_run *r) {
@@ -15,13 +23,21 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
     for (int i = 0; i < d->num_inputs && st == IFA_STATUS_OK; ++i) {
         if (!c->inputs[i].data) continue;
         cl_int cerr = CL_SUCCESS;
-        if (!plan_only)
+        const size_t base = cache_base(c, i);
+        if (!plan_only && base) {
+            bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, base + c->inputs[i].bytes, NULL,
+                                     &cerr);
+            if (cerr == CL_SUCCESS)
+                cerr = clEnqueueWriteBuffer(q, bufs[i], CL_TRUE, base, c->inputs[i].bytes, c->inputs[i].data, 0, NULL,
+                                            NULL);
+        } else if (!plan_only) {
             bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                      c->inputs[i].bytes ? c->inputs[i].bytes : 1, c->inputs[i].data, &cerr);
+        }
         if (cerr != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
         named[nt].name = d->inputs[i].name;
         memset(&named[nt].tensor, 0, sizeof named[nt].tensor);
-        named[nt].tensor.buffer = bufs[i], named[nt].tensor.dtype = c->inputs[i].dtype;
+        named[nt].tensor.buffer = bufs[i], named[nt].tensor.dtype = c->inputs[i].dtype, named[nt].tensor.offset = base;
         named[nt].tensor.ndim = c->inputs[i].ndim;
         memcpy(named[nt].tensor.shape, c->inputs[i].shape, sizeof named[nt].tensor.shape);
         nt++;
@@ -51,8 +67,8 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
             if (strcmp(d->inputs[i].name, names[w]) == 0 && c->inputs[i].data) {
                 if (ifa_host_tensor_alloc(&r->written[w], c->inputs[i].dtype, c->inputs[i].ndim, c->inputs[i].shape) != 0)
                     st = IFA_STATUS_OUT_OF_MEMORY;
-                else if (clEnqueueReadBuffer(q, bufs[i], CL_TRUE, 0, r->written[w].bytes, r->written[w].data, 0, NULL,
-                                             NULL) != CL_SUCCESS)
+                else if (clEnqueueReadBuffer(q, bufs[i], CL_TRUE, cache_base(c, i), r->written[w].bytes,
+                                             r->written[w].data, 0, NULL, NULL) != CL_SUCCESS)
                     st = IFA_STATUS_OPENCL_ERROR;
             }
     if (ws) clReleaseMemObject(ws);

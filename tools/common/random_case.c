@@ -522,6 +522,9 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out) {
         const int wg = (int)pick(&g, wgs, 3); /* drawn before the call: its arguments' order is the compiler's */
         snprintf(out->tuning, sizeof out->tuning, "append_work_group_size=%d,append_heads=%d", wg, (int)pick(&g, heads, 3));
     }
+    /* 1 in 8, last (earlier seeds keep their draws): the caches at the end of the largest buffer (ifa-run --far-kv) */
+    out->far_kv = ifa_rng_uniform(&more, 0, 1) < 0.125;
+    if (out->far_kv) add_summary(sum, sum_n, "cache=far");
     return finish(root, out);
 }
 

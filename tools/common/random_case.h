@@ -16,8 +16,8 @@ typedef struct ifa_random_case {
     char facts[96];    /* IFA_DEVICE_FACTS for the run ("" for the device's own facts) */
     char summary[256]; /* the draw in one line: layout, dtypes, shape and the features it has */
     int buffer_create; /* 1: run with key and value in ifa_buffer_create's buffers (ifa-run --buffer-create) */
-    int far_kv;        /* 1: key and value at the end of the largest buffer the device allocates (ifa-run --far-kv;
-                        * over buffer_create) */
+    int far_kv;        /* 1: key and value (an append's caches) at the end of the largest buffer the device allocates
+                        * (ifa-run --far-kv; over buffer_create) */
 } ifa_random_case;
 
 /* Draws case `seed`. Returns 0, or -1 when out of memory. */
