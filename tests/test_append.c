@@ -28,7 +28,7 @@ typedef struct aspec {
                          * rope_positions), else at p (the default) */
     int key_only;       /* appends without value rows and value_cache (one latent cache) */
     int far;            /* 1: key_cache and value_cache end at the end of the largest buffer the device allocates
-                         * (test_far_base), a guard of 4 KiB of 0xa5 before each that no write may touch */
+                         * (ifa_case_far_base), a guard of 4 KiB of 0xa5 before each that no write may touch */
     int kivi;           /* the separate form: keys quantised with given per-channel scales (float16 (N_kv, D),
                          * offsets with asym in an integer cache), values per token and head into
                          * value_antiquant_scale (mode 2, or 3 paged) */
@@ -136,7 +136,7 @@ static void cache_init(cache *c, const aspec *p) {
         ifa_host_set(&c->kc, i, NAN), ifa_host_set(&c->vc, i, NAN);
     if (integer) memset(c->kc.data, 0x5a, c->kc.bytes), memset(c->vc.data, 0x5a, c->vc.bytes);
     if (p->far) {
-        c->base = (size_t)test_far_base(c->kc.bytes);
+        c->base = (size_t)ifa_case_far_base(ifa_context_device(test_ctx()), c->kc.bytes);
         ck_assert_msg(c->base > 0, "the device allocates no buffer past the cache");
     }
     c->bufs[0] = upload_at(&c->kc, c->base), c->bufs[1] = upload_at(&c->vc, c->base);

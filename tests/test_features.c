@@ -68,7 +68,7 @@ typedef struct fspec {
     int64_t nqlens;
     int64_t kv_base;    /* > 0: key and value start this many bytes into their buffers (any multiple of the element
                          * size: unaligned rows); -1: at the end of the largest buffer the device allocates
-                         * (test_far_base); 0: at the start */
+                         * (ifa_case_far_kv_base); 0: at the start */
     uint64_t seed;
 } fspec;
 
@@ -495,8 +495,7 @@ static void check(const fspec *p, ifa_case_result *keep) {
     ifa_case c;
     ck_assert_msg(build(p, &c) == 0, "cannot build %s", what);
     if (p->kv_base) {
-        c.kv_base_bytes = p->kv_base > 0 ? p->kv_base
-                                         : test_far_base(c.key.bytes > c.value.bytes ? c.key.bytes : c.value.bytes);
+        c.kv_base_bytes = p->kv_base > 0 ? p->kv_base : ifa_case_far_kv_base(ifa_context_device(test_ctx()), &c);
         ck_assert_msg(c.kv_base_bytes > 0, "%s: the device allocates no buffer past the key", what);
         const size_t n = strlen(what);
         snprintf(what + n, sizeof what - n, " kv_base_bytes=%lld", (long long)c.kv_base_bytes);

@@ -2,7 +2,6 @@
 #include "test_util.h"
 
 #include "common/rng.h"
-#include "common/runner.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -150,5 +149,3 @@ int test_run_suite(Suite *s) {
     ifa_context_destroy(ctx);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
-
-int64_t test_far_base(int64_t bytes) { return ifa_case_far_base(ifa_context_device(test_ctx()), bytes); }

@@ -25,9 +25,6 @@ void test_add_loop(TCase *t, const TTest *tf, int s, int e);
 /* The choice behind test_add_loop: picked[j] (e - s bytes) set for each case s + j kept of [s, e) when every k-th
  * is asked for with IFA_TEST_SEED salt; returns how many (ceil((e - s) / k); all with k <= 1), -1 without memory. */
 int test_sample_cases(int s, int e, int k, unsigned long long salt, char *picked);
-/* ifa_case_far_base (tools/common/runner.h) for test_ctx()'s device: the offset at which a tensor of `bytes` ends
- * at the end of the largest buffer it allocates (at most 9 GiB), with 4 KiB or more before it; 0 if none. */
-int64_t test_far_base(int64_t bytes);
 /* Runs suite s without forking (OpenCL state does not survive fork) and returns the process exit code. */
 int test_run_suite(Suite *s);
 

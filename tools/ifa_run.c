@@ -135,14 +135,10 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         return 2;
     }
     const int support = o->mode == MODE_SUPPORT;
-    if (o->far_kv) {
-        const ifa_host_tensor *kc = ifa_generic_case_input(&c, "key_cache"), *vc = ifa_generic_case_input(&c, "value_cache");
-        const int64_t kb = kc ? kc->bytes : 0, vb = vc ? vc->bytes : 0;
-        if (!(c.cache_base_bytes = ifa_case_far_base(ifa_context_device(ctx), kb > vb ? kb : vb))) {
-            fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the caches\n");
-            ifa_generic_case_free(&c);
-            return 3;
-        }
+    if (o->far_kv && !(c.cache_base_bytes = ifa_generic_case_far_caches_base(ifa_context_device(ctx), &c))) {
+        fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the caches\n");
+        ifa_generic_case_free(&c);
+        return 3;
     }
     ifa_generic_run r;
     size_t ws_bytes = 0;
@@ -222,9 +218,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     }
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     c.kv_from_buffer_create = o->buffer_create;
-    if (o->far_kv &&
-        !(c.kv_base_bytes = ifa_case_far_base(ifa_context_device(ctx), c.key.bytes > c.value.bytes ? c.key.bytes
-                                                                                                 : c.value.bytes))) {
+    if (o->far_kv && !(c.kv_base_bytes = ifa_case_far_kv_base(ifa_context_device(ctx), &c))) {
         fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the key and value\n");
         ifa_case_free(&c);
         return 3;

@@ -72,11 +72,7 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
         unreadable(dir, s, rc, err);
         return 0;
     }
-    if (rc->far_kv) {
-        const ifa_host_tensor *kc = ifa_generic_case_input(&c, "key_cache"), *vc = ifa_generic_case_input(&c, "value_cache");
-        const int64_t kb = kc ? kc->bytes : 0, vb = vc ? vc->bytes : 0;
-        c.cache_base_bytes = ifa_case_far_base(ifa_context_device(ctx), kb > vb ? kb : vb);
-    }
+    if (rc->far_kv) c.cache_base_bytes = ifa_generic_case_far_caches_base(ifa_context_device(ctx), &c);
     ifa_generic_run r;
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, 0, NULL, &r);
     int ok = 0;
@@ -188,9 +184,7 @@ int main(int argc, char **argv) {
             unreadable(dir, s, &rc, err);
         } else {
             c.kv_from_buffer_create = rc.buffer_create;
-            if (rc.far_kv)
-                c.kv_base_bytes = ifa_case_far_base(ifa_context_device(ctx), c.key.bytes > c.value.bytes
-                                                                                  ? c.key.bytes : c.value.bytes);
+            if (rc.far_kv) c.kv_base_bytes = ifa_case_far_kv_base(ifa_context_device(ctx), &c);
             const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
             if (st != IFA_STATUS_OK) {
                 refused(dir, s, &rc, st);

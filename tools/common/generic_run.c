@@ -1,6 +1,8 @@
 /* Running a generic (registry) case (generic_run.h). */
 #include "common/generic_run.h"
 
+#include "common/runner.h"
+
 #include <string.h>
 
 /* Input i's byte offset in its buffer: cache_base_bytes for a non-empty key_cache or value_cache, else 0. */
@@ -25,11 +27,7 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
         cl_int cerr = CL_SUCCESS;
         const size_t base = cache_base(c, i);
         if (!plan_only && base) {
-            bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, base + c->inputs[i].bytes, NULL,
-                                     &cerr);
-            if (cerr == CL_SUCCESS)
-                cerr = clEnqueueWriteBuffer(q, bufs[i], CL_TRUE, base, c->inputs[i].bytes, c->inputs[i].data, 0, NULL,
-                                            NULL);
+            st = ifa_case_buffer_at(ifa_context_cl_context(ctx), q, c->inputs[i].data, c->inputs[i].bytes, base, &bufs[i]);
         } else if (!plan_only) {
             bufs[i] = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                      c->inputs[i].bytes ? c->inputs[i].bytes : 1, c->inputs[i].data, &cerr);
@@ -76,6 +74,12 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
         if (bufs[i]) clReleaseMemObject(bufs[i]);
     if (st != IFA_STATUS_OK) ifa_generic_run_free(r);
     return st;
+}
+
+int64_t ifa_generic_case_far_caches_base(cl_device_id device, const ifa_generic_case *c) {
+    const ifa_host_tensor *kc = ifa_generic_case_input(c, "key_cache"), *vc = ifa_generic_case_input(c, "value_cache");
+    const int64_t kb = kc ? kc->bytes : 0, vb = vc ? vc->bytes : 0;
+    return kb || vb ? ifa_case_far_base(device, kb > vb ? kb : vb) : 0;
 }
 
 void ifa_generic_run_free(ifa_generic_run *r) {

@@ -23,5 +23,8 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
                                 const char *const names[IFA_GENERIC_WRITTEN], int plan_only, size_t *workspace_bytes,
                                 ifa_generic_run *r);
 void ifa_generic_run_free(ifa_generic_run *r);
+/* ifa_case_far_base (common/runner.h) for the larger of c's key_cache and value_cache (cache_base_bytes for a
+ * far run); 0 if neither is there or the device has no such buffer. */
+int64_t ifa_generic_case_far_caches_base(cl_device_id device, const ifa_generic_case *c);
 
 #endif

@@ -98,6 +98,10 @@ int64_t ifa_case_far_base(cl_device_id device, int64_t bytes) {
     return bytes + 8192 <= cap ? (cap - bytes) / 4096 * 4096 : 0;
 }
 
+int64_t ifa_case_far_kv_base(cl_device_id device, const ifa_case *c) {
+    return ifa_case_far_base(device, c->key.bytes > c->value.bytes ? c->key.bytes : c->value.bytes);
+}
+
 double ifa_case_tolerance(ifa_dtype d) { return d == IFA_DTYPE_FLOAT32 ? 1e-5 : d == IFA_DTYPE_FLOAT16 ? 1e-3 : 8e-3; }
 
 static void describe(ifa_tensor *t, const ifa_host_tensor *h, cl_mem buf) {
@@ -182,14 +186,12 @@ static ifa_status created_buffer(ifa_context *ctx, cl_command_queue queue, const
     return IFA_STATUS_OK;
 }
 
-/* h at byte base of a buffer of base + its bytes; only h's bytes are written, so the memory before them (on a
- * CPU device, host pages) need never be committed. */
-static ifa_status far_buffer(cl_context cl, cl_command_queue queue, const ifa_host_tensor *h, size_t base,
-                             cl_mem *out) {
+ifa_status ifa_case_buffer_at(cl_context cl, cl_command_queue queue, const void *data, size_t bytes, size_t base,
+                              cl_mem *out) {
     cl_int err = CL_SUCCESS;
-    *out = clCreateBuffer(cl, CL_MEM_READ_WRITE, base + (h->bytes ? h->bytes : 1), NULL, &err);
+    *out = clCreateBuffer(cl, CL_MEM_READ_WRITE, base + (bytes ? bytes : 1), NULL, &err);
     if (!*out) return IFA_STATUS_OUT_OF_MEMORY;
-    if (h->bytes && clEnqueueWriteBuffer(queue, *out, CL_TRUE, base, h->bytes, h->data, 0, NULL, NULL) != CL_SUCCESS)
+    if (bytes && clEnqueueWriteBuffer(queue, *out, CL_TRUE, base, bytes, data, 0, NULL, NULL) != CL_SUCCESS)
         return IFA_STATUS_OPENCL_ERROR;
     return IFA_STATUS_OK;
 }
@@ -235,7 +237,8 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     for (int i = 0; i < IFA_CASE_TENSORS; ++i) {
         if (!hosts[i]) continue;
         if ((i == 1 || i == 2) && c->kv_base_bytes > 0) {
-            if (st == IFA_STATUS_OK) st = far_buffer(cl, queue, hosts[i], (size_t)c->kv_base_bytes, &bufs[i]);
+            if (st == IFA_STATUS_OK)
+                st = ifa_case_buffer_at(cl, queue, hosts[i]->data, hosts[i]->bytes, (size_t)c->kv_base_bytes, &bufs[i]);
         } else if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
             if (st == IFA_STATUS_OK) st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
         } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {

@@ -121,6 +121,13 @@ void ifa_case_describe(const ifa_case *c, const ifa_host_tensor *out, const ifa_
  * at most 9 GiB (on a card, float16 element indices past 2^32), 4 KiB aligned with at least 4 KiB before it;
  * 0 if it does not fit or the device does not say. PoCL allocates 2 GiB: int4 nibble indices near 2^32. */
 int64_t ifa_case_far_base(cl_device_id device, int64_t bytes);
+/* ifa_case_far_base for the larger of c's key and value (kv_base_bytes for a far run). */
+int64_t ifa_case_far_kv_base(cl_device_id device, const ifa_case *c);
+/* A buffer of base + bytes (at least 1) holding data's bytes at byte base; nothing else is written, so memory
+ * before them (a CPU device's host pages) need never be committed. OUT_OF_MEMORY or OPENCL_ERROR on failure
+ * (*out may then hold a buffer to release). */
+ifa_status ifa_case_buffer_at(cl_context cl, cl_command_queue queue, const void *data, size_t bytes, size_t base,
+                              cl_mem *out);
 
 /* Frees what a case owns. */
 void ifa_case_free(ifa_case *c);
