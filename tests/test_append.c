@@ -73,12 +73,11 @@ static cl_mem upload_at(const ifa_host_tensor *t, size_t base) {
     if (!base) return upload(t);
     static unsigned char guard[GUARD_BYTES];
     memset(guard, 0xa5, sizeof guard);
-    cl_int err;
-    cl_mem m = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, base + t->bytes, NULL, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_mem m = NULL;
+    ck_assert_int_eq(ifa_case_buffer_at(ifa_context_cl_context(test_ctx()), test_queue(), t->data, t->bytes, base, &m),
+                     IFA_STATUS_OK);
     ck_assert_int_eq(clEnqueueWriteBuffer(test_queue(), m, CL_TRUE, base - GUARD_BYTES, GUARD_BYTES, guard, 0, NULL,
                                           NULL), CL_SUCCESS);
-    ck_assert_int_eq(clEnqueueWriteBuffer(test_queue(), m, CL_TRUE, base, t->bytes, t->data, 0, NULL, NULL), CL_SUCCESS);
     return m;
 }
 
