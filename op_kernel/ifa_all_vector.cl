@@ -219,8 +219,9 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_SC_AIDX(r) IFA_SOWN
 #define IFA_SC_MIDX(r) 0
 #define IFA_SC_LIDX(r) 1
-#if !LANES || (R & (R - 1)) != 0 || (LANES & (LANES - 1)) != 0 || R > IFA_LN || IFA_ST < 2
-#error "lane_scores needs the lane shape, query rows and lanes powers of two, rows <= D / 8 and 2 sums or more"
+/* IFA_LN >= 2: a lane's share and its rescale (IFA_SOWN + 1 floats) must fit its IFA_ST floats of lred */
+#if !LANES || (R & (R - 1)) != 0 || (LANES & (LANES - 1)) != 0 || R > IFA_LN || IFA_ST < 2 || IFA_LN < 2
+#error "lane_scores needs the lane shape, query rows and lanes powers of two, rows <= D / 8, 2 sums or more and D >= 16"
 #endif
 #endif
 /* MMA (the matrix shape, beside the lane shape): each warp of 32 work-items takes 16 key rows a step and computes

@@ -814,7 +814,7 @@ START_TEST(lanes_rule) {
 END_TEST
 
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
- * rows and lanes powers of two, rows <= D / 8 and at least 2 sums; on in the NVIDIA row (the H100's measurement,
+ * rows and lanes powers of two, rows <= D / 8, at least 2 sums and 2 lanes a key row; on in the NVIDIA row (the H100's measurement,
  * docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane shape or past its
  * rule. */
 START_TEST(lane_scores_rule) {
@@ -850,6 +850,18 @@ START_TEST(lane_scores_rule) {
     plan_tuned("lanes=1,lane_scores=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 1);
     ck_assert_int_eq(plan.lane_scores, 0);
+    p = problem(3, 3, 3, 8, 363); /* D = 8: one lane a key row, nothing to exchange (its share and rescale would
+                                   * overflow the lane's floats of the exchange: ifa-soak seed 4748) */
+    plan_tuned("lanes=4,lane_scores=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lane_scores, 0);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.lane_scores = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    test_tuning_pop();
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the NVIDIA row's own plan */
+    ck_assert_int_eq(plan.lane_scores, 0);
+    test_tuning_push("mma=0");
     p = problem(1, 64, 8, 32, 8192); /* G = 8 at D = 32: more rows than the 4 lanes */
     plan_tuned("lanes=4,lane_scores=1,lane_group_rows=8", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);

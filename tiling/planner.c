@@ -202,10 +202,15 @@ static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lan
 }
 
 /* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
- * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= D / 8 lanes, and at
- * least 2 sums (the exchange through local memory holds a lane's share and its rescale). */
+ * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= D / 8 lanes, at least 2
+ * sums and at least 2 lanes a key row (D >= 16). The exchange through local memory gives a lane as many floats as
+ * the step has sums, and it writes its share and its rescale there: a share of at most half the sums fits, but
+ * one lane a row (D = 8) holds every sum, and its rescale went into the next lane's floats (the last lane's past
+ * the array): wrong results on PoCL (ifa-soak seed 4748, forty-seventh session); with one lane there is nothing
+ * to exchange anyway. */
 static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
-    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2;
+    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2 &&
+           p->head_dim / 8 >= 2;
 }
 
 /* The D a lane's quarter of a key row in whole 16-byte loads needs a multiple of: 32 for 16-bit K/V, 64 for one
