@@ -814,9 +814,9 @@ START_TEST(lanes_rule) {
 END_TEST
 
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
- * rows and lanes powers of two, rows <= D / 8, at least 2 sums and 2 lanes a key row; on in the NVIDIA row (the H100's measurement,
- * docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane shape or past its
- * rule. */
+ * rows and lanes powers of two, rows <= D / 8, at least 2 sums and 2 lanes a key row; on in the NVIDIA row (the
+ * H100's measurement, docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane
+ * shape or past its rule. */
 START_TEST(lane_scores_rule) {
     test_tuning_push("mma=0"); /* the lane shape where the NVIDIA row takes the matrix shape */
     ifa_problem p = problem(1, 32, 8, 128, 8192);
