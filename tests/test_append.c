@@ -1109,7 +1109,7 @@ END_TEST
 Suite *append_suite(void);
 Suite *append_suite(void) {
     Suite *s = suite_create("append");
-    TCase *t = tcase_create("append");
+    TCase *t = test_tcase_create("append");
     tcase_set_timeout(t, 600);
     test_add_loop(t, append_rows, 0, 42);
     test_add_loop(t, append_then_attend, 0, 52);

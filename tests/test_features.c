@@ -1503,7 +1503,7 @@ static void add_kernel_shape_cases(TCase *t, int part) {
 }
 
 static void add_kernel_shape_case(Suite *s, const char *name, int part) {
-    TCase *k = tcase_create(name);
+    TCase *k = test_tcase_create(name);
     tcase_set_timeout(k, 600);
     add_kernel_shape_cases(k, part);
     suite_add_tcase(s, k);
@@ -1552,7 +1552,7 @@ END_TEST
 
 Suite *features_suite(void) {
     Suite *s = suite_create("features");
-    TCase *t = tcase_create("features");
+    TCase *t = test_tcase_create("features");
     tcase_set_timeout(t, 600);
     /* the query's rotation and the output's quantisation and sinks (the kernels' shared prologue and epilogue),
      * float8 K/V (no GPU shape of its own), the vector shape's register tiles and prefetch */
@@ -1578,7 +1578,7 @@ Suite *features_suite(void) {
     }
     /* float8 K/V alone, for a run under the matrix shapes (CK_RUN_CASE=float8, ctest test_features_float8_mma) */
     if (only && strcmp(only, "float8") == 0) {
-        TCase *f8 = tcase_create("float8");
+        TCase *f8 = test_tcase_create("float8");
         tcase_set_timeout(f8, 600);
         test_add_loop(f8, float8_kv, 0, 36); /* IFA_TEST_SAMPLE: a card's call takes half (its builds) */
         tcase_add_loop_test(f8, float8_codes_exact, 0, 12);
@@ -1586,18 +1586,18 @@ Suite *features_suite(void) {
     }
     /* int4 K/V at the matrix shapes' D, for a run under them (CK_RUN_CASE=int4, ctest test_features_int4_mma) */
     if (only && strcmp(only, "int4") == 0) {
-        TCase *i4 = tcase_create("int4");
+        TCase *i4 = test_tcase_create("int4");
         tcase_set_timeout(i4, 600);
         test_add_loop(i4, int4_matrix_shapes, 0, 22);
         suite_add_tcase(s, i4);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */
-    TCase *pr = tcase_create("prepare");
+    TCase *pr = test_tcase_create("prepare");
     tcase_set_timeout(pr, 600);
     tcase_add_loop_test(pr, prepare_warm_launches, 0, 8);
     suite_add_tcase(s, pr);
     /* a case of its own, so that ctest runs it beside the rest (CK_RUN_CASE) */
-    TCase *cv = tcase_create("cv");
+    TCase *cv = test_tcase_create("cv");
     tcase_set_timeout(cv, 600);
     tcase_add_loop_test(cv, cv_equals_all_vector, 0, 28);
     tcase_add_loop_test(cv, cv_chosen_by_rule, 0, 1);

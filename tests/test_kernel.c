@@ -755,7 +755,7 @@ END_TEST
 
 Suite *kernel_suite(void) {
     Suite *s = suite_create("kernel");
-    TCase *t = tcase_create("correctness");
+    TCase *t = test_tcase_create("correctness");
     tcase_set_timeout(t, 600);
     test_add_loop(t, layout_by_dtype, 0, 3 * NPAIRS);
     test_add_loop(t, gqa_ratios, 0, 5);

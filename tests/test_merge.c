@@ -192,7 +192,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("merge");
-    TCase *t = tcase_create("merge");
+    TCase *t = test_tcase_create("merge");
     tcase_set_timeout(t, 300);
     tcase_add_loop_test(t, merge_equals_attention_over_the_union, 0, 2);
     tcase_add_test(t, merge_rules);

@@ -240,7 +240,7 @@ END_TEST
 
 static Suite *plan_domain_suite(void) {
     Suite *s = suite_create("plan_domain");
-    TCase *t = tcase_create("plan_domain");
+    TCase *t = test_tcase_create("plan_domain");
     tcase_set_timeout(t, 300);
     tcase_add_loop_test(t, domain_holds_every_step, 0, (int)(sizeof configs / sizeof configs[0]));
     tcase_add_loop_test(t, domain_holds_every_length, 0, (int)(sizeof small / sizeof small[0]));

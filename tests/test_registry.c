@@ -266,7 +266,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("registry");
-    TCase *t = tcase_create("registry");
+    TCase *t = test_tcase_create("registry");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, definitions_and_json);
     tcase_add_test(t, generic_incre_flash_attention);

@@ -106,7 +106,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("threads");
-    TCase *t = tcase_create("threads");
+    TCase *t = test_tcase_create("threads");
     tcase_set_timeout(t, 600);
     tcase_add_test(t, threads_share_a_context);
     suite_add_tcase(s, t);

@@ -1956,7 +1956,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("tiling");
-    TCase *t = tcase_create("planner");
+    TCase *t = test_tcase_create("planner");
     tcase_add_test(t, key_round_trip_over_legal_values);
     tcase_add_test(t, key_rejects_illegal);
     tcase_add_test(t, plan_fits_local_memory);

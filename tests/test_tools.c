@@ -740,7 +740,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("tools");
-    TCase *t = tcase_create("tools");
+    TCase *t = test_tcase_create("tools");
     tcase_add_test(t, npy_round_trip_every_dtype);
     tcase_add_test(t, block_pool_lru_and_reuse);
     tcase_add_test(t, npy_rejects_malformed);

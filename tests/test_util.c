@@ -54,6 +54,21 @@ void test_tuning_pop(void) {
         unsetenv("IFA_TUNING");
 }
 
+/* A fixture's teardown: a test that fails between a push and its pop leaves by Check's longjmp, past the pop,
+ * and without this the later tests of the process would run under its tuning (and fail too, for no fault of
+ * their own) */
+static void tuning_unwind(void) {
+    if (tuning_depth == 0) return;
+    tuning_depth = 1;
+    test_tuning_pop();
+}
+
+TCase *test_tcase_create(const char *name) {
+    TCase *t = tcase_create(name);
+    tcase_add_checked_fixture(t, NULL, tuning_unwind);
+    return t;
+}
+
 /* IFA_TEST_SEED as a number (0 when unset); 0 returned when it is not a non-negative decimal integer */
 static int test_salt(unsigned long long *salt) {
     const char *seed = getenv("IFA_TEST_SEED");

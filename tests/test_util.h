@@ -16,6 +16,9 @@ cl_command_queue test_queue(void);
  * a case's override stays under check()'s own replans. */
 void test_tuning_push(const char *extra);
 void test_tuning_pop(void);
+/* tcase_create with a teardown that undoes the pushes a failed test left (it leaves past its pops): every
+ * suite's test cases come from here, so one failure stays one. */
+TCase *test_tcase_create(const char *name);
 /* Adds loop test tf's cases [s, e) to t. With IFA_TEST_SAMPLE=k (k > 1; a ctest run that repeats a suite under
  * another kernel shape's tuning) only ceil((e - s) / k) of them: those that together reach the most residues
  * of the case index (i % 2 .. i % 8) and blocks of it (i / 3, i / 4, ...), which the cases decode into

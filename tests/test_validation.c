@@ -1049,7 +1049,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("validation");
-    TCase *t = tcase_create("rules");
+    TCase *t = test_tcase_create("rules");
     tcase_add_test(t, valid_fixture_plans);
     tcase_add_test(t, null_arguments);
     tcase_add_test(t, prepare_validates_as_planning);
