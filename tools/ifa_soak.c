@@ -5,7 +5,8 @@
  * looks; the seeds make any finding reproducible. --op append draws KVCacheAppend cases instead, each checked
  * row by row against the float64 append with every other element unchanged (ifa-run --check's check), and
  * --op merge MergeAttentionStates cases against the float64 merge.
- *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR] [--quiet]
+ *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR] [--tuning SPEC]
+ *            [--draw-knobs] [--quiet]
  * Case i draws from seed * 1000003 + i. Exit status: 0 every case passed, 1 a case failed or was refused,
  * 2 bad usage, 3 no device. */
 #include <errno.h>
@@ -23,12 +24,14 @@
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
-                    "                [--tuning SPEC] [--quiet]\n"
+                    "                [--tuning SPEC] [--draw-knobs] [--quiet]\n"
                     "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
                     "  float64 reference; failing or\n"
                     "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
                     "  each one. --tuning: IFA_TUNING entries added after each case's own (e.g. mma=2 to soak the\n"
-                    "  matrix shape wherever a case fits it).\n");
+                    "  matrix shape wherever a case fits it). --draw-knobs: each case also draws the knobs its own\n"
+                    "  draw leaves at the device row's (the vector shape's prefetches, P.V blocks, width and all-heads\n"
+                    "  chunks, the balance, cv's and the combine's work-groups), added before --tuning's.\n");
     return 2;
 }
 
@@ -124,9 +127,10 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
     const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa", *extra = NULL;
-    int quiet = 0;
+    int quiet = 0, knobs = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
+        else if (strcmp(argv[i], "--draw-knobs") == 0) knobs = 1;
         else if (i + 1 >= argc) return usage();
         else if (strcmp(argv[i], "--cases") == 0) cases = atoll(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0) seed = atoll(argv[++i]);
@@ -160,6 +164,12 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ifa-soak: out of memory\n");
             failed++;
             break;
+        }
+        if (knobs && !append && !merge) { /* after the case's own entries (later ones win), before --tuning's */
+            const size_t used = strlen(rc.tuning);
+            char k[700];
+            if (ifa_random_tuning_knobs(s, rc.tuning, k, sizeof k) == 0)
+                snprintf(rc.tuning + used, sizeof rc.tuning - used, "%s%s", used ? "," : "", k);
         }
         if (extra && *extra) { /* after the case's own entries: later ones win */
             const size_t used = strlen(rc.tuning);

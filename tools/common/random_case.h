@@ -8,11 +8,12 @@
 #ifndef IFA_TOOLS_RANDOM_CASE_H
 #define IFA_TOOLS_RANDOM_CASE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ifa_random_case {
     char *json;        /* malloc'd case text */
-    char tuning[512];  /* IFA_TUNING for the run ("" for the device's own row) */
+    char tuning[1280]; /* IFA_TUNING for the run ("" for the device's own row) */
     char facts[96];    /* IFA_DEVICE_FACTS for the run ("" for the device's own facts) */
     char summary[256]; /* the draw in one line: layout, dtypes, shape and the features it has */
     int buffer_create; /* 1: run with key and value in ifa_buffer_create's buffers (ifa-run --buffer-create) */
@@ -33,6 +34,13 @@ int ifa_random_append_case_make(uint64_t seed, ifa_random_case *out);
  * 576, float16/bfloat16/float32 outputs and another output dtype, LSEs close or far apart, with or without
  * the merged LSE. 0, or -1 when out of memory. */
 int ifa_random_merge_case_make(uint64_t seed, ifa_random_case *out);
+
+/* Draws, for case `seed`, values of the planner's knobs that ifa_random_case_make leaves at the device row's (the
+ * vector shape's prefetches, P.V blocks, all-heads chunks and width, the balance, cv's and the combine's shapes)
+ * into out as IFA_TUNING entries to add after the case's own `tuning` (whose vector_width, where it has one, is
+ * kept). From a generator of their own: the case is the same with or without them. 0, or -1 when out (n bytes)
+ * is too small. */
+int ifa_random_tuning_knobs(uint64_t seed, const char *tuning, char *out, size_t n);
 
 /* Frees the text. */
 void ifa_random_case_free(ifa_random_case *c);
