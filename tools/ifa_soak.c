@@ -6,7 +6,7 @@
  * row by row against the float64 append with every other element unchanged (ifa-run --check's check), and
  * --op merge MergeAttentionStates cases against the float64 merge.
  *   ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR] [--tuning SPEC]
- *            [--draw-knobs] [--quiet]
+ *            [--facts SPEC] [--draw-knobs] [--quiet]
  * Case i draws from seed * 1000003 + i. Exit status: 0 every case passed, 1 a case failed or was refused,
  * 2 bad usage, 3 no device. */
 #include <errno.h>
@@ -21,17 +21,21 @@
 #include "common/merge_case.h"
 #include "common/random_case.h"
 #include "ifa/ifa.h"
+#include "tiling/tuning_table.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
-                    "                [--tuning SPEC] [--draw-knobs] [--quiet]\n"
+                    "                [--tuning SPEC] [--facts SPEC] [--draw-knobs]\n"
+                    "                [--quiet]\n"
                     "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
                     "  float64 reference; failing or\n"
                     "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
                     "  each one. --tuning: IFA_TUNING entries added after each case's own (e.g. mma=2 to soak the\n"
                     "  matrix shape wherever a case fits it). --draw-knobs: each case also draws the knobs its own\n"
                     "  draw leaves at the device row's (the vector shape's prefetches, P.V blocks, width and all-heads\n"
-                    "  chunks, the balance, cv's and the combine's work-groups), added before --tuning's.\n");
+                    "  chunks, the balance, cv's and the combine's work-groups), added before --tuning's. --facts:\n"
+                    "  IFA_DEVICE_FACTS entries added after each case's own (e.g. compute_units=132); an\n"
+                    "  IFA_DEVICE_FACTS in the environment is taken as --facts.\n");
     return 2;
 }
 
@@ -124,9 +128,35 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
     return ok;
 }
 
+/* 0 when every entry of spec is a fact IFA_DEVICE_FACTS takes (tiling/device_facts.c) with an integer value,
+ * else -1 with a message: the planner skips a bad entry silently. */
+static int facts_check(const char *spec) {
+    static const char *const keys[] = {"compute_units", "native_float_width", "local_mem_bytes", "max_work_group_size",
+                                       "vendor"};
+    for (const char *s = spec; *s;) {
+        const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s), *eq = memchr(s, '=', (size_t)(stop - s));
+        int known = 0;
+        for (size_t k = 0; eq && k < sizeof keys / sizeof keys[0]; ++k)
+            known |= (size_t)(eq - s) == strlen(keys[k]) && strncmp(s, keys[k], (size_t)(eq - s)) == 0;
+        char *end = NULL;
+        if (known) (void)strtoll(eq + 1, &end, 10);
+        if (!known || end == eq + 1 || end != stop) {
+            fprintf(stderr, "ifa-soak: --facts (or IFA_DEVICE_FACTS): \"%.*s\" is not key=integer with a key of %s, %s, %s, "
+                    "%s or %s\n", (int)(stop - s), s, keys[0], keys[1], keys[2], keys[3], keys[4]);
+            return -1;
+        }
+        s = comma ? comma + 1 : stop;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
     const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa", *extra = NULL;
+    /* each case sets IFA_DEVICE_FACTS for itself: one the caller set becomes every case's last word */
+    const char *facts = getenv("IFA_DEVICE_FACTS");
+    char facts_env[256] = "";
+    if (facts) facts = strncpy(facts_env, facts, sizeof facts_env - 1);
     int quiet = 0, knobs = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
@@ -138,10 +168,20 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--device") == 0) device = argv[++i];
         else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
         else if (strcmp(argv[i], "--tuning") == 0) extra = argv[++i];
+        else if (strcmp(argv[i], "--facts") == 0) facts = argv[++i];
         else return usage();
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
     if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && !merge && strcmp(op, "ifa") != 0)) return usage();
+    if (facts && facts_check(facts) != 0) return 2;
+    if (extra) { /* the planner skips a bad IFA_TUNING entry silently; a soak asked for it must not run without it */
+        ifa_tuning scratch = {0};
+        char why[256];
+        if (ifa__tuning_apply(&scratch, extra, why, sizeof why) != 0) {
+            fprintf(stderr, "ifa-soak: --tuning: %s%s\n", why, strstr(why, "is not key=value") ? " (device facts: --facts)" : "");
+            return 2;
+        }
+    }
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
@@ -177,6 +217,10 @@ int main(int argc, char **argv) {
         }
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
+        if (facts && *facts) { /* after the case's own: later entries win */
+            const size_t used = strlen(rc.facts);
+            snprintf(rc.facts + used, sizeof rc.facts - used, "%s%s", used ? "," : "", facts);
+        }
         if (rc.facts[0]) setenv("IFA_DEVICE_FACTS", rc.facts, 1);
         else unsetenv("IFA_DEVICE_FACTS");
         if (append || merge) {

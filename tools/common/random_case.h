@@ -14,7 +14,7 @@
 typedef struct ifa_random_case {
     char *json;        /* malloc'd case text */
     char tuning[1280]; /* IFA_TUNING for the run ("" for the device's own row) */
-    char facts[96];    /* IFA_DEVICE_FACTS for the run ("" for the device's own facts) */
+    char facts[256];   /* IFA_DEVICE_FACTS for the run ("" for the device's own facts) */
     char summary[256]; /* the draw in one line: layout, dtypes, shape and the features it has */
     int buffer_create; /* 1: run with key and value in ifa_buffer_create's buffers (ifa-run --buffer-create) */
     int far_kv;        /* 1: key and value (an append's caches) at the end of the largest buffer the device allocates
