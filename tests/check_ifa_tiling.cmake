@@ -118,6 +118,22 @@ foreach(pr "pocl-2;CPU;1" "pocl-2-intel;CPU, Intel;16")
     message(FATAL_ERROR "${name}: expected row ${want_row} with ${want_heads} KV heads per group, got ${rc} ${row} ${heads}")
   endif()
 endforeach()
+# The row's values in IFA_TUNING's form (device.tuning): the NVIDIA row's own, IFA_TUNING applied, and handed back as
+# IFA_TUNING it plans the same (the same tiling key, the same row printed)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_TUNING=lane_group_rows=3 ${TILING} --shape 1,32,8,128,8192
+  --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON row GET "${out}" device tuning)
+string(JSON key GET "${out}" tiling_key)
+if(NOT rc EQUAL 0 OR NOT row MATCHES "(^|,)mma=5," OR NOT row MATCHES ",multi_head_rows=0," OR NOT row MATCHES ",lane_group_rows=3,")
+  message(FATAL_ERROR "h100: the printed row lacks the NVIDIA row's values or IFA_TUNING's: ${rc} ${row}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_TUNING=${row} ${TILING} --shape 1,32,8,128,8192 --device-profile h100
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out2)
+string(JSON row2 GET "${out2}" device tuning)
+string(JSON key2 GET "${out2}" tiling_key)
+if(NOT rc EQUAL 0 OR NOT row2 STREQUAL row OR NOT key2 STREQUAL key)
+  message(FATAL_ERROR "h100: the printed row handed back as IFA_TUNING planned otherwise: ${key} ${key2}\n${row}\n${row2}")
+endif()
 # --domain: the kernel sets a configuration takes over batch sizes 1..B and its lengths (what
 # ifa_incre_flash_attention_prepare builds): on the h100 profile with 4 batches of per-batch lengths, one batch
 # unsplit, split with its last split combining (few partials) and, under a cap of 8192 partial values (the

@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 /* The planner and the tiling key, without a device. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -570,6 +572,33 @@ END_TEST
 /* IFA_TUNING's parser as ifa-bench's --variant uses it: the good entries apply in order (later ones win),
  * each bad one (unknown key, no '=', a value that is not all digits, out of range) is skipped, and the first bad
  * one is named. */
+/* Every row reads back from its own IFA_TUNING form: the parser's least value for each key admits what the rows
+ * hold (the NVIDIA row's multi_head_rows 0, "one KV head per work-group", was refused as IFA_TUNING, so that the row
+ * printed by ifa-tiling could not be handed back to a soak), and the form names every field. */
+START_TEST(tuning_rows_round_trip) {
+    char saved[2048] = "";
+    const char *env = getenv("IFA_TUNING");
+    const int had = env != NULL;
+    if (had) snprintf(saved, sizeof saved, "%s", env);
+    unsetenv("IFA_TUNING"); /* the rows themselves */
+    for (int32_t v = 0; v < IFA_VENDOR_COUNT_; ++v) {
+        const ifa_tuning row = ifa__tuning_for(v);
+        char text[2048], err[200] = "";
+        ck_assert_int_eq(ifa__tuning_format(&row, text, sizeof text), 0);
+        ifa_tuning back;
+        memset(&back, 0xff, sizeof back); /* every field must be written */
+        back.vendor = row.vendor;
+        const int st = ifa__tuning_apply(&back, text, err, sizeof err);
+        ck_assert_msg(st == 0, "row %d: %s", (int)v, err);
+        ck_assert_msg(memcmp(&back, &row, sizeof row) == 0, "row %d does not read back from \"%s\"", (int)v, text);
+    }
+    char small[16];
+    const ifa_tuning cpu = ifa__tuning_for(IFA_VENDOR_CPU);
+    ck_assert_int_eq(ifa__tuning_format(&cpu, small, sizeof small), -1);
+    if (had) setenv("IFA_TUNING", saved, 1);
+}
+END_TEST
+
 START_TEST(tuning_apply_reports_bad_entries) {
     ifa_tuning t = ifa__tuning_for(IFA_VENDOR_CPU);
     const ifa_tuning row = t;
@@ -1965,6 +1994,7 @@ int main(void) {
     tcase_add_test(t, workspace_layout);
     tcase_add_test(t, tuning_env_override);
     tcase_add_test(t, tuning_apply_reports_bad_entries);
+    tcase_add_test(t, tuning_rows_round_trip);
     tcase_add_test(t, prefetch_rows_rule);
     tcase_add_test(t, pv_prefetch_rule);
     tcase_add_test(t, spread_prefetch_rule);

@@ -1,6 +1,7 @@
 /* The tuning table. Each number here was chosen by measurement; docs/tiling.md says which. */
 #include "tiling/tuning_table.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,56 +143,76 @@ static ifa_tuning intel_row(void) {
     return t;
 }
 
+/* Every field but vendor, by its IFA_TUNING key, with the least value it takes (0 only where 0 means "off" or
+ * "none"; at most 2^20): ifa__tuning_apply reads them and ifa__tuning_format writes them. */
+static const struct {
+    const char *key;
+    size_t offset;
+    long min;
+} keys[] = {
+    {"work_group_size", offsetof(ifa_tuning, work_group_size), 1},
+    {"chunk_rows", offsetof(ifa_tuning, chunk_rows), 1},
+    {"local_mem_reserve", offsetof(ifa_tuning, local_mem_reserve), 0},
+    {"split_min_tokens", offsetof(ifa_tuning, split_min_tokens), 1},
+    {"split_waves", offsetof(ifa_tuning, split_waves), 1},
+    {"combine_work_group_size", offsetof(ifa_tuning, combine_work_group_size), 1},
+    {"split_rowmax", offsetof(ifa_tuning, split_rowmax), 1},
+    {"block_cost_rows", offsetof(ifa_tuning, block_cost_rows), 1},
+    {"balance_milli", offsetof(ifa_tuning, balance_milli), 1},
+    {"vector_width", offsetof(ifa_tuning, vector_width), 1}, {"pv_block", offsetof(ifa_tuning, pv_block), 1},
+    {"append_work_group_size", offsetof(ifa_tuning, append_work_group_size), 1},
+    {"cv_min_rows", offsetof(ifa_tuning, cv_min_rows), 0}, {"cv_chunk_rows", offsetof(ifa_tuning, cv_chunk_rows), 1},
+    {"cv_workspace_mib", offsetof(ifa_tuning, cv_workspace_mib), 1},
+    {"cv_work_group_size", offsetof(ifa_tuning, cv_work_group_size), 1},
+    {"multi_head_rows", offsetof(ifa_tuning, multi_head_rows), 0},
+    {"append_heads", offsetof(ifa_tuning, append_heads), 1}, {"vector_loads", offsetof(ifa_tuning, vector_loads), 0},
+    {"prefetch_rows", offsetof(ifa_tuning, prefetch_rows), 0}, {"batch_fast", offsetof(ifa_tuning, batch_fast), 0},
+    {"multi_head_chunk_bytes", offsetof(ifa_tuning, multi_head_chunk_bytes), 0},
+    {"multi_head_min_slice_bytes", offsetof(ifa_tuning, multi_head_min_slice_bytes), 0},
+    {"multi_head_min_row_bytes", offsetof(ifa_tuning, multi_head_min_row_bytes), 0},
+    {"strided_prefetch_bytes", offsetof(ifa_tuning, strided_prefetch_bytes), 0},
+    {"pv_prefetch_rows", offsetof(ifa_tuning, pv_prefetch_rows), 0},
+    {"pv_prefetch_rows_16", offsetof(ifa_tuning, pv_prefetch_rows_16), 0},
+    {"pv_prefetch_paged", offsetof(ifa_tuning, pv_prefetch_paged), 0},
+    {"buffer_offset", offsetof(ifa_tuning, buffer_offset), 0},
+    {"spread_prefetch", offsetof(ifa_tuning, spread_prefetch), 0},
+    {"multi_head_prefetch_bytes", offsetof(ifa_tuning, multi_head_prefetch_bytes), 0},
+    {"multi_head_chunk_bytes_g1", offsetof(ifa_tuning, multi_head_chunk_bytes_g1), 0},
+    {"key_tile", offsetof(ifa_tuning, key_tile), 0}, {"lanes", offsetof(ifa_tuning, lanes), 0},
+    {"lane_prefetch", offsetof(ifa_tuning, lane_prefetch), 0},
+    {"lane_head_groups", offsetof(ifa_tuning, lane_head_groups), 0},
+    {"lane_scores", offsetof(ifa_tuning, lane_scores), 0}, {"mma", offsetof(ifa_tuning, mma), 0},
+    {"lane_group_rows", offsetof(ifa_tuning, lane_group_rows), 1},
+    {"small_grid_work_group_size", offsetof(ifa_tuning, small_grid_work_group_size), 0},
+    {"split_fill", offsetof(ifa_tuning, split_fill), 0}, {"lane_q_local", offsetof(ifa_tuning, lane_q_local), 0},
+    {"mma_int8", offsetof(ifa_tuning, mma_int8), 0}, {"mma_bf16", offsetof(ifa_tuning, mma_bf16), 0},
+    {"mma_group_rows", offsetof(ifa_tuning, mma_group_rows), 0},
+    {"fused_combine", offsetof(ifa_tuning, fused_combine), 0},
+    {"lane_split_waves", offsetof(ifa_tuning, lane_split_waves), 0},
+    {"mma_float8", offsetof(ifa_tuning, mma_float8), 0}, {"mma_int4", offsetof(ifa_tuning, mma_int4), 0},
+    {"mma_q_local", offsetof(ifa_tuning, mma_q_local), 0}, {"mma_f8_cvt", offsetof(ifa_tuning, mma_f8_cvt), 0},
+    {"multi_head_chunk_bytes_16", offsetof(ifa_tuning, multi_head_chunk_bytes_16), 0}
+};
+enum { KEYS = sizeof keys / sizeof keys[0] };
+
+static int32_t *field(ifa_tuning *t, size_t i) { return (int32_t *)((char *)t + keys[i].offset); }
+static int32_t value(const ifa_tuning *t, size_t i) { return *(const int32_t *)((const char *)t + keys[i].offset); }
+
 int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) {
     int bad = 0;
-    const struct {
-        const char *key;
-        int32_t *field;
-        long min; /* 0 only where 0 means "off" */
-    } keys[] = {{"work_group_size", &t->work_group_size, 1}, {"chunk_rows", &t->chunk_rows, 1},
-                {"local_mem_reserve", &t->local_mem_reserve, 1}, {"split_min_tokens", &t->split_min_tokens, 1},
-                {"split_waves", &t->split_waves, 1}, {"combine_work_group_size", &t->combine_work_group_size, 1},
-                {"split_rowmax", &t->split_rowmax, 1}, {"block_cost_rows", &t->block_cost_rows, 1},
-                {"balance_milli", &t->balance_milli, 1}, {"vector_width", &t->vector_width, 1},
-                {"pv_block", &t->pv_block, 1}, {"append_work_group_size", &t->append_work_group_size, 1},
-                {"cv_min_rows", &t->cv_min_rows, 0}, {"cv_chunk_rows", &t->cv_chunk_rows, 1},
-                {"cv_workspace_mib", &t->cv_workspace_mib, 1}, {"cv_work_group_size", &t->cv_work_group_size, 1},
-                {"multi_head_rows", &t->multi_head_rows, 1}, {"append_heads", &t->append_heads, 1},
-                {"vector_loads", &t->vector_loads, 0},
-                {"prefetch_rows", &t->prefetch_rows, 0}, {"batch_fast", &t->batch_fast, 0},
-                {"multi_head_chunk_bytes", &t->multi_head_chunk_bytes, 0},
-                {"multi_head_min_slice_bytes", &t->multi_head_min_slice_bytes, 0},
-                {"multi_head_min_row_bytes", &t->multi_head_min_row_bytes, 0},
-                {"strided_prefetch_bytes", &t->strided_prefetch_bytes, 0},
-                {"pv_prefetch_rows", &t->pv_prefetch_rows, 0}, {"pv_prefetch_rows_16", &t->pv_prefetch_rows_16, 0},
-                {"pv_prefetch_paged", &t->pv_prefetch_paged, 0}, {"buffer_offset", &t->buffer_offset, 0},
-                {"spread_prefetch", &t->spread_prefetch, 0},
-                {"multi_head_prefetch_bytes", &t->multi_head_prefetch_bytes, 0},
-                {"multi_head_chunk_bytes_g1", &t->multi_head_chunk_bytes_g1, 0},
-                {"key_tile", &t->key_tile, 0},
-                {"lanes", &t->lanes, 0}, {"lane_prefetch", &t->lane_prefetch, 0},
-                {"lane_head_groups", &t->lane_head_groups, 0}, {"lane_scores", &t->lane_scores, 0},
-                {"mma", &t->mma, 0}, {"lane_group_rows", &t->lane_group_rows, 1},
-                {"small_grid_work_group_size", &t->small_grid_work_group_size, 0},
-                {"split_fill", &t->split_fill, 0}, {"lane_q_local", &t->lane_q_local, 0},
-                {"mma_int8", &t->mma_int8, 0}, {"mma_bf16", &t->mma_bf16, 0},
-                {"mma_group_rows", &t->mma_group_rows, 0}, {"fused_combine", &t->fused_combine, 0},
-                {"lane_split_waves", &t->lane_split_waves, 0}, {"mma_float8", &t->mma_float8, 0},
-                {"mma_int4", &t->mma_int4, 0}, {"mma_q_local", &t->mma_q_local, 0},
-                {"mma_f8_cvt", &t->mma_f8_cvt, 0}, {"multi_head_chunk_bytes_16", &t->multi_head_chunk_bytes_16, 0}};
     while (s && *s) {
         const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s);
         const char *eq = memchr(s, '=', (size_t)(stop - s));
         size_t i = 0, n = eq ? (size_t)(eq - s) : 0;
-        while (i < sizeof keys / sizeof keys[0] && !(n == strlen(keys[i].key) && strncmp(s, keys[i].key, n) == 0)) ++i;
+        while (i < KEYS && !(n == strlen(keys[i].key) && strncmp(s, keys[i].key, n) == 0)) ++i;
         if (stop > s) {
             char *end = NULL;
             const long v = eq ? strtol(eq + 1, &end, 10) : 0;
-            if (i < sizeof keys / sizeof keys[0] && end == stop && end != eq + 1 && v >= keys[i].min && v <= (1L << 20)) {
-                *keys[i].field = (int32_t)v;
+            if (i < KEYS && end == stop && end != eq + 1 && v >= keys[i].min && v <= (1L << 20)) {
+                *field(t, i) = (int32_t)v;
             } else if (!bad++ && err && err_size) {
                 /* the first bad entry only: the ones after it still apply */
-                if (i < sizeof keys / sizeof keys[0])
+                if (i < KEYS)
                     snprintf(err, err_size, "tuning key %s takes an integer in [%ld, %ld], not \"%.*s\"", keys[i].key,
                              keys[i].min, 1L << 20, (int)(stop - (eq + 1)), eq + 1);
                 else
@@ -202,6 +223,17 @@ int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size) 
         s = comma ? comma + 1 : stop;
     }
     return bad ? -1 : 0;
+}
+
+int ifa__tuning_format(const ifa_tuning *t, char *out, size_t n) {
+    size_t w = 0;
+    if (n) out[0] = '\0';
+    for (size_t i = 0; i < KEYS; ++i) {
+        const int k = snprintf(out + w, n > w ? n - w : 0, "%s%s=%d", i ? "," : "", keys[i].key,
+                               (int)value(t, i));
+        if (k < 0 || (w += (size_t)k) >= n) return -1;
+    }
+    return 0;
 }
 
 /* IFA_TUNING: entries that are not a known key with a value in range are skipped (the planner has no channel for

@@ -133,4 +133,9 @@ ifa_tuning ifa__tuning_for(int32_t vendor);
  * entry was skipped, with the first such entry and its rule in err (when err_size > 0). */
 int ifa__tuning_apply(ifa_tuning *t, const char *s, char *err, size_t err_size);
 
+/* Writes every field of t but vendor into out (n bytes) in IFA_TUNING's form, all of them, in the order of the
+ * fields ("work_group_size=128,chunk_rows=128,..."), so that a row can be read back, compared or handed to a tool
+ * (ifa-tiling prints the plan's). 0, or -1 when n is too small (out then holds a cut string). */
+int ifa__tuning_format(const ifa_tuning *t, char *out, size_t n);
+
 #endif

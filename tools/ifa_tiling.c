@@ -105,6 +105,11 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     cJSON_AddNumberToObject(d, "local_mem_bytes", (double)dev->local_mem_bytes);
     cJSON_AddNumberToObject(d, "native_float_width", dev->native_float_width);
     cJSON_AddNumberToObject(d, "compute_capability", dev->compute_capability);
+    {   /* the row as the planner read it (IFA_TUNING applied), in IFA_TUNING's own form: a start for experiments */
+        const ifa_tuning row = ifa__tuning_for(dev->vendor);
+        char text[2048];
+        if (ifa__tuning_format(&row, text, sizeof text) == 0) cJSON_AddStringToObject(d, "tuning", text);
+    }
     char key[32];
     snprintf(key, sizeof key, "%" PRIu64, p->tiling_key);
     cJSON_AddStringToObject(o, "tiling_key", key);
