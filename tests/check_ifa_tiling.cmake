@@ -134,6 +134,15 @@ string(JSON key2 GET "${out2}" tiling_key)
 if(NOT rc EQUAL 0 OR NOT row2 STREQUAL row OR NOT key2 STREQUAL key)
   message(FATAL_ERROR "h100: the printed row handed back as IFA_TUNING planned otherwise: ${key} ${key2}\n${row}\n${row2}")
 endif()
+# IFA_DEVICE_FACTS overrides a profile's facts as it does the library's (it was read by the library only, so
+# ifa-tiling showed another plan than a soak's replay ran)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_DEVICE_FACTS=compute_units=16 ${TILING} --shape 1,32,8,128,8192
+  --device-profile h100 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+string(JSON units GET "${out}" device compute_units)
+string(JSON splits GET "${out}" split_kv max_splits)
+if(NOT rc EQUAL 0 OR NOT units EQUAL 16 OR NOT splits EQUAL 4)
+  message(FATAL_ERROR "h100 with IFA_DEVICE_FACTS=compute_units=16: expected 16 units, 4 splits, got ${rc} ${units} ${splits}")
+endif()
 # --domain: the kernel sets a configuration takes over batch sizes 1..B and its lengths (what
 # ifa_incre_flash_attention_prepare builds): on the h100 profile with 4 batches of per-batch lengths, one batch
 # unsplit, split with its last split combining (few partials) and, under a cap of 8192 partial values (the

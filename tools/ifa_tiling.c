@@ -324,6 +324,7 @@ int main(int argc, char **argv) {
         facts = ctx->facts;
         snprintf(device_name, sizeof device_name, "%s", ctx->device_name);
     }
+    facts = ifa__device_facts_effective(&facts); /* IFA_DEVICE_FACTS, as get_workspace_size reads it */
 
     ifa_case c;
     ifa_case_init(&c);
