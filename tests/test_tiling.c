@@ -1869,6 +1869,21 @@ START_TEST(device_facts_overrides) {
     ck_assert_int_eq(e.compute_units, 2);
     ck_assert_int_eq(e.local_mem_bytes, 65536);
     ck_assert_int_eq(e.native_float_width, 8);
+    /* the same parser reports what it skipped (ifa-soak --facts): the first such entry, the rest still applied */
+    char err[300] = "";
+    e = dev;
+    ck_assert_int_eq(ifa__device_facts_apply(&e, &dev, "compute_units=64,native_float_width=16", err, sizeof err), 0);
+    ck_assert_int_eq(e.compute_units, 64);
+    ck_assert_str_eq(err, "");
+    e = dev;
+    ck_assert_int_eq(ifa__device_facts_apply(&e, &dev, "native_float_width=12,bogus=3,compute_units=16", err,
+                                             sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "\"native_float_width=12\" is not key=integer"));
+    ck_assert_int_eq(e.compute_units, 16);
+    ck_assert_int_eq(e.native_float_width, dev.native_float_width);
+    ck_assert_int_eq(ifa__device_facts_apply(&e, &gpu, "vendor=3", NULL, 0), -1);
+    ck_assert_int_eq(ifa__device_facts_apply(&e, &dev, "compute_units", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "\"compute_units\""));
     unsetenv("IFA_DEVICE_FACTS");
     e = ifa__device_facts_effective(&dev);
     /* field by field, not the struct's bytes: its 4 bytes of trailing padding are whatever the copy left there

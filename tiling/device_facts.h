@@ -3,6 +3,7 @@
 #ifndef IFA_TILING_DEVICE_FACTS_H
 #define IFA_TILING_DEVICE_FACTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Device families that get their own tuning rows. */
@@ -38,5 +39,12 @@ typedef struct ifa_device_facts {
  * local_mem_bytes or max_work_group_size no larger than the device's own, and vendor (2 or 3) from one CPU
  * row to the other (both plan the same kernel shapes); anything else is ignored. */
 ifa_device_facts ifa__device_facts_effective(const ifa_device_facts *f);
+
+/* Applies spec (IFA_DEVICE_FACTS's form) to *e under those rules for a device whose own facts are *f: the
+ * parser ifa__device_facts_effective reads the variable with. Returns 0, or -1 when an entry was skipped, with
+ * the first such entry and the rules in err (when err_size > 0), for tools that must not run without what
+ * they were asked for (ifa-soak --facts). */
+int ifa__device_facts_apply(ifa_device_facts *e, const ifa_device_facts *f, const char *spec, char *err,
+                            size_t err_size);
 
 #endif

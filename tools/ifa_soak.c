@@ -21,6 +21,8 @@
 #include "common/merge_case.h"
 #include "common/random_case.h"
 #include "ifa/ifa.h"
+#include "op_host/context.h"
+#include "tiling/device_facts.h"
 #include "tiling/tuning_table.h"
 
 static int usage(void) {
@@ -128,26 +130,11 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
     return ok;
 }
 
-/* 0 when every entry of spec is a fact IFA_DEVICE_FACTS takes (tiling/device_facts.c) with an integer value,
- * else -1 with a message: the planner skips a bad entry silently. */
-static int facts_check(const char *spec) {
-    static const char *const keys[] = {"compute_units", "native_float_width", "local_mem_bytes", "max_work_group_size",
-                                       "vendor"};
-    for (const char *s = spec; *s;) {
-        const char *comma = strchr(s, ','), *stop = comma ? comma : s + strlen(s), *eq = memchr(s, '=', (size_t)(stop - s));
-        int known = 0;
-        for (size_t k = 0; eq && k < sizeof keys / sizeof keys[0]; ++k)
-            known |= (size_t)(eq - s) == strlen(keys[k]) && strncmp(s, keys[k], (size_t)(eq - s)) == 0;
-        char *end = NULL;
-        if (known) (void)strtoll(eq + 1, &end, 10);
-        if (!known || end == eq + 1 || end != stop) {
-            fprintf(stderr, "ifa-soak: --facts (or IFA_DEVICE_FACTS): \"%.*s\" is not key=integer with a key of %s, %s, %s, "
-                    "%s or %s\n", (int)(stop - s), s, keys[0], keys[1], keys[2], keys[3], keys[4]);
-            return -1;
-        }
-        s = comma ? comma + 1 : stop;
-    }
-    return 0;
+/* Appends entries to the comma-separated list in buf (size bytes, cut at its end): later entries win where both
+ * IFA_TUNING and IFA_DEVICE_FACTS are read. */
+static void append_entries(char *buf, size_t size, const char *entries) {
+    const size_t used = strlen(buf);
+    snprintf(buf + used, size - used, "%s%s", used ? "," : "", entries);
 }
 
 int main(int argc, char **argv) {
@@ -173,7 +160,6 @@ int main(int argc, char **argv) {
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
     if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && !merge && strcmp(op, "ifa") != 0)) return usage();
-    if (facts && facts_check(facts) != 0) return 2;
     if (extra) { /* the planner skips a bad IFA_TUNING entry silently; a soak asked for it must not run without it */
         ifa_tuning scratch = {0};
         char why[256];
@@ -186,6 +172,15 @@ int main(int argc, char **argv) {
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
         return 3;
+    }
+    if (facts) { /* by the planner's own parser, against this device's facts: it would skip a bad entry silently */
+        ifa_device_facts e = ctx->facts;
+        char why[400];
+        if (ifa__device_facts_apply(&e, &ctx->facts, facts, why, sizeof why) != 0) {
+            fprintf(stderr, "ifa-soak: --facts (or IFA_DEVICE_FACTS): %s\n", why);
+            ifa_context_destroy(ctx);
+            return 2;
+        }
     }
     cl_int cerr;
     cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(ctx), ifa_context_device(ctx), 0, &cerr);
@@ -205,22 +200,14 @@ int main(int argc, char **argv) {
             failed++;
             break;
         }
-        if (knobs && !append && !merge) { /* after the case's own entries (later ones win), before --tuning's */
-            const size_t used = strlen(rc.tuning);
+        if (knobs && !append && !merge) { /* after the case's own entries, before --tuning's */
             char k[700];
-            if (ifa_random_tuning_knobs(s, rc.tuning, k, sizeof k) == 0)
-                snprintf(rc.tuning + used, sizeof rc.tuning - used, "%s%s", used ? "," : "", k);
+            if (ifa_random_tuning_knobs(s, rc.tuning, k, sizeof k) == 0) append_entries(rc.tuning, sizeof rc.tuning, k);
         }
-        if (extra && *extra) { /* after the case's own entries: later ones win */
-            const size_t used = strlen(rc.tuning);
-            snprintf(rc.tuning + used, sizeof rc.tuning - used, "%s%s", used ? "," : "", extra);
-        }
+        if (extra && *extra) append_entries(rc.tuning, sizeof rc.tuning, extra); /* after the case's own */
         if (rc.tuning[0]) setenv("IFA_TUNING", rc.tuning, 1);
         else unsetenv("IFA_TUNING");
-        if (facts && *facts) { /* after the case's own: later entries win */
-            const size_t used = strlen(rc.facts);
-            snprintf(rc.facts + used, sizeof rc.facts - used, "%s%s", used ? "," : "", facts);
-        }
+        if (facts && *facts) append_entries(rc.facts, sizeof rc.facts, facts); /* after the case's own */
         if (rc.facts[0]) setenv("IFA_DEVICE_FACTS", rc.facts, 1);
         else unsetenv("IFA_DEVICE_FACTS");
         if (append || merge) {
