@@ -160,7 +160,21 @@ IFA_BF16_ROUND_N(4)
 IFA_BF16_ROUND_N(8)
 IFA_BF16_ROUND_N(16)
 #define IFA_NLOAD_0(n, p, i) vload##n(0, (p) + (i))
-#define IFA_NLOAD_1(n, p, i) vload_half##n(0, (p) + (i))
+#define IFA_NLOAD_1(n, p, i) IFA_HLOAD_##n(p, i)
+#define IFA_HLOAD_2(p, i) vload_half2(0, (p) + (i))
+#define IFA_HLOAD_4(p, i) vload_half4(0, (p) + (i))
+#define IFA_HLOAD_8(p, i) vload_half8(0, (p) + (i))
+#if IFA_CPU && defined(__clang__) && defined(VW) && VW == 16
+/* 16 halves from global memory in one conversion: PoCL's vload_half16 converts two halves of 8 and joins them
+ * (vcvtph2ps ymm twice and vinsertf64x4 on AVX-512, 3 instructions a vector in the score and P.V loops where
+ * one does); clang's storage-only __fp16 widened by __builtin_convertvector is the one instruction, exact as
+ * vload_half (packed: K/V rows need only 2-byte alignment) */
+typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
+typedef struct __attribute__((packed)) { ifa_h16_t v; } ifa_h16_packed;
+#define IFA_HLOAD_16(p, i) __builtin_convertvector(((__global const ifa_h16_packed *)((p) + (i)))->v, float16)
+#else
+#define IFA_HLOAD_16(p, i) vload_half16(0, (p) + (i))
+#endif
 #define IFA_NLOAD_2(n, p, i) as_float##n(convert_uint##n(vload##n(0, (p) + (i))) << 16)
 #define IFA_NLOAD_3(n, p, i) convert_float##n(vload##n(0, (p) + (i)))
 #define IFA_NLOAD_9(n, p, i) ifa_e4m3_to_f32_##n(vload##n(0, (p) + (i)))
