@@ -854,6 +854,20 @@ inline float4 ifa_hsum_x4(float8 a, float8 b, float8 c, float8 d) {
     const float8 e = (float8)(ab.s01, ab.s45, cd.s01, cd.s45) + (float8)(ab.s23, ab.s67, cd.s23, cd.s67);
     return e.even + e.odd;
 }
+/* A whole tile of 2 rows x 4 key rows (RS = 2) reduced together, as IFA_HSUM_TILE16 at 16 lanes: t = hpair8(v_k,
+ * v_k+4) holds v_k in its low 128 bits and v_k+4 in its high, then pairs within each 128-bit lane; vector k = 4 x
+ * row + key row ends in lane k. 7 additions and 14 shuffles (vperm2f128, vunpck[lh]ps, vunpck[lh]pd) where two
+ * ifa_hsum_x4 took about 36 operations (clang-15 for Zen 3). */
+inline float8 ifa_hunpack8(float8 a, float8 b) {
+    return (float8)(a.s0, b.s0, a.s1, b.s1, a.s4, b.s4, a.s5, b.s5) + (float8)(a.s2, b.s2, a.s3, b.s3, a.s6, b.s6, a.s7, b.s7);
+}
+inline float8 ifa_hshuf8(float8 a, float8 b) {
+    const ulong4 x = as_ulong4(a), y = as_ulong4(b);
+    return as_float8((ulong4)(x.s0, y.s0, x.s2, y.s2)) + as_float8((ulong4)(x.s1, y.s1, x.s3, y.s3));
+}
+#define IFA_HSUM_TILE8(d)                                                                                          \
+    ifa_hshuf8(ifa_hunpack8(ifa_hpair8(d[0][0], d[1][0]), ifa_hpair8(d[0][1], d[1][1])),                          \
+               ifa_hunpack8(ifa_hpair8(d[0][2], d[1][2]), ifa_hpair8(d[0][3], d[1][3])))
 #endif
 /* The vector shape loads the query and stores the output VW elements at a time, except where an element
  * needs its own treatment (rotary pairs, the prefix pass's virtual heads, int8 output's post-quant) */
@@ -2398,6 +2412,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if VW == 16 && RS == 4
                     const float16 h16 = IFA_HSUM_TILE16(dot);
+#elif VW == 8 && RS == 2
+                    const float8 h8 = IFA_HSUM_TILE8(dot);
 #endif
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr) {
                         if (r0 + rr < R) {
@@ -2410,6 +2426,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if VW == 16 && RS == 4
                             const float4 h4 = IFA_TILE16_ROW(h16, rr);
+#elif VW == 8 && RS == 2
+                            const float4 h4 = rr == 0 ? h8.lo : h8.hi;
 #else
                             const float4 h4 = ifa_hsum_x4(dot[rr][0], dot[rr][1], dot[rr][2], dot[rr][3]);
 #endif
