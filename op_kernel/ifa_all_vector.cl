@@ -809,6 +809,17 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #ifndef IFA_KJ
 #define IFA_KJ 1
 #endif
+/* Vectors of each key row per step of the four-key-row score loop. At 16 lanes, K/V other than fp16 take one: with
+ * 4, LLVM issued a step's 16 loads and widenings (vpmovsxbd for int8) first and kept them on the stack, and the
+ * query vectors too; the spills cost G = 8, D = 128 a fifth of its time in L3 (Zen 4, forty-ninth session: one
+ * vector a step 0.80x of the time for int8, 0.84x bf16, 0.87x fp32, 0.92x float8 e5m2, 0.95x int4; D = 256 G = 16
+ * bf16 0.82x, e5m2 0.86x; G = 4 and G = 8 at D = 64 level). fp16's widening reads memory itself (vcvtph2ps) and
+ * spilled nothing. 8 lanes (16 registers) unmeasured: as before. */
+#if VW == 16 && KV_T != IFA_F16
+#define IFA_XS 1
+#else
+#define IFA_XS 4
+#endif
 #if IFA_KJ == 4 && VW == 16
 /* the sums of 4 float16 vectors: halves of two vectors side by side, then quarters, then pairs of lanes */
 inline float16 ifa_hpair16(float16 a, float16 b) { return (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi); }
@@ -2389,10 +2400,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                     fv dot[RS][IFA_KJ];
                     _Pragma("unroll") for (int rr = 0; rr < RS; ++rr)
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
-                    /* 4 vectors of each key row per step, the steps not unrolled: with all of a row's vectors
-                     * in one block LLVM loads the 4 rows x DV vectors ahead and spills the accumulators */
-                    _Pragma("unroll 1") for (int x0 = 0; x0 < DV; x0 += 4)
-                    _Pragma("unroll") for (int x = x0; x < x0 + 4 && x < DV; ++x) {
+                    /* IFA_XS vectors of each key row per step, the steps not unrolled: with all of a row's
+                     * vectors in one block LLVM loads the 4 rows x DV vectors ahead and spills the accumulators */
+                    _Pragma("unroll 1") for (int x0 = 0; x0 < DV; x0 += IFA_XS)
+                    _Pragma("unroll") for (int x = x0; x < x0 + IFA_XS && x < DV; ++x) {
                         fv kk[IFA_KJ];
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
                             kk[jj] = IFA_KV_VLOAD(k, ro_j[jj], k_off + IFA_HOFF(r0) + (ulong)x * VW);
