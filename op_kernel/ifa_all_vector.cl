@@ -794,14 +794,15 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * score as several tiles of RS_MAX, reading the 4 key rows again from L1. RS_MAX (plan->score_rows) fits the
  * register file: 4 with AVX-512's 32 registers, 2 with AVX2's 16. Measured: AVX-512, G = 4 to 16 at D = 64
  * and 128 about 10-15 % faster; at D = 256 fp16 G = 16 13 % faster, int8 (antiquant's per-score path) 7 %
- * slower, so larger D with antiquant keeps one key row per step at that width (docs/performance.md, seventh
- * session); AVX2 (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256
- * (16 and 32 vectors) 9-26 % faster, so there antiquant takes it at any D (eighth session). float8 keys take it
+ * slower (seventh session), but 0.83-0.94x of the time for int8 and int4 once the step took one vector of
+ * each key row (IFA_XS; Zen 4, forty-ninth session), so antiquant takes it at any D on AVX-512 too; AVX2
+ * (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256 (16 and 32 vectors)
+ * 9-26 % faster (eighth session). float8 keys take it
  * only when one tile holds every row: its tiles convert each key vector again (9 instructions per 8 values),
  * and one key row per step over all rows converts it once (AVX2, one thread in L3, G = 4 / 8 / 16: 19-25 %
  * faster; G = 1 keeps the four-row step; docs/performance.md, tenth session). */
 #if (VW == 16 || VW == 8) && !V8
-#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV == 8 || (DV % 4 == 0 && (ANTIQUANT == 0 || VW == 8))) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
+#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV % 4 == 0) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
 #define IFA_KJ 4
 #define RS (RB <= RS_MAX ? RB : RS_MAX)
 #endif
