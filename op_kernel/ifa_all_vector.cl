@@ -797,12 +797,13 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * slower (seventh session), but 0.83-0.94x of the time for int8 and int4 once the step took one vector of
  * each key row (IFA_XS; Zen 4, forty-ninth session), so antiquant takes it at any D on AVX-512 too; AVX2
  * (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256 (16 and 32 vectors)
- * 9-26 % faster (eighth session). float8 keys take it
- * only when one tile holds every row: its tiles convert each key vector again (9 instructions per 8 values),
+ * 9-26 % faster (eighth session). At 16 lanes any D takes it (IFA_XS a divisor of DV): D = 80, 96, 112 and 160
+ * at G = 4 and 8 0.78-0.88x of one key row a step for fp16 and int8 (Zen 4, forty-ninth session). float8 keys take
+ * it only when one tile holds every row: its tiles convert each key vector again (9 instructions per 8 values),
  * and one key row per step over all rows converts it once (AVX2, one thread in L3, G = 4 / 8 / 16: 19-25 %
  * faster; G = 1 keeps the four-row step; docs/performance.md, tenth session). */
 #if (VW == 16 || VW == 8) && !V8
-#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (DV <= 4 || DV % 4 == 0) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
+#if RS_MAX >= 1 /* the host passes plan->score_rows */ && (VW == 16 || DV <= 4 || DV % 4 == 0) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
 #define IFA_KJ 4
 #define RS (RB <= RS_MAX ? RB : RS_MAX)
 #endif
@@ -818,6 +819,8 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * spilled nothing. 8 lanes (16 registers) unmeasured: as before. */
 #if VW == 16 && KV_T != IFA_F16
 #define IFA_XS 1
+#elif VW == 16 /* a divisor of DV, so that the step unrolls (D = 80, 96, 112 at 16 lanes) */
+#define IFA_XS (DV % 4 == 0 ? 4 : DV % 3 == 0 ? 3 : DV % 2 == 0 ? 2 : 1)
 #else
 #define IFA_XS 4
 #endif
