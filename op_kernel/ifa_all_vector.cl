@@ -2406,8 +2406,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj) dot[rr][jj] = 0.0f;
                     /* IFA_XS vectors of each key row per step, the steps not unrolled: with all of a row's
                      * vectors in one block LLVM loads the 4 rows x DV vectors ahead and spills the accumulators */
+#if IFA_XS > 1
                     _Pragma("unroll 1") for (int x0 = 0; x0 < DV; x0 += IFA_XS)
                     _Pragma("unroll") for (int x = x0; x < x0 + IFA_XS && x < DV; ++x) {
+#else /* an inner loop of one vector left clang's unroll pragma unmet ("loop not unrolled": an error under -Werror) */
+                    _Pragma("unroll 1") for (int x = 0; x < DV; ++x) {
+#endif
                         fv kk[IFA_KJ];
                         _Pragma("unroll") for (int jj = 0; jj < IFA_KJ; ++jj)
                             kk[jj] = IFA_KV_VLOAD(k, ro_j[jj], k_off + IFA_HOFF(r0) + (ulong)x * VW);
