@@ -571,17 +571,18 @@ void ifa_random_case_free(ifa_random_case *c) {
 }
 
 /* The knobs a case's own draw leaves at its row's values: the vector shape's prefetches, P.V blocks, vector width
- * and all-heads chunks, the balance and the cv and combine shapes. Drawn from a generator of their own so that a
- * seed's case is the same with and without them. */
+ * and all-heads chunks, the balance, the cv template's shape and workspace cap, and the combine's shape. Drawn
+ * from a generator of their own so that a seed's case is the same with and without them. */
 int ifa_random_tuning_knobs(uint64_t seed, const char *tuning, char *out, size_t n) {
     static const int64_t pv_block[] = {1, 2, 4, 8}, prefetch[] = {0, 1, 3, 8, 16}, pv_rows[] = {0, 1, 2, 4, 8, 16};
     static const int64_t paged[] = {0, 1, 2, 4, 8}, strided[] = {0, 512, 4096, 16384}, ahead[] = {0, 256, 8192};
     static const int64_t chunk_bytes[] = {0, 4096, 32768, 131072}, slice[] = {0, 256}, row[] = {0, 1024};
     static const int64_t heads[] = {0, 8, 64, 256}, widths[] = {2, 4, 8, 16}, cost[] = {1, 32, 256};
     static const int64_t cv_chunk[] = {16, 64, 512}, cv_wg[] = {1, 16, 64}, combine_wg[] = {1, 16, 64, 256};
+    static const int64_t cv_mib[] = {2, 16, 64}; /* cv's workspace cap: small ones shrink its chunks, more steps */
     draw g = {.seed = seed};
     ifa_rng_seed(&g.r, seed * 0xD1B54A32D192ED03ull + 97);
-    int64_t v[22];
+    int64_t v[23];
     int k = 0; /* one statement a draw: the order of a call's arguments is the compiler's */
     v[k++] = pick(&g, pv_block, 4);
     v[k++] = pick(&g, prefetch, 5);
@@ -605,15 +606,17 @@ int ifa_random_tuning_knobs(uint64_t seed, const char *tuning, char *out, size_t
     v[k++] = chance(&g, 0.5);
     v[k++] = pick(&g, widths, 4);
     v[k++] = chance(&g, 0.5);
+    v[k++] = pick(&g, cv_mib, 3); /* drawn last: the draws before it are those of the seeds before it was added */
     int w = snprintf(out, n,
                      "pv_block=%d,prefetch_rows=%d,pv_prefetch_rows=%d,pv_prefetch_rows_16=%d,pv_prefetch_paged=%d,"
                      "spread_prefetch=%d,strided_prefetch_bytes=%d,multi_head_prefetch_bytes=%d,"
                      "multi_head_chunk_bytes=%d,multi_head_chunk_bytes_g1=%d,multi_head_chunk_bytes_16=%d,"
                      "multi_head_min_slice_bytes=%d,multi_head_min_row_bytes=%d,multi_head_rows=%d,batch_fast=%d,"
-                     "block_cost_rows=%d,cv_chunk_rows=%d,cv_work_group_size=%d,combine_work_group_size=%d,split_fill=%d",
+                     "block_cost_rows=%d,cv_chunk_rows=%d,cv_work_group_size=%d,combine_work_group_size=%d,split_fill=%d,"
+                     "cv_workspace_mib=%d",
                      (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5], (int)v[6], (int)v[7], (int)v[8],
                      (int)v[9], (int)v[10], (int)v[11], (int)v[12], (int)v[13], (int)v[14], (int)v[15], (int)v[16],
-                     (int)v[17], (int)v[18], (int)v[19]);
+                     (int)v[17], (int)v[18], (int)v[19], (int)v[22]);
     /* a narrower vector than the device's (half the time), where the case did not pick the work-group shape's
      * width of 1: the vector shape's tiles at another width than the row's */
     if (v[21] && w >= 0 && (size_t)w < n && (!tuning || !strstr(tuning, "vector_width=")))
