@@ -53,6 +53,17 @@ inline float ifa_e4m3_to_f32(uchar b) {
                              : (u & 0x80u ? -1.0f : 1.0f) * (float)mag * 0x1p-9f;
     return mag == 0x7fu ? NAN : x;
 }
+#if IFA_CPU && defined(__clang__) && defined(VW) && VW == 16
+/* 16 halves in one conversion (IFA_H16X16): PoCL's vload_half16 converts two halves of 8 and joins them
+ * (vcvtph2ps ymm twice and vinsertf64x4 on AVX-512, 3 instructions a vector in the score and P.V loops where
+ * one does); clang's storage-only __fp16 widened by __builtin_convertvector is the one instruction, exact as
+ * vload_half. IFA_H16_BITS: 16 binary16 bit patterns (ushort16) as floats. */
+#define IFA_H16X16 1
+typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
+#define IFA_H16_BITS(h) __builtin_convertvector(__builtin_astype((h), ifa_h16_t), float16)
+#else
+#define IFA_H16X16 0
+#endif
 /* n values: each byte becomes the binary16 with the same sign, exponent and mantissa bits (sign-extended,
  * shifted by 7, bit 14 cleared), which is the float8 value times 2^-8 for normal and subnormal codes alike
  * (a float8 subnormal is a binary16 subnormal); the hardware's half conversion (F16C on x86) and a multiply
@@ -108,7 +119,17 @@ IFA_E4M3_N(8)
 IFA_E5M2_N(2)
 IFA_E5M2_N(4)
 IFA_E5M2_N(8)
-#if defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
+#if IFA_H16X16
+/* the forms above with one 16-wide conversion of the binary16 bits (PoCL's vload_half16 from private memory
+ * converts two halves of 8 and joins them: 3 instructions), and e4m3fn's NaN codes found in the bytes (0x7f
+ * or 0xff: one compare of 16 bytes) instead of by |x| == 480 in floats (two 16-wide operations) */
+inline float16 ifa_e4m3_to_f32_16(uchar16 b) {
+    const ushort16 h = (as_ushort16(convert_short16(as_char16(b))) << (ushort)7) & (ushort)0xbf80;
+    const float16 x = IFA_H16_BITS(h) * 256.0f;
+    return select(x, (float16)(NAN), convert_int16(as_char16((b | (uchar)0x80) == (uchar)0xff)));
+}
+inline float16 ifa_e5m2_to_f32_16(uchar16 b) { return IFA_H16_BITS(convert_ushort16(b) << (ushort)8); }
+#elif defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
 IFA_E4M3_N(16)
 IFA_E5M2_N(16)
 #endif
@@ -164,12 +185,7 @@ IFA_BF16_ROUND_N(16)
 #define IFA_HLOAD_2(p, i) vload_half2(0, (p) + (i))
 #define IFA_HLOAD_4(p, i) vload_half4(0, (p) + (i))
 #define IFA_HLOAD_8(p, i) vload_half8(0, (p) + (i))
-#if IFA_CPU && defined(__clang__) && defined(VW) && VW == 16
-/* 16 halves from global memory in one conversion: PoCL's vload_half16 converts two halves of 8 and joins them
- * (vcvtph2ps ymm twice and vinsertf64x4 on AVX-512, 3 instructions a vector in the score and P.V loops where
- * one does); clang's storage-only __fp16 widened by __builtin_convertvector is the one instruction, exact as
- * vload_half (packed: K/V rows need only 2-byte alignment) */
-typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
+#if IFA_H16X16 /* packed: K/V rows need only 2-byte alignment */
 typedef struct __attribute__((packed)) { ifa_h16_t v; } ifa_h16_packed;
 #define IFA_HLOAD_16(p, i) __builtin_convertvector(((__global const ifa_h16_packed *)((p) + (i)))->v, float16)
 #else
