@@ -239,11 +239,11 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(plan.chunk_rows, 16);
     p.kv_dtype = IFA_DTYPE_FLOAT16;
     plan_tuned("multi_head_chunk_bytes=0,multi_head_chunk_bytes_g1=0", &p, &pocl, &plan); /* G = 1: both */
-    ck_assert_int_eq(plan.chunk_rows, 64);
+    ck_assert_int_eq(plan.chunk_rows, 128);
     p.layout = IFA_LAYOUT_BNSD; /* one head per work-group: the row's chunk */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    ck_assert_int_eq(plan.chunk_rows, 64);
+    ck_assert_int_eq(plan.chunk_rows, 128);
     p = problem(2, 24, 6, 64, 1000), p.seq_q = 2;
     p.layout = IFA_LAYOUT_BNSD; /* a head's rows are adjacent already */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
@@ -565,7 +565,7 @@ START_TEST(tuning_env_override) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.prefetch_rows, 0);
-    ck_assert_int_eq(plan.chunk_rows, 64);
+    ck_assert_int_eq(plan.chunk_rows, 128);
 }
 END_TEST
 

@@ -81,9 +81,12 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
     [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
-     * device's native width: 16 on AVX-512, 8 on AVX2), 64-row chunks and P.V blocks of up to 4 vectors per
+     * device's native width: 16 on AVX-512, 8 on AVX2), 128-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
-     * each number. BSH/BSND work-groups hold all KV heads up to 64 query rows (G = 8, or G = 4 with S1 = 2, at
+     * each number. 128 rows against 64 (half the P.V accumulators' reloads and the softmax's per-chunk steps):
+     * Zen 4, BNSD, in L3 0.93-0.97x of the time at G = 1 to 8 (D = 128), cold 0.91-0.99x at G = 4 to 16, G = 1
+     * level; at 8 lanes (Zen 4 with AVX2's plans) level in L3 (fiftieth session; Intel, warm, G = 1 ~0.97x,
+     * twenty-first). BSH/BSND work-groups hold all KV heads up to 64 query rows (G = 8, or G = 4 with S1 = 2, at
      * D = 128 on AVX2: 3.0 ms against 3.4-5.0 for half the heads and 3.6-5.0 for one; eighteenth session).
      * The append runs a row per work-item: 2.6x faster than 16 work-items with barriers (int8 prefill of
      * 41K tokens, D = 128: 463 vs 1222 ms). Software prefetch 16 key rows ahead (and each value row during
@@ -113,7 +116,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32; and there too the keys 8 KiB
      * ahead with all heads and P.V's prefetch (G x S1 <= 2): G = 1 0.74-0.82 of 16 rows' time, 16-row pool 0.73,
      * S1 = 2 0.76-0.87, MHA 0.92-0.96 (forty-third session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 64, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
