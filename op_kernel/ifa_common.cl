@@ -121,12 +121,14 @@ IFA_E5M2_N(4)
 IFA_E5M2_N(8)
 #if IFA_H16X16
 /* the forms above with one 16-wide conversion of the binary16 bits (PoCL's vload_half16 from private memory
- * converts two halves of 8 and joins them: 3 instructions), and e4m3fn's NaN codes found in the bytes (0x7f
- * or 0xff: one compare of 16 bytes) instead of by |x| == 480 in floats (two 16-wide operations) */
+ * converts two halves of 8 and joins them: 3 instructions), and e4m3fn's NaN codes made binary16 NaNs before
+ * it in 16-bit integers: a NaN code's h is 0x3f80 (sign apart), the only one whose h + 0x80 carries into bit
+ * 14, and h with bit 14 set is 0x7f80, exponent all ones and a mantissa: NaN (an add and one vpternlog on
+ * AVX-512, against |x| == 480 and a select in floats; exact for all 256 codes, test_features'
+ * float8_codes_exact) */
 inline float16 ifa_e4m3_to_f32_16(uchar16 b) {
     const ushort16 h = (as_ushort16(convert_short16(as_char16(b))) << (ushort)7) & (ushort)0xbf80;
-    const float16 x = IFA_H16_BITS(h) * 256.0f;
-    return select(x, (float16)(NAN), convert_int16(as_char16((b | (uchar)0x80) == (uchar)0xff)));
+    return IFA_H16_BITS(h | ((h + (ushort)0x80) & (ushort)0x4000)) * 256.0f;
 }
 inline float16 ifa_e5m2_to_f32_16(uchar16 b) { return IFA_H16_BITS(convert_ushort16(b) << (ushort)8); }
 #elif defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
