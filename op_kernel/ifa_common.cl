@@ -70,12 +70,25 @@ typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
  * by 256 give the float; a NaN code (0x7f: 1.875 * 2^8 = 480, beyond float8's 448) becomes NaN. About 9
  * vector instructions per 8 values on AVX2, against 20 for the integer form of the scalar function above
  * (G = 1, D = 128, one thread in L3: 163 against 359 us; fp16 68, int8 71: docs/performance.md). */
+#if IFA_CPU
+/* A CPU makes the NaN codes binary16 NaNs in 16-bit integers first: a NaN code's h is 0x3f80 (sign apart), the only
+ * one whose h + 0x80 carries into bit 14, and h with bit 14 set is 0x7f80, exponent all ones and a mantissa (an add
+ * and one vpternlog on AVX-512 against |x| == 480 and a select in floats; exact for all 256 codes). */
+#define IFA_E4M3_NAN(h) ((h) | (((h) + (ushort)0x80) & (ushort)0x4000))
+#define IFA_E4M3_N(n)                                                                                             \
+    inline float##n ifa_e4m3_to_f32_##n(uchar##n b) {                                                            \
+        ushort##n h = (as_ushort##n(convert_short##n(as_char##n(b))) << (ushort)7) & (ushort)0xbf80;             \
+        h = IFA_E4M3_NAN(h);                                                                                     \
+        return vload_half##n(0, (const __private half *)&h) * 256.0f;                                             \
+    }
+#else
 #define IFA_E4M3_N(n)                                                                                             \
     inline float##n ifa_e4m3_to_f32_##n(uchar##n b) {                                                            \
         const ushort##n h = (as_ushort##n(convert_short##n(as_char##n(b))) << (ushort)7) & (ushort)0xbf80;       \
         const float##n x = vload_half##n(0, (const __private half *)&h) * 256.0f;                                 \
         return select(x, (float##n)(NAN), as_int##n(fabs(x) == 480.0f));                                          \
     }
+#endif
 /* float to float8, round to nearest even, for a format of M mantissa bits whose smallest normal is MIN_NORMAL
  * and largest finite MAX (code MAX_CODE): beyond ±MAX saturates (quantisers clamp; CUDA's __NV_SATFINITE does
  * the same), NaN gives 0x7f. Below MIN_NORMAL the result is a subnormal, a whole number of steps of
@@ -121,14 +134,10 @@ IFA_E5M2_N(4)
 IFA_E5M2_N(8)
 #if IFA_H16X16
 /* the forms above with one 16-wide conversion of the binary16 bits (PoCL's vload_half16 from private memory
- * converts two halves of 8 and joins them: 3 instructions), and e4m3fn's NaN codes made binary16 NaNs before
- * it in 16-bit integers: a NaN code's h is 0x3f80 (sign apart), the only one whose h + 0x80 carries into bit
- * 14, and h with bit 14 set is 0x7f80, exponent all ones and a mantissa: NaN (an add and one vpternlog on
- * AVX-512, against |x| == 480 and a select in floats; exact for all 256 codes, test_features'
- * float8_codes_exact) */
+ * converts two halves of 8 and joins them: 3 instructions) */
 inline float16 ifa_e4m3_to_f32_16(uchar16 b) {
     const ushort16 h = (as_ushort16(convert_short16(as_char16(b))) << (ushort)7) & (ushort)0xbf80;
-    return IFA_H16_BITS(h | ((h + (ushort)0x80) & (ushort)0x4000)) * 256.0f;
+    return IFA_H16_BITS(IFA_E4M3_NAN(h)) * 256.0f;
 }
 inline float16 ifa_e5m2_to_f32_16(uchar16 b) { return IFA_H16_BITS(convert_ushort16(b) << (ushort)8); }
 #elif defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
