@@ -68,23 +68,25 @@ typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
  * shifted by 7, bit 14 cleared), which is the float8 value times 2^-8 for normal and subnormal codes alike
  * (a float8 subnormal is a binary16 subnormal); the hardware's half conversion (F16C on x86) and a multiply
  * by 256 give the float. A NaN code (0x7f, 0xff) would give 1.875 * 2^8 = 480, beyond float8's 448: a CPU
- * makes it a binary16 NaN in the 16-bit bits first (IFA_E4M3_NAN: a NaN code's bits are 0x3f80, sign apart, the
- * only ones whose + 0x80 carries into bit 14, and with bit 14 set they are 0x7f80, exponent all ones and a
- * mantissa; an add and one vpternlog on AVX-512; exact for all 256 codes), other devices select NaN where
- * |x| == 480 (IFA_E4M3_NAN_F). About 9 vector instructions per 8 values on AVX2 with the select, against 20 for
+ * makes it a binary16 NaN in the 16-bit bits first (IFA_E4M3_BITS: bit 14 of the shifted word is the sign's copy,
+ * and + 0x80 carries into it only from a NaN code's bits 0x3f80, so that XOR-ing its bit 14 with the sum's leaves
+ * the carry there: bit 14 clear for every other code and set for the NaN codes, 0x7f80 with the sign, exponent all
+ * ones and a mantissa; an add and one vpternlog on AVX-512 that also clear bit 14, where the mask and the NaN step
+ * took three; exact for all 256 codes), other devices clear bit 14 and select NaN where |x| == 480
+ * (IFA_E4M3_NAN_F). About 9 vector instructions per 8 values on AVX2 with the select, against 20 for
  * the integer form of the scalar function above (G = 1, D = 128, one thread in L3: 163 against 359 us; fp16 68,
  * int8 71: docs/performance.md). */
 #if IFA_CPU
-#define IFA_E4M3_NAN(h) ((h) | (((h) + (ushort)0x80) & (ushort)0x4000))
+#define IFA_E4M3_BITS(h) ((h) ^ (((h) + (ushort)0x80) & (ushort)0x4000))
 #define IFA_E4M3_NAN_F(n, x) (x)
 #else
-#define IFA_E4M3_NAN(h) (h)
+#define IFA_E4M3_BITS(h) ((h) & (ushort)0xbf80)
 #define IFA_E4M3_NAN_F(n, x) select((x), (float##n)(NAN), as_int##n(fabs(x) == 480.0f))
 #endif
 #define IFA_E4M3_N(n)                                                                                             \
     inline float##n ifa_e4m3_to_f32_##n(uchar##n b) {                                                            \
-        const ushort##n h0 = (as_ushort##n(convert_short##n(as_char##n(b))) << (ushort)7) & (ushort)0xbf80;      \
-        const ushort##n h = IFA_E4M3_NAN(h0);                                                                    \
+        const ushort##n h0 = as_ushort##n(convert_short##n(as_char##n(b))) << (ushort)7;                         \
+        const ushort##n h = IFA_E4M3_BITS(h0);                                                                   \
         const float##n x = vload_half##n(0, (const __private half *)&h) * 256.0f;                                 \
         return IFA_E4M3_NAN_F(n, x);                                                                              \
     }
@@ -135,8 +137,8 @@ IFA_E5M2_N(8)
 /* the forms above with one 16-wide conversion of the binary16 bits (PoCL's vload_half16 from private memory
  * converts two halves of 8 and joins them: 3 instructions) */
 inline float16 ifa_e4m3_to_f32_16(uchar16 b) {
-    const ushort16 h = (as_ushort16(convert_short16(as_char16(b))) << (ushort)7) & (ushort)0xbf80;
-    return IFA_E4M3_NAN_F(16, IFA_H16_BITS(IFA_E4M3_NAN(h)) * 256.0f);
+    const ushort16 h = as_ushort16(convert_short16(as_char16(b))) << (ushort)7;
+    return IFA_E4M3_NAN_F(16, IFA_H16_BITS(IFA_E4M3_BITS(h)) * 256.0f);
 }
 inline float16 ifa_e5m2_to_f32_16(uchar16 b) { return IFA_H16_BITS(convert_ushort16(b) << (ushort)8); }
 #elif defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
