@@ -681,32 +681,31 @@ inline fv ifa_i4_vload_b(__global const uchar *p) {
 #else
 #define IFA_HALF_VW 2
 #endif
-#if defined(__ENDIAN_LITTLE__) && VW == 8
+#if defined(__ENDIAN_LITTLE__) && (VW == 8 || VW == 16)
 /* 8 values from one 32-bit word: value e is bits 4e..4e+3, moved to the top of lane e by a per-lane shift and
  * sign-extended by an arithmetic shift back (AVX2's variable shifts; the byte-lane form below went through
  * scalar byte moves at this width: G = 8, D = 64, S = 2048 int4 in L2 520 -> 237 us, docs/performance.md,
  * eighth session) */
-inline fv ifa_i4_vload_b(__global const uchar *p) {
-    const uint w = as_uint(vload4(0, p));
-    return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
-}
-#elif defined(__ENDIAN_LITTLE__) && VW == 16
-/* 16 values from two 32-bit words, each word's nibble e moved to the bottom of lane e (a word per 8 lanes, then a
- * per-lane shift); on AVX-512 a 16-entry table lookup (vpermps reads each lane's low 4 bits) gives the signed
- * value as a float at once, elsewhere the shift puts the nibble at the top and an arithmetic shift back
- * sign-extends it, as the 8-lane form does. The byte-lane form below took 8 instructions a vector here (Zen 4,
- * in L3: G = 1, D = 128 0.73x of the time with the table, 0.83x with the shifts; G = 8, D = 64 0.86x and
- * 0.90x; docs/performance.md, fifty-first session). */
+inline float8 ifa_i4_word8(uint w) { return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28); }
+#if VW == 8
+inline fv ifa_i4_vload_b(__global const uchar *p) { return ifa_i4_word8(as_uint(vload4(0, p))); }
+#else
+/* 16 values from two 32-bit words. On AVX-512 each word goes to 8 lanes, a per-lane shift brings nibble e to the
+ * bottom of lane e, and a 16-entry table lookup (vpermps reads each lane's low 4 bits) gives the signed value as a
+ * float at once; elsewhere each word takes the 8-lane form. The byte-lane form below took 8 instructions a vector
+ * here (Zen 4, in L3: G = 1, D = 128 0.73x of the time with the table, 0.83x with the shifts; G = 8, D = 64 0.86x
+ * and 0.90x; docs/performance.md, fifty-first session). */
 inline fv ifa_i4_vload_b(__global const uchar *p) {
     const uint2 w = as_uint2(vload8(0, p));
-    const uint16 d = (uint16)(w.x, w.x, w.x, w.x, w.x, w.x, w.x, w.x, w.y, w.y, w.y, w.y, w.y, w.y, w.y, w.y);
 #if IFA_CPU && defined(__clang__) && defined(__AVX512F__)
+    const uint16 d = (uint16)(w.x, w.x, w.x, w.x, w.x, w.x, w.x, w.x, w.y, w.y, w.y, w.y, w.y, w.y, w.y, w.y);
     return __builtin_ia32_permvarsf512((float16)(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1),
                                        as_int16(d >> (uint16)(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28)));
 #else
-    return convert_float16(as_int16(d << (uint16)(28, 24, 20, 16, 12, 8, 4, 0, 28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
+    return (float16)(ifa_i4_word8(w.x), ifa_i4_word8(w.y));
 #endif
 }
+#endif
 #elif defined(__ENDIAN_LITTLE__)
 /* Spread each byte's two nibbles into the two bytes of a 16-bit lane (low nibble in the low byte, so the
  * bytes read in element order on a little-endian device), then sign-extend 4-bit values with (n ^ 8) - 8:

@@ -64,6 +64,15 @@ typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
 #else
 #define IFA_H16X16 0
 #endif
+/* IFA_HBITS_n(h): the n binary16 bit patterns of the private ushortn variable h as floats (the float8 forms below) */
+#define IFA_HBITS_2(h) vload_half2(0, (const __private half *)&(h))
+#define IFA_HBITS_4(h) vload_half4(0, (const __private half *)&(h))
+#define IFA_HBITS_8(h) vload_half8(0, (const __private half *)&(h))
+#if IFA_H16X16
+#define IFA_HBITS_16(h) IFA_H16_BITS(h)
+#else
+#define IFA_HBITS_16(h) vload_half16(0, (const __private half *)&(h))
+#endif
 /* n values: each byte becomes the binary16 with the same sign, exponent and mantissa bits (sign-extended,
  * shifted by 7, bit 14 cleared), which is the float8 value times 2^-8 for normal and subnormal codes alike
  * (a float8 subnormal is a binary16 subnormal); the hardware's half conversion (F16C on x86) and a multiply
@@ -87,7 +96,7 @@ typedef __fp16 ifa_h16_t __attribute__((ext_vector_type(16)));
     inline float##n ifa_e4m3_to_f32_##n(uchar##n b) {                                                            \
         const ushort##n h0 = as_ushort##n(convert_short##n(as_char##n(b))) << (ushort)7;                         \
         const ushort##n h = IFA_E4M3_BITS(h0);                                                                   \
-        const float##n x = vload_half##n(0, (const __private half *)&h) * 256.0f;                                 \
+        const float##n x = IFA_HBITS_##n(h) * 256.0f;                                                            \
         return IFA_E4M3_NAN_F(n, x);                                                                              \
     }
 /* float to float8, round to nearest even, for a format of M mantissa bits whose smallest normal is MIN_NORMAL
@@ -117,7 +126,7 @@ inline float ifa_e5m2_to_f32(uchar b) {
 #define IFA_E5M2_N(n)                                                                                             \
     inline float##n ifa_e5m2_to_f32_##n(uchar##n b) {                                                            \
         const ushort##n h = convert_ushort##n(b) << (ushort)8;                                                    \
-        return vload_half##n(0, (const __private half *)&h);                                                      \
+        return IFA_HBITS_##n(h);                                                                                  \
     }
 /* n values stored from a private vector x at p (only the append writes float8, 16 at a time) */
 #define IFA_FP8_NSTORE(f, n, x, p, i)                                                                             \
@@ -133,15 +142,7 @@ IFA_E4M3_N(8)
 IFA_E5M2_N(2)
 IFA_E5M2_N(4)
 IFA_E5M2_N(8)
-#if IFA_H16X16
-/* the forms above with one 16-wide conversion of the binary16 bits (PoCL's vload_half16 from private memory
- * converts two halves of 8 and joins them: 3 instructions) */
-inline float16 ifa_e4m3_to_f32_16(uchar16 b) {
-    const ushort16 h = as_ushort16(convert_short16(as_char16(b))) << (ushort)7;
-    return IFA_E4M3_NAN_F(16, IFA_H16_BITS(IFA_E4M3_BITS(h)) * 256.0f);
-}
-inline float16 ifa_e5m2_to_f32_16(uchar16 b) { return IFA_H16_BITS(convert_ushort16(b) << (ushort)8); }
-#elif defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
+#if defined(VW) && VW == 16 /* only where 16-wide vectors are native: elsewhere clang warns on the ABI */
 IFA_E4M3_N(16)
 IFA_E5M2_N(16)
 #endif
