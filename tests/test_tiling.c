@@ -202,10 +202,12 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 2); /* 8 KiB of 4 KiB rows: G = 1, P.V's next-chunk prefetch on */
-    p = problem(1, 64, 8, 128, 4096); /* 256-byte slices, 2 KiB rows: all heads (G = 8: 16 rows ahead) */
-    p.layout = IFA_LAYOUT_BSH;
+    p = problem(1, 64, 8, 128, 4096); /* 256-byte slices, 2 KiB rows: all heads (G = 8: 8 KiB ahead, P.V's */
+    p.layout = IFA_LAYOUT_BSH;                    /* next-chunk prefetch on up to 64 rows; Intel's row: 16 rows) */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.prefetch_rows, 4);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefetch_rows, 16);
     setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1); /* the nineteenth session's minimum: one head */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
@@ -1422,6 +1424,8 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_chunk_bytes_16, 0);
     ck_assert_int_eq(ti.pv_prefetch_rows_16, 2);
     ck_assert_int_eq(ta.pv_prefetch_rows_16, 4);
+    ck_assert_int_eq(ti.pv_prefetch_rows, 4);
+    ck_assert_int_eq(ta.pv_prefetch_rows, 64);
     ck_assert_int_eq(ta.pv_prefetch_paged, 2);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
     /* the rest is the CPU row's */
@@ -1432,6 +1436,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
     same.multi_head_chunk_bytes_16 = ta.multi_head_chunk_bytes_16;
     same.pv_prefetch_rows_16 = ta.pv_prefetch_rows_16;
+    same.pv_prefetch_rows = ta.pv_prefetch_rows;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -1496,8 +1501,13 @@ START_TEST(multi_head_prefetch_distance) {
     plan = bsnd_plan(8, 16, 16, 128, 2048, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 2);
-    /* G = 8: no next-chunk prefetch, the full distance */
+    /* G = 8: the next-chunk prefetch too on AVX-512 (up to 64 rows), so 8 KiB; Intel's row (4 rows): none, the
+     * full distance */
     plan = bsnd_plan(8, 64, 8, 128, 4096, &pocl);
+    ck_assert_int_eq(plan.kv_heads_per_group, 8);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(plan.prefetch_rows, 4);
+    plan = bsnd_plan(8, 64, 8, 128, 4096, &intel);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     ck_assert_int_eq(plan.prefetch_rows, 16);
@@ -1596,7 +1606,7 @@ START_TEST(spread_prefetch_rule) {
 END_TEST
 
 /* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
- * most 4 (32 registers, and 16 in the CPU row since the forty-fourth session; Intel's row keeps 2 with 16); with
+ * most 64 with 32 registers (Intel's row 4) and 4 with 16 (since the forty-fourth session; Intel's row 2); with
  * paged KV only up to the row's own count (the CPU row 2, Intel's 0); the shared prefix pass by its own rows;
  * IFA_TUNING moves the limits; the plan check refuses it without the prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
@@ -1622,7 +1632,18 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(plan.pv_prefetch, 0);
     p.seq_q = 1, p.num_heads = 64; /* G = 8 */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.num_heads = 512; /* G = 64: the last the AVX-512 row takes */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    p.seq_q = 2; /* 128 rows */
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    p.seq_q = 1, p.num_heads = 64;
     p.layout = IFA_LAYOUT_BSND; /* all 8 KV heads per work-group on AVX2: still the rows of one head */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
@@ -1634,6 +1655,8 @@ START_TEST(pv_prefetch_rule) {
     plan_tuned("pv_prefetch_rows_16=0", &p, &avx2, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     p.num_heads = 64;
+    plan_tuned("pv_prefetch_rows=4", &p, &pocl, &plan); /* the limit before */
+    ck_assert_int_eq(plan.pv_prefetch, 0);
     plan_tuned("pv_prefetch_rows=8", &p, &pocl, &plan);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     plan_tuned("prefetch_rows=0", &p, &pocl, &plan); /* no prefetch: none in P.V either */
@@ -1674,7 +1697,7 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefix_pv_prefetch, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    p.batch = 32;
+    p.batch = 128;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefix_pv_prefetch, 0);

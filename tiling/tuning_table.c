@@ -97,8 +97,11 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * prefetches (spread_prefetch, 32 registers: Zen 4, BSND, cold, medians, 8,32,8,128,4096 one head 9.9 ms,
      * all heads 8.8, all heads spread 6.2; G = 1 7.7, 5.9, 6.3; 1,16,4,256,4096 one thread 1.74-1.81 -> 1.09;
      * twenty-fourth session; the Xeon's figures at intel_row). P.V prefetches the next
-     * chunk's keys where a KV head has at most 4 query rows on AVX-512 (G = 1 and 4 measured faster: 1.9-2.0
-     * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0), at most 4 on AVX2 too since P.V's loop lost its row-offset loads (G = 1 and 2
+     * chunk's keys where a KV head has at most 64 query rows on AVX-512 (G = 1 and 4 measured faster: 1.9-2.0
+     * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0, nineteenth session; Zen 4, cold, against 4 rows, fifty-second session:
+     * fp16 D = 256 G = 8 0.75x of the time, G = 16 0.92x, D = 128 G = 8 0.96x, G = 32 0.97x, D = 64 G = 8 0.97x,
+     * 4 query tokens at G = 4 0.97x, bf16 0.97x, MLA G = 16 and 64 0.86x and 0.98x, BSH all heads 0.77-0.89x,
+     * D = 128 G = 16 and int8/int4 level; in L3 level, BSH D = 128 G = 16 1.05x), at most 4 on AVX2 too since P.V's loop lost its row-offset loads (G = 1 and 2
      * faster, G = 8 slower: D = 128, G = 8, BSND all heads 3.0 -> 4.4-4.7 ms, twentieth session; G = 4 cold BNSD
      * 0.83-0.96x of the time, BSND all heads 0.74-0.78x, 1.03-1.14x slower in L3, forty-fourth session), paged K/V
      * up to 2 query rows a KV head (Zen 4, cold, BNSD pools: 256-row blocks 1.14-1.4x faster with it, 16-row 5-7 %
@@ -116,7 +119,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32; and there too the keys 8 KiB
      * ahead with all heads and P.V's prefetch (G x S1 <= 2): G = 1 0.74-0.82 of 16 rows' time, 16-row pool 0.73,
      * S1 = 2 0.76-0.87, MHA 0.92-0.96 (forty-third session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 4, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
@@ -138,6 +141,7 @@ static ifa_tuning intel_row(void) {
     t.vendor = IFA_VENDOR_CPU_INTEL;
     t.multi_head_min_slice_bytes = 0;
     t.pv_prefetch_paged = 0;
+    t.pv_prefetch_rows = 4;    /* more measured on AMD's Zen 4 only */
     t.pv_prefetch_rows_16 = 2; /* 4 measured on AMD's Zen 3 only */
     t.buffer_offset = 640;
     t.multi_head_prefetch_bytes = 0; /* measured on Zen 4 only, as the next */
