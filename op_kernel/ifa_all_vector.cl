@@ -977,11 +977,11 @@ inline float8 ifa_hshuf8(float8 a, float8 b) {
 #define IFA_PREFETCH_LINE(a) prefetch((a), 64)
 #endif
 /* the 64-byte lines of one KV row slice: IFA_LR of them from element index i. Unrolled where one register tile
- * holds a work-group's query rows (RB <= RS_MAX, G <= 4: a key row's score step is short, and a loop's 3
- * instructions a line beside each prefetch showed: in L3 G = 1 and 4 0.90-0.96x of the time, cold level; fiftieth
- * session); a loop where they take several tiles (G >= 8): there the unrolled lines cost the cold D = 256 G = 16
- * rows 1.23-1.27x the loop's time (fp16, bf16; P.V's value loads stalled twice as often), G = 8 and D = 128 G = 16
- * 1.02-1.07x, level in L3 (fifty-second session) */
+ * holds a work-group's query rows (RB <= RS_MAX: G <= 4 at 16 lanes, G <= 2 at 8): a key row's score step is short
+ * there, and a loop's 3 instructions a line beside each prefetch showed (in L3 G = 1 and 4 0.90-0.96x of the time,
+ * cold level; fiftieth session). A loop where they take several tiles (G >= 8 at 16 lanes): there the unrolled
+ * lines cost the cold D = 256 G = 16 rows 1.23-1.27x the loop's time (fp16, bf16; P.V's value loads stalled twice
+ * as often), G = 8 and D = 128 G = 16 1.02-1.07x, level in L3 (fifty-second session; AVX2 unmeasured either way) */
 #define IFA_LR ((IFA_ROW_BYTES + 63) / 64)
 #define IFA_PREFETCH_ROW(p, i)                                                                                     \
     do {                                                                                                          \
