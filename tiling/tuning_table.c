@@ -101,7 +101,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * -> 1.5-1.8 ms and 2.1-2.2 -> 2.0, nineteenth session; Zen 4, cold, against 4 rows, fifty-second session:
      * fp16 D = 256 G = 8 0.75x of the time, G = 16 0.92x, D = 128 G = 8 0.96x, G = 32 0.97x, D = 64 G = 8 0.97x,
      * 4 query tokens at G = 4 0.97x, bf16 0.97x, MLA G = 16 and 64 0.86x and 0.98x, BSH all heads 0.77-0.89x,
-     * D = 128 G = 16 and int8/int4 level; in L3 level, BSH D = 128 G = 16 1.05x), at most 4 on AVX2 too since P.V's loop lost its row-offset loads (G = 1 and 2
+     * D = 128 G = 16 and int8/int4 level; in L3 level, BSH D = 128 G = 16 1.05-1.10x), at most 4 on AVX2 too since
+     * P.V's loop lost its row-offset loads (G = 1 and 2
      * faster, G = 8 slower: D = 128, G = 8, BSND all heads 3.0 -> 4.4-4.7 ms, twentieth session; G = 4 cold BNSD
      * 0.83-0.96x of the time, BSND all heads 0.74-0.78x, 1.03-1.14x slower in L3, forty-fourth session), paged K/V
      * up to 2 query rows a KV head (Zen 4, cold, BNSD pools: 256-row blocks 1.14-1.4x faster with it, 16-row 5-7 %
