@@ -979,9 +979,10 @@ inline float8 ifa_hshuf8(float8 a, float8 b) {
 /* the 64-byte lines of one KV row slice: IFA_LR of them from element index i. Unrolled where one register tile
  * holds a work-group's query rows (RB <= RS_MAX: G <= 4 at 16 lanes, G <= 2 at 8): a key row's score step is short
  * there, and a loop's 3 instructions a line beside each prefetch showed (in L3 G = 1 and 4 0.90-0.96x of the time,
- * cold level; fiftieth session). A loop where they take several tiles (G >= 8 at 16 lanes): there the unrolled
- * lines cost the cold D = 256 G = 16 rows 1.23-1.27x the loop's time (fp16, bf16; P.V's value loads stalled twice
- * as often), G = 8 and D = 128 G = 16 1.02-1.07x, level in L3 (fifty-second session; AVX2 unmeasured either way) */
+ * cold level; fiftieth session). A loop where they take several tiles (G >= 8 at 16 lanes): without P.V's
+ * next-chunk prefetch (PV_PREFETCH 0) the unrolled lines cost the cold D = 256 G = 16 rows 1.23-1.27x the loop's
+ * time (fp16, bf16; P.V's value loads stalled twice as often), G = 8 and D = 128 G = 16 1.02-1.07x; with it (the
+ * AVX-512 row's plans since) G = 8 1.04x, G = 16 level; level in L3 (fifty-second session; AVX2 unmeasured) */
 #define IFA_LR ((IFA_ROW_BYTES + 63) / 64)
 #define IFA_PREFETCH_ROW(p, i)                                                                                     \
     do {                                                                                                          \
