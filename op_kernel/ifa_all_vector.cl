@@ -984,13 +984,15 @@ inline float8 ifa_hshuf8(float8 a, float8 b) {
  * time (fp16, bf16; P.V's value loads stalled twice as often), G = 8 and D = 128 G = 16 1.02-1.07x; with it (the
  * AVX-512 row's plans since) G = 8 1.04x, G = 16 level; level in L3 (fifty-second session; AVX2 unmeasured) */
 #define IFA_LR ((IFA_ROW_BYTES + 63) / 64)
+#if RB <= RS_MAX
+#define IFA_LR_UNROLL _Pragma("unroll")
+#else
+#define IFA_LR_UNROLL
+#endif
 #define IFA_PREFETCH_ROW(p, i)                                                                                     \
     do {                                                                                                          \
         __global const char *a_ = IFA_BYTE_ADDR(p, i);                                                            \
-        if (RB <= RS_MAX)                                                                                         \
-            _Pragma("unroll") for (int l_ = 0; l_ < IFA_LR; ++l_) IFA_PREFETCH_LINE(a_ + l_ * 64);                \
-        else                                                                                                      \
-            for (int l_ = 0; l_ < IFA_LR; ++l_) IFA_PREFETCH_LINE(a_ + l_ * 64);                                  \
+        IFA_LR_UNROLL for (int l_ = 0; l_ < IFA_LR; ++l_) IFA_PREFETCH_LINE(a_ + l_ * 64);                        \
     } while (0)
 /* SPREAD_PF with all KV heads per work-group (MH > 1) and the four-key-row step: the first register tile of
  * each head asks for its share of the step's lines (the 4 key rows PREFETCH ahead and the 4 value rows, in
