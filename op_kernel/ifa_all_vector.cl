@@ -375,24 +375,43 @@ inline uint ifa_h2_mul(uint x, uint c) {
 #endif
 #endif
 #if IFA_KV1
+/* ifa_prmt(a, b, s): PTX's byte permute (prmt.b32, the default mode): byte i of the result is byte s_i of the
+ * eight bytes {b, a} (a's are 0-3, b's 4-7), s_i the low 3 bits of nibble i of s (bit 3, which replicates a
+ * byte's sign, is not used here). One instruction on NVIDIA for what masks, shifts and ors spread over several,
+ * which ptxas does not fuse into one (sm_90a, int8 at 16,32,8,128,8192: the fused kernel 3544 -> 3352 instructions);
+ * elsewhere the same bytes by shifts, so that the CPU's runs of these shapes check the selectors. */
+#if IFA_NV
+inline uint ifa_prmt(uint a, uint b, uint s) {
+    uint d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
+    return d;
+}
+#else
+inline uint ifa_prmt(uint a, uint b, uint s) {
+    const ulong x = ((ulong)b << 32) | a;
+    uint d = 0;
+    for (int i = 0; i < 4; ++i) d |= (uint)((x >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return d;
+}
+#endif
 /* IFA_B4H(a, b, w): 4 one-byte values (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b (fp16 holds
  * every int8 and float8 value) */
 #if KV_T == IFA_I8
-/* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte), and 1152 (0x6480) off
- * that is the int8 */
+/* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte: a byte permute puts 0x64
+ * above it), and 1152 (0x6480) off that is the int8 */
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w) ^ 0x80808080u;                                                                          \
-        (a) = ifa_h2_sub((u_ & 0xffu) | ((u_ & 0xff00u) << 8) | 0x64006400u, 0x64806480u);                         \
-        (b) = ifa_h2_sub(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u) | 0x64006400u, 0x64806480u);               \
+        (a) = ifa_h2_sub(ifa_prmt(u_, 0x64646464u, 0x4140u), 0x64806480u);                                          \
+        (b) = ifa_h2_sub(ifa_prmt(u_, 0x64646464u, 0x4342u), 0x64806480u);                                          \
     } while (0)
 #elif KV_T == IFA_E5M2
 /* e5m2 is the upper byte of the binary16 of the same value (infinities and NaNs included) */
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w);                                                                                        \
-        (a) = ((u_ & 0xffu) << 8) | ((u_ & 0xff00u) << 16);                                                         \
-        (b) = ((u_ >> 8) & 0xff00u) | (u_ & 0xff000000u);                                                          \
+        (a) = ifa_prmt(u_, 0u, 0x1404u);                                                                            \
+        (b) = ifa_prmt(u_, 0u, 0x3424u);                                                                            \
     } while (0)
 #elif IFA_NV && F8CVT
 /* e4m3fn by the card's own conversion (F8CVT: the plan's mma_cvt; sm_89 and later): the low byte of each 16-bit
@@ -421,8 +440,8 @@ inline uint ifa_e4m3_h2(uint x) {
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w);                                                                                        \
-        (a) = ifa_e4m3_h2((u_ & 0xffu) | ((u_ & 0xff00u) << 8));                                                    \
-        (b) = ifa_e4m3_h2(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u));                                         \
+        (a) = ifa_e4m3_h2(ifa_prmt(u_, 0u, 0x4140u));                                                               \
+        (b) = ifa_e4m3_h2(ifa_prmt(u_, 0u, 0x4342u));                                                               \
     } while (0)
 #endif
 #endif

@@ -478,8 +478,9 @@ def int8_depth(d, out):
 def narrow_mma(d, out):
     """Parts float8 and int4: each type's checks on the card (the feature cases' step in the log, the checked peer
     rows), its matrix shape (mma_X=1, =2) against the work-group shape (mma_X=0) per shape in alternating rounds,
-    and the verdict for the NVIDIA row's column: on where the checks passed and one step in flight is faster."""
-    out.append("## float8 and int4 K/V in the matrix shapes (parts float8, int4)")
+    and the verdict for the NVIDIA row's column: on where the checks passed and one step in flight is faster; then
+    parts narrow and bytes, each variant against the first per shape."""
+    out.append("## float8 and int4 K/V in the matrix shapes (parts float8, int4, narrow, bytes)")
     sections = log_sections(d) or {}
     found_any = False
     for column, types, test_step, checked in (
@@ -521,8 +522,10 @@ def narrow_mma(d, out):
                                    "keep it off: the checks on the card are incomplete" if fast else
                                    "keep it off"))
     # part narrow (mma 5 against mma 3, the query's words in local memory) and part float8's conversion instruction
+    # and part bytes (the one-byte conversions by byte permutes against the kernels before them)
     for t, name in [(t, "h100_narrow_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")] + [
-            ("float8_e4m3fn", "h100_float8_e4m3fn_cvt.csv")]:
+            ("float8_e4m3fn", "h100_float8_e4m3fn_cvt.csv")] + [
+            (t, "h100_bytes_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2")]:
         found = variants(d, name)
         if not found:
             continue
@@ -533,7 +536,7 @@ def narrow_mma(d, out):
             g = geomean([vs[i][2] for vs in found.values() if len(vs) > i])
             out.append("- %s: %s %.3fx the time of %s in geometric mean over %d shapes" % (t, n, g, names[0], len(found)))
     if not found_any:
-        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv or their steps in "
+        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv, h100_bytes_*.csv or their steps in "
                    "gpu-measure.log")
 
 
