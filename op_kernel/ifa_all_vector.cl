@@ -373,8 +373,6 @@ inline uint ifa_h2_mul(uint x, uint c) {
     return ifa_h2(f.x * g.x, f.y * g.y);
 }
 #endif
-#endif
-#if IFA_KV1
 /* ifa_prmt(a, b, s): PTX's byte permute (prmt.b32, the default mode): byte i of the result is byte s_i of the
  * eight bytes {b, a} (a's are 0-3, b's 4-7), s_i the low 3 bits of nibble i of s (bit 3, which replicates a
  * byte's sign, is not used here). One instruction on NVIDIA for what masks, shifts and ors spread over several,
@@ -394,6 +392,8 @@ inline uint ifa_prmt(uint a, uint b, uint s) {
     return d;
 }
 #endif
+#endif
+#if IFA_KV1
 /* IFA_B4H(a, b, w): 4 one-byte values (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b (fp16 holds
  * every int8 and float8 value) */
 #if KV_T == IFA_I8
@@ -447,16 +447,34 @@ inline uint ifa_e4m3_h2(uint x) {
 #endif
 #if KV_T == IFA_I4
 /* IFA_N8H(w0, w1, w2, w3, x): 8 int4 (x, low nibble first) as four fp16x2 words, exactly: elements 0, 1 into w0 ..
- * 6, 7 into w3. As int8's: each nibble biased by 8 is the low mantissa of an fp16 in [1024, 1040) (0x6400 | nibble),
- * and 1032 (0x6408) off that is the int4 */
-#define ifa_i4_1032(x) ifa_h2_sub((x), 0x64086408u)
+ * 6, 7 into w3. As int8's: each nibble biased by 8 (the exclusive or) is the low mantissa of an fp16 in [1024, 1040)
+ * (0x6400 | nibble), and 1032 off that is the int4. Byte i holds both elements of word i: a byte permute copies it
+ * into both halves, a mask keeps the low nibble in the low half and the high nibble, 16 times its value, in the high
+ * half (0x6400 | nibble << 4 = 1024 + 16 n), and one f16x2 multiply-add takes (x - 1032, x / 16 - 72) (exact: whole
+ * numbers in [-8, 8)): on NVIDIA a permute, a logic op and the multiply-add a word (ptxas, sm_90a, 16,32,8,128,8192:
+ * the fused kernel's 64 words 72 instructions fewer than by shifts and masks). */
+#if IFA_NV
+inline uint ifa_h2_fma(uint x, uint a, uint c) {
+    uint y;
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(y) : "r"(x), "r"(a), "r"(c));
+    return y;
+}
+#else
+inline uint ifa_h2_fma(uint x, uint a, uint c) {
+    const float2 f = ifa_f2(x), g = ifa_f2(a), h = ifa_f2(c);
+    return ifa_h2(fma(f.x, g.x, h.x), fma(f.y, g.y, h.y));
+}
+#endif
+/* word i of 8 nibbles u (biased): (1, 1/16) and (-1032, -72) as f16x2 */
+#define ifa_i4_word(u, i) ifa_h2_fma((ifa_prmt((u), 0u, 0x4040u + 0x101u * (i)) & 0x00f0000fu) | 0x64006400u,          \
+                                     0x2c003c00u, 0xd480e408u)
 #define IFA_N8H(w0, w1, w2, w3, x)                                                                                  \
     do {                                                                                                            \
         const uint u_ = (x) ^ 0x88888888u;                                                                          \
-        (w0) = ifa_i4_1032((u_ & 0xfu) | ((u_ & 0xf0u) << 12) | 0x64006400u);                                      \
-        (w1) = ifa_i4_1032(((u_ >> 8) & 0xfu) | ((u_ & 0xf000u) << 4) | 0x64006400u);                               \
-        (w2) = ifa_i4_1032(((u_ >> 16) & 0xfu) | ((u_ >> 4) & 0xf0000u) | 0x64006400u);                             \
-        (w3) = ifa_i4_1032(((u_ >> 24) & 0xfu) | ((u_ >> 12) & 0xf0000u) | 0x64006400u);                            \
+        (w0) = ifa_i4_word(u_, 0);                                                                                  \
+        (w1) = ifa_i4_word(u_, 1);                                                                                  \
+        (w2) = ifa_i4_word(u_, 2);                                                                                  \
+        (w3) = ifa_i4_word(u_, 3);                                                                                  \
     } while (0)
 #endif
 #if IFA_NV

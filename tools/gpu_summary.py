@@ -328,11 +328,13 @@ def mma_more(d):
     return result
 
 
-def variants(d, name):
-    """ifa-bench --variant rows in d/name: per shape, [(tuning, median us, vs_first, tail us or nan)] in the file's
-    order."""
+def variants(d, name, kv_type=None):
+    """ifa-bench --variant rows in d/name (those of kv_type only, if given): per shape, [(tuning, median us,
+    vs_first, tail us or nan)] in the file's order."""
     result = {}
     for r in read_rows(d, name) or []:
+        if kv_type is not None and r.get("kv_type") != kv_type:
+            continue
         if r.get("tuning") is not None and r.get("median_us"):
             result.setdefault(shape(r), []).append((r["tuning"], num(r, "median_us"), num(r, "vs_first"),
                                                     num(r, "tail_us")))
@@ -522,11 +524,12 @@ def narrow_mma(d, out):
                                    "keep it off: the checks on the card are incomplete" if fast else
                                    "keep it off"))
     # part narrow (mma 5 against mma 3, the query's words in local memory) and part float8's conversion instruction
-    # and part bytes (the one-byte conversions by byte permutes against the kernels before them)
+    # and part bytes (the one-byte conversions by byte permutes against the kernels before them: one file, each
+    # K/V type's rows)
     for t, name in [(t, "h100_narrow_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")] + [
             ("float8_e4m3fn", "h100_float8_e4m3fn_cvt.csv")] + [
-            (t, "h100_bytes_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2")]:
-        found = variants(d, name)
+            (t, "h100_bytes.csv") for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")]:
+        found = variants(d, name, t if name == "h100_bytes.csv" else None)
         if not found:
             continue
         found_any = True
@@ -536,7 +539,7 @@ def narrow_mma(d, out):
             g = geomean([vs[i][2] for vs in found.values() if len(vs) > i])
             out.append("- %s: %s %.3fx the time of %s in geometric mean over %d shapes" % (t, n, g, names[0], len(found)))
     if not found_any:
-        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv, h100_bytes_*.csv or their steps in "
+        out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv, h100_bytes.csv or their steps in "
                    "gpu-measure.log")
 
 
