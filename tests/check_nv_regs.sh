@@ -55,5 +55,13 @@ for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_
          sample shared_prefix sinks; do
   check "example $f" "$examples/${f}_case.json"
 done
+# --loop's line: the int8 plan's main loop, with its 32 products a step (two-part query: 8 more than fp16's 24)
+out="$("$nv_regs" --loop --label "int8 loop" --shape 16,32,8,128,8192 --layout BNSD --kv-dtype int8 2>&1)"
+printf '%s\n' "$out"
+count=$((count + 1))
+if ! printf '%s\n' "$out" | grep -Eq '^int8 loop: main loop: [0-9]+ PTX instructions a step without moves, 32 matrix products'; then
+  failed=$((failed + 1))
+  echo "FAIL: int8 loop (--loop's line)"
+fi
 echo "nvptx_registers: $count plans, $failed failed"
 [ "$failed" = 0 ]
