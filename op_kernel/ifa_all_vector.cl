@@ -283,6 +283,26 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * exactly) */
 #define IFA_MMA_BF (KV_T == IFA_BF16)
 #define IFA_MMA_QLO (ROPE || ANTIQUANT == 1 || Q_T != (IFA_MMA_BF ? IFA_BF16 : IFA_F16))
+/* ifa_prmt(a, b, s): PTX's byte permute (prmt.b32, the default mode): byte i of the result is byte s_i of the
+ * eight bytes {b, a} (a's are 0-3, b's 4-7), s_i the low 3 bits of nibble i of s (bit 3, which replicates a
+ * byte's sign, is not used here). One instruction on NVIDIA for what masks, shifts and ors spread over several,
+ * which ptxas does not fuse into one (sm_90a, int8 at 16,32,8,128,8192: the fused kernel 3544 -> 3352 instructions;
+ * the value operands' 16-bit halves, where it fused part of it: fp16 2664 -> 2632 at the same shape);
+ * elsewhere the same bytes by shifts, so that the CPU's runs of these shapes check the selectors. */
+#if IFA_NV
+inline uint ifa_prmt(uint a, uint b, uint s) {
+    uint d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
+    return d;
+}
+#else
+inline uint ifa_prmt(uint a, uint b, uint s) {
+    const ulong x = ((ulong)b << 32) | a;
+    uint d = 0;
+    for (int i = 0; i < 4; ++i) d |= (uint)((x >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return d;
+}
+#endif
 /* two floats as the operands' 16-bit type (round to nearest even), lo in the low half: an f16x2 or bf16x2 operand;
  * and back (ifa_mma_qf: rows r0 and r1's 4 columns as a query fragment, below) */
 #if IFA_MMA_BF
@@ -371,25 +391,6 @@ inline uint ifa_h2_sub(uint x, uint c) {
 inline uint ifa_h2_mul(uint x, uint c) {
     const float2 f = ifa_f2(x), g = ifa_f2(c);
     return ifa_h2(f.x * g.x, f.y * g.y);
-}
-#endif
-/* ifa_prmt(a, b, s): PTX's byte permute (prmt.b32, the default mode): byte i of the result is byte s_i of the
- * eight bytes {b, a} (a's are 0-3, b's 4-7), s_i the low 3 bits of nibble i of s (bit 3, which replicates a
- * byte's sign, is not used here). One instruction on NVIDIA for what masks, shifts and ors spread over several,
- * which ptxas does not fuse into one (sm_90a, int8 at 16,32,8,128,8192: the fused kernel 3544 -> 3352 instructions);
- * elsewhere the same bytes by shifts, so that the CPU's runs of these shapes check the selectors. */
-#if IFA_NV
-inline uint ifa_prmt(uint a, uint b, uint s) {
-    uint d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
-    return d;
-}
-#else
-inline uint ifa_prmt(uint a, uint b, uint s) {
-    const ulong x = ((ulong)b << 32) | a;
-    uint d = 0;
-    for (int i = 0; i < 4; ++i) d |= (uint)((x >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
-    return d;
 }
 #endif
 #endif
@@ -1863,8 +1864,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* O^T tile by tile: value tile i's operand pairs the words of value rows 2 mt4 and + 1 (+ 8 and + 9):
              * column IFA_VWCOL(i) as its row mg, the next as row mg + 8 */
             IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) {
-                const uint4 va = (uint4)((vw0[i] & 0xffffu) | (vw1[i] << 16), (vw0[i] >> 16) | (vw1[i] & 0xffff0000u),
-                                         (vw2[i] & 0xffffu) | (vw3[i] << 16), (vw2[i] >> 16) | (vw3[i] & 0xffff0000u));
+                const uint4 va = (uint4)(ifa_prmt(vw0[i], vw1[i], 0x5410u), ifa_prmt(vw0[i], vw1[i], 0x7632u),
+                                         ifa_prmt(vw2[i], vw3[i], 0x5410u), ifa_prmt(vw2[i], vw3[i], 0x7632u));
                 float4 oi = oacc[i];
 #if VAQ >= 3
                 float4 pr = (float4)0.0f;
