@@ -1369,8 +1369,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
  * 200) */
 #define IFA_MMA_VLATE (MMA == 4 || HEAD_DIM > 128)
 #define IFA_MMA_QSTEP (MMA == 4 || HEAD_DIM > 128)
-/* LANE_QL with MMA 3 to 6 where the query is otherwise held in registers: its operand words from local memory */
-#define IFA_MMA_QLOC (LANE_QL && !IFA_MMA_QSTEP)
+/* LANE_QL with MMA 3 to 6: the query's operand words from local memory, written once, where the query is otherwise
+ * held in registers as two parts (their registers left to more work-groups) or read and converted at each step
+ * (IFA_MMA_QSTEP: one load a step's column where 4 floats, their conversion and the second part's took 5 to 15
+ * instructions) */
+#define IFA_MMA_QLOC LANE_QL
 /* MMA 5 up to D = 128: MMA 3 with each step's key and value rows loaded during the step before (twice the row
  * registers; for grids of about one work-group a multiprocessor, where nothing else hides a step's load latency);
  * beyond D = 128 it is MMA 3 */
@@ -1381,10 +1384,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_MMA_PF2 && ((!IFA_KV1 && KV_T != IFA_I4) || HEAD_DIM > 128)
 #error "MMA 6 is MMA 5 for int8, float8 or int4 K/V up to D = 128"
 #endif
-/* the planner reserves mq_w's local memory only where this holds (tiling/planner.c's mma_q_two_parts mirrors the
- * two conditions): a change to either side fails the build instead of planning the wrong budget */
-#if LANE_QL && !(IFA_MMA_QLO && !IFA_MMA_QSTEP)
-#error "lane_q_local with MMA 3 to 6 needs the query's two parts held across steps (IFA_MMA_QLO without IFA_MMA_QSTEP)"
+/* the planner reserves mq_w's local memory only where this holds (tiling/planner.c's mma_q_local_fit mirrors the
+ * conditions): a change to either side fails the build instead of planning the wrong budget */
+#if LANE_QL && !IFA_MMA_QSTEP && !IFA_MMA_QLO
+#error "lane_q_local with MMA 3 to 6 needs the query's two parts held across steps (IFA_MMA_QLO) or read at each step (IFA_MMA_QSTEP)"
 #endif
     /* warp wp, lane (mg, mt4): key rows mg and mg + 8 of a step (a quarter: IFA_KWCOL), value rows 2 mt4, + 1,
      * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and

@@ -1312,8 +1312,8 @@ START_TEST(mma_transposed_rule) {
     bad = plan, bad.mma = 1, bad.lanes = 0;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     /* the query's operand words in local memory (mma_q_local, the plan's lane_q_local) where they are two parts
-     * held in registers: int8 with per-channel scales under mma 5, not fp16 (one part), mma 4 or D = 256 (read each
-     * step anyway); e4m3fn by the card's conversion instruction (mma_f8_cvt, the plan's mma_cvt) with the matrix
+     * held in registers (int8 with per-channel scales under mma 5 up to D = 128; not fp16 there: one part) and where
+     * the plan reads and converts the query at each step (mma 4, D = 256: any query); e4m3fn by the card's conversion instruction (mma_f8_cvt, the plan's mma_cvt) with the matrix
      * shapes and e4m3fn only. The plan check refuses either flag where the plan could not take it (q_ok, cvt_ok:
      * where it could, the row decides). */
     static const struct {
@@ -1322,8 +1322,10 @@ START_TEST(mma_transposed_rule) {
     } flags[] = {
         {"", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 5, 0, 0, 1, 0},
         {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 5, 1, 0, 1, 0},
-        {"mma=4,mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 4, 0, 0, 0, 0},
-        {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 256, 5, 0, 0, 0, 0},
+        {"mma=4,mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 128, 4, 1, 0, 1, 0},
+        {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_CHANNEL, 256, 5, 1, 0, 1, 0},
+        {"mma_q_local=1", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 256, 5, 1, 0, 1, 0},
+        {"", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 256, 5, 0, 0, 1, 0},
         {"mma_q_local=1", IFA_DTYPE_INT8, IFA_ANTIQUANT_PER_TENSOR, 128, 5, 0, 0, 0, 0}, /* scales the scores */
         {"mma_q_local=1", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
         {"", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 1},
@@ -1331,7 +1333,6 @@ START_TEST(mma_transposed_rule) {
         {"mma_f8_cvt=1,mma_float8=0", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 0, 0, 0, 0, 0},
         {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E5M2, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
     };
-    int64_t int8_bytes = 0;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
         p = problem(16, 32, 8, flags[i].d, 8192);
         p.kv_dtype = flags[i].kv, p.antiquant = p.v_antiquant = flags[i].antiquant;
@@ -1340,8 +1341,14 @@ START_TEST(mma_transposed_rule) {
         ck_assert_int_eq(plan.lane_q_local, flags[i].q_local);
         ck_assert_int_eq(plan.mma_cvt, flags[i].cvt);
         ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-        if (i == 0) int8_bytes = plan.local_mem_bytes;
-        if (flags[i].q_local) ck_assert_int_eq(plan.local_mem_bytes, int8_bytes + ifa__mma_q_local_bytes(128));
+        if (flags[i].q_local) { /* the words' room on top of the same plan's without them */
+            char without[64];
+            snprintf(without, sizeof without, "%s,mma_q_local=0", flags[i].tuning);
+            ifa_plan base;
+            plan_tuned(without, &p, &h100, &base);
+            ck_assert_int_eq(base.lane_q_local, 0);
+            ck_assert_int_eq(plan.local_mem_bytes, base.local_mem_bytes + ifa__mma_q_local_bytes(flags[i].d));
+        }
         bad = plan, bad.lane_q_local = 1;
         ck_assert_int_eq(ifa__plan_check(&bad), flags[i].q_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
         bad = plan, bad.mma_cvt = 1;

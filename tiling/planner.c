@@ -261,12 +261,19 @@ static int mma6_fit(const ifa_problem *p) {
 /* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
  * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel scale
  * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
- * multiplies the scores instead), and the plan does not read it at each step anyway (mma 4, D above 128). Where mma_q_local asks, those words go to
- * local memory (ifa__mma_q_local_bytes) and the plan's lane_q_local says so. */
+ * multiplies the scores instead), and the plan does not read it at each step anyway (mma 4, D above 128). */
 static int mma_q_two_parts(const ifa_problem *p, int32_t mma) {
     const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
     return mma >= 3 && mma != 4 && p->head_dim <= 128 &&
            (p->rope != 0 || p->antiquant == IFA_ANTIQUANT_PER_CHANNEL || p->q_dtype != operand);
+}
+
+/* Whether plan mma may take the query's operand words from local memory (the plan's lane_q_local, asked by mma_q_local):
+ * where it holds them in registers as two parts (mma_q_two_parts: local memory gives those registers to more
+ * work-groups), and where it reads and converts the query at each step (mma 4, D above 128: the words, converted once,
+ * replace each step's floats and their conversion, two parts or one). */
+static int mma_q_local_fit(const ifa_problem *p, int32_t mma) {
+    return mma_q_two_parts(p, mma) || (mma >= 3 && (mma == 4 || p->head_dim > 128));
 }
 
 int64_t ifa__mma_q_local_bytes(int64_t head_dim) {
@@ -325,7 +332,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
     if (mma == 5 && mma_kv_setting(p, t) >= 2 && mma6_fit(p)) mma = 6;
-    const int q_local = t->mma_q_local != 0 && mma_q_two_parts(p, mma);
+    const int q_local = t->mma_q_local != 0 && mma_q_local_fit(p, mma);
     if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
         base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
                 (q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0) <=
@@ -781,7 +788,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) ||
-        (plan->lane_q_local && !plan->lanes && !mma_q_two_parts(p, plan->mma)) ||
+        (plan->lane_q_local && !plan->lanes && !mma_q_local_fit(p, plan->mma)) ||
         plan->mma < 0 || plan->mma > 6 || (plan->mma == 6 && !mma6_fit(p)) ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||

@@ -26,7 +26,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * int4 K/V in the matrix shapes ran 3-8x faster than the work-group shape on an H100, 2026-11-27, but its
      * checks on the card did not finish in that call; NVIDIA's int4 plans keep the work-group shape until one
      * does), mma_q_local (0 in every row: written in the fortieth session, unmeasured; by nv-regs int8 with
-     * per-channel scales under mma 5 196 -> 142 registers, 2 -> 3 work-groups a multiprocessor), mma_f8_cvt (0 in
+     * per-channel scales under mma 5 196 -> 142 registers, 2 -> 3 work-groups a multiprocessor; since the fifty-third
+     * session also D = 256's and mma 4's words, converted once instead of at each step), mma_f8_cvt (0 in
      * every row: e4m3fn by cvt.rn.f16x2.e4m3x2, fortieth session, unmeasured; nv-regs 186 -> 146 registers; the
      * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's), multi_head_chunk_bytes_16
      * (0 but in the CPU row, below).

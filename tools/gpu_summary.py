@@ -524,11 +524,11 @@ def narrow_mma(d, out):
                                    "keep it off: the checks on the card are incomplete" if fast else
                                    "keep it off"))
     # part narrow (mma 5 against mma 3, the query's words in local memory) and part float8's conversion instruction
-    # and part bytes (the one-byte conversions by byte permutes against the kernels before them: one file, each
-    # K/V type's rows)
+    # and part bytes (the one-byte conversions by byte permutes against the kernels before them, and fp16 D = 256's
+    # query words under mma_q_local: one file, each K/V type's rows)
     for t, name in [(t, "h100_narrow_%s.csv" % t) for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")] + [
             ("float8_e4m3fn", "h100_float8_e4m3fn_cvt.csv")] + [
-            (t, "h100_bytes.csv") for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4")]:
+            (t, "h100_bytes.csv") for t in ("int8", "float8_e4m3fn", "float8_e5m2", "int4", "float16")]:
         found = variants(d, name, t if name == "h100_bytes.csv" else None)
         if not found:
             continue
