@@ -34,6 +34,9 @@ for s in 16,32,8,128,8192 8,64,8,128,16384; do
   IFA_TUNING=mma_int8=2 check "int8 mma_int8=2 $s" --shape "$s" --layout BNSD --kv-dtype int8
   IFA_TUNING=mma_q_local=1 check "int8 mma_q_local=1 $s" --shape "$s" --layout BNSD --kv-dtype int8
 done
+for t in int8 float16; do # D = 256's query words in local memory (mma_q_local since the fifty-third session)
+  IFA_TUNING=mma_q_local=1 check "$t mma_q_local=1 4,32,4,256,8192" --shape 4,32,4,256,8192 --layout BNSD --kv-dtype "$t"
+done
 check "bf16 16,32,8,128,8192" --shape 16,32,8,128,8192 --layout BNSD --dtype bfloat16
 for t in float8_e4m3fn float8_e5m2; do # the matrix shapes' float8 (the NVIDIA row's since the fortieth session)
   for s in 16,32,8,128,8192 4,32,4,256,8192; do
