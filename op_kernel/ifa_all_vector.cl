@@ -506,6 +506,15 @@ inline float ifa_mxor(float x, int o) {
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(as_uint(x)), "r"(o));
     return as_float(y);
 }
+/* whether c holds in any lane of the warp (vote.sync.any): a condition that every lane branches on alike */
+inline int ifa_warp_any(int c) {
+    uint r;
+    asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tvote.sync.any.pred q, p, 0xffffffff;\n\t"
+                 "selp.u32 %0, 1, 0, q;\n\t}"
+                 : "=r"(r)
+                 : "r"(c));
+    return (int)r;
+}
 #define IFA_MMA(c, a, b) (c) = ifa_mma((c), (a), (b))
 #define IFA_MMA_FENCE asm volatile("" ::: "memory")
 #define IFA_MOVT(y, x) (y) = ifa_movt(x)
@@ -516,6 +525,8 @@ inline float ifa_mxor(float x, int o) {
  * every work-item of the group calls them together (barriers) */
 /* the loops over a step's products stay loops here: unrolled, their barriers would multiply PoCL's compile time */
 #define IFA_MMA_UNROLL _Pragma("nounroll")
+/* each work-item on its own (the branch it guards holds no barrier) */
+#define ifa_warp_any(c) (c)
 #define IFA_MMA(c, a, b) (c) = ifa_mma_l((c), (a), (b), ms + wp * 384, lane)
 #define IFA_MMA_FENCE
 #define IFA_MOVT(y, x) (y) = ifa_movt_l((x), mw + wp * 64, lane)
@@ -1864,6 +1875,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MOVT(bh.y, pw.y);
             IFA_MOVT(bl.x, pl.x);
             IFA_MOVT(bl.y, pl.y);
+#if VAQ < 3
+            /* the accumulators' rescale only where a row's max moved, in some lane of the warp: exp(0) is exactly 1,
+             * so skipping it changes no bit, and once a decode's max settles the step's 2 x IFA_VT multiplies go */
+            if (ifa_warp_any(al0 != 1.0f || al1 != 1.0f))
+                IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) oacc[i].xz *= al0, oacc[i].yw *= al1;
+#endif
             /* O^T tile by tile: value tile i's operand pairs the words of value rows 2 mt4 and + 1 (+ 8 and + 9):
              * column IFA_VWCOL(i) as its row mg, the next as row mg + 8 */
             IFA_MMA_UNROLL for (int i = 0; i < IFA_VT; ++i) {
@@ -1877,8 +1894,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 oi.xz = fma(oi.xz, (float2)al0, pr.xz * pi0);
                 oi.yw = fma(oi.yw, (float2)al1, pr.yw * pi1);
 #else
-                oi.xz *= al0;
-                oi.yw *= al1;
                 IFA_MMA(oi, va, bh);
                 IFA_MMA(oi, va, bl);
 #endif
