@@ -2037,14 +2037,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             m0 = mn0, m1 = mn1;
             /* P as the 16-row operand over the step's 16 keys, in two fp16 parts: hi, and what hi missed */
             const uint4 ph = ifa_frag_hi(pa4, pb4), pl4 = ifa_frag_lo(pa4, pb4, ph);
+            /* the accumulators' rescale only where a row's max moved in some lane of the warp (as the transposed
+             * shape's: exactly 1 otherwise) */
+            if (ifa_warp_any(al0 != 1.0f || al1 != 1.0f))
+                IFA_MMA_UNROLL for (int j = 0; j < IFA_DT; ++j) oacc[j].xy *= al0, oacc[j].zw *= al1;
             /* P.V tile by tile: value tile j's operand is the transpose of the lanes' word j of their value rows */
             IFA_MMA_UNROLL for (int j = 0; j < IFA_DT; ++j) {
                 uint b0, b1;
                 IFA_MOVT(b0, vaw[j]);
                 IFA_MOVT(b1, vbw[j]);
                 float4 oj = oacc[j];
-                oj.xy *= al0;
-                oj.zw *= al1;
                 IFA_MMA(oj, ph, (uint2)(b0, b1));
                 IFA_MMA(oj, pl4, (uint2)(b0, b1));
                 oacc[j] = oj;

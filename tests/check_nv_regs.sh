@@ -66,5 +66,17 @@ if ! printf '%s\n' "$out" | grep -Eq '^int8 loop: main loop: [0-9]+ PTX instruct
   failed=$((failed + 1))
   echo "FAIL: int8 loop (--loop's line)"
 fi
+# tools/sass_hist.py on the fp16 plan's cubin: its 24 products a step are the kernel's 24 HMMA (the opcode table's
+# anchor), and its value operands' 32 permutes a step are there
+keep="$(mktemp -d)"
+NV_REGS_KEEP="$keep" "$nv_regs" --label "fp16 sass" --shape 16,32,8,128,8192 --layout BNSD > /dev/null 2>&1
+out="$(python3 "$(dirname "$0")/../tools/sass_hist.py" "$keep/k.cubin" 2>&1)"
+rm -rf "$keep"
+count=$((count + 1))
+if ! printf '%s\n' "$out" | grep -Eq '^ +24  HMMA$' || ! printf '%s\n' "$out" | grep -Eq '^ +3[2-9]  PRMT.imm$'; then
+  failed=$((failed + 1))
+  printf '%s\n' "$out" | head -20
+  echo "FAIL: sass_hist on the fp16 plan (24 HMMA, 32 or more PRMT)"
+fi
 echo "nvptx_registers: $count plans, $failed failed"
 [ "$failed" = 0 ]
