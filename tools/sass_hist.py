@@ -8,7 +8,11 @@ each name was matched against a count the source predicts, e.g. 24 HMMA for the 
 PRMT after 32 permutes went in; a '?' marks a likelier guess). With two cubins it prints the opcodes whose counts
 differ: what a source change did to the code ptxas made.
 
-  tools/sass_hist.py [--kernel ifa_all_vector] A.cubin [B.cubin]
+  tools/sass_hist.py [--kernel ifa_all_vector] [--core] A.cubin [B.cubin]
+
+--core: only the instructions from the first HMMA to the last, the matrix shapes' step (ptxas does not unroll their
+step loop, and the step's products are its first and last work): what a step costs, without the prologue's and the
+merge's code.
 """
 import argparse
 import collections
@@ -60,18 +64,27 @@ def label(key):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernel", default="ifa_all_vector")
+    ap.add_argument("--core", action="store_true", help="the first HMMA to the last only")
     ap.add_argument("cubin", nargs="+")
     a = ap.parse_args(argv)
     if len(a.cubin) > 2:
         ap.error("one cubin, or two to compare")
     runs = [instructions(p, a.kernel) for p in a.cubin]
+    if a.core:
+        cores = []
+        for path, ins in zip(a.cubin, runs):
+            mma = [i for i, (lo, _) in enumerate(ins) if lo & 0xFFF == 0x23C]
+            if not mma:
+                raise SystemExit("sass_hist: no HMMA in %s" % path)
+            cores.append(ins[mma[0]:mma[-1] + 1])
+        runs = cores
     hists = [histogram(r) for r in runs]
     if len(runs) == 1:
-        print("%s: %d instructions" % (a.cubin[0], len(runs[0])))
+        print("%s: %d instructions%s" % (a.cubin[0], len(runs[0]), " (first HMMA to last)" if a.core else ""))
         for key, n in sorted(hists[0].items(), key=lambda kv: (-kv[1], label(kv[0]))):
             print("%6d  %s" % (n, label(key)))
         return 0
-    print("%d -> %d instructions" % (len(runs[0]), len(runs[1])))
+    print("%d -> %d instructions%s" % (len(runs[0]), len(runs[1]), " (first HMMA to last)" if a.core else ""))
     keys = sorted(set(hists[0]) | set(hists[1]), key=lambda k: (-(hists[0][k] + hists[1][k]), label(k)))
     for key in keys:
         if hists[0][key] != hists[1][key]:
