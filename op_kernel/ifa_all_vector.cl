@@ -290,11 +290,14 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * the value operands' 16-bit halves, where it fused part of it: fp16 2664 -> 2632 at the same shape);
  * elsewhere the same bytes by shifts, so that the CPU's runs of these shapes check the selectors. */
 #if IFA_NV
-inline uint ifa_prmt(uint a, uint b, uint s) {
-    uint d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
-    return d;
-}
+/* a function f(a, b, c) of one three-operand PTX instruction on 32-bit registers */
+#define IFA_PTX3(f, op)                                                                                             \
+    inline uint f(uint a, uint b, uint c) {                                                                         \
+        uint d;                                                                                                     \
+        asm(op " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));                                             \
+        return d;                                                                                                   \
+    }
+IFA_PTX3(ifa_prmt, "prmt.b32")
 #else
 inline uint ifa_prmt(uint a, uint b, uint s) {
     const ulong x = ((ulong)b << 32) | a;
@@ -457,11 +460,7 @@ inline uint ifa_e4m3_h2(uint x) {
  * numbers in [-8, 8)): on NVIDIA a permute, a logic op and the multiply-add a word (ptxas, sm_90a, 16,32,8,128,8192:
  * the fused kernel's 64 words 72 instructions fewer than by shifts and masks). */
 #if IFA_NV
-inline uint ifa_h2_fma(uint x, uint a, uint c) {
-    uint y;
-    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(y) : "r"(x), "r"(a), "r"(c));
-    return y;
-}
+IFA_PTX3(ifa_h2_fma, "fma.rn.f16x2")
 #else
 inline uint ifa_h2_fma(uint x, uint a, uint c) {
     const float2 f = ifa_f2(x), g = ifa_f2(a), h = ifa_f2(c);
