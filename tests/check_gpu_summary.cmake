@@ -44,7 +44,7 @@ foreach(needle
     "- mma_int4=2 against 1: 1.100x the time"
     "- mma_int4 -> set mma_int4 1 in the NVIDIA row"
     "- int8: mma=3 0.800x the time of mma=5 in geometric mean over 1 shapes"
-    "- int8: kernels=op_kernel 0.850x the time of kernels=build/kernels_15bbc41 in geometric mean over 1 shapes"
+    "- int8: kernels=op_kernel 0.850x the time of kernels=build/kernels_15bbc41 in geometric mean over 1 shapes -> keep the changes"
     "- int4, 16,32,8,128,8192 \\(h100_bytes.csv, alternating rounds\\): kernels=build/kernels_15bbc41 100.0 us \\(1.00x the first.s time, tail 0.0 us\\), kernels=op_kernel 95.0 us"
     "BNSD, 16-row blocks: faster than the peer on 2 of 3 rows, geomean 1.05x; against contiguous BNSD geomean 1.23x the time, at worst 1.30x \\(64,32,8,128,4096\\)")
   if(NOT out MATCHES "${needle}")

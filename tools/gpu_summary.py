@@ -537,7 +537,14 @@ def narrow_mma(d, out):
         names = [v[0] for v in next(iter(found.values()))]
         for i, n in enumerate(names[1:], 1):
             g = geomean([vs[i][2] for vs in found.values() if len(vs) > i])
-            out.append("- %s: %s %.3fx the time of %s in geometric mean over %d shapes" % (t, n, g, names[0], len(found)))
+            verdict = ""
+            if name == "h100_bytes.csv" and n.startswith("kernels=") and math.isfinite(g):
+                # the session's kernel changes (the tree) against the kernels before them: within 2 % is level
+                verdict = (" -> keep the changes" if g < 0.98 else " -> level: keep them (fewer instructions)"
+                           if g <= 1.02 else " -> slower: revert the kernel commits after them for this type, one by "
+                           "one (tools/sass_hist.py --core guiding)")
+            out.append("- %s: %s %.3fx the time of %s in geometric mean over %d shapes%s" % (
+                t, n, g, names[0], len(found), verdict))
     if not found_any:
         out.append("not measured: no h100_float8_*_mma.csv, h100_int4_mma.csv, h100_narrow_*.csv, h100_bytes.csv or their steps in "
                    "gpu-measure.log")
