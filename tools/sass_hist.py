@@ -93,4 +93,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # the output cut short by a pager or head: not an error
+        sys.stderr.close()
+        sys.exit(0)
