@@ -158,13 +158,14 @@
 inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 #endif
 /* LANES (the lane shape, a GPU shape beside the work-group shape's phases; LANES = key rows per lane group and step):
- * each key row is read by D / 8 consecutive work-items, a lane group, 16 bytes each (8 elements: a warp's load
- * covers whole rows), which hold 8 columns of every query row in registers, reduce each row's dot product among
+ * each key row is read by D / 8 consecutive work-items, a lane group, 8 elements each (16 bytes of fp16: a warp's
+ * load covers whole rows), which hold 8 columns of every query row in registers, reduce each row's dot product among
  * themselves (warp shuffles on NVIDIA, IFA_NV; local memory elsewhere) and run their own online softmax over
  * their rows, P.V on the same 8 columns of the same rows in registers: no chunk, no barrier per chunk on NVIDIA.
- * The WG / (D / 8) groups take LANES rows each of a step's (WG / (D / 8)) x LANES consecutive rows, and merge
- * their maxima, sums and accumulators through local memory once, at the end. 16-bit or int8 K/V whose rows
- * start at multiples of 16 bytes (the host checks), D / 8 a power of two up to 32 lanes, D_v <= D. LANE_PF 1:
+ * The WG / IFA_LN groups take LANES rows each of a step's (WG / IFA_LN) x LANES consecutive rows, and merge
+ * their maxima, sums and accumulators through local memory once, at the end. Any K/V type whose rows start at
+ * multiples of 16 bytes (the host checks; a lane loads 16 bytes of 16-bit K/V, 8 of one-byte, 4 of int4, 32 of
+ * fp32), D a multiple of 8 up to 256 (IFA_LN lanes, D / 8 up to a power of two), D_v <= D. LANE_PF 1:
  * each step loads the next step's rows before its own arithmetic (their latency behind the math). */
 #ifndef IFA_NV
 #define IFA_NV 0
@@ -190,11 +191,15 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define LANE_QL 0
 #endif
 #if LANES
-#define IFA_LN (HEAD_DIM / 8)  /* lanes per key row */
-#define IFA_NG (WG / IFA_LN)   /* lane groups */
-#if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || \
-    (IFA_LN & (IFA_LN - 1)) != 0 || IFA_LN > 32 || WG % IFA_LN != 0 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && KV_T != IFA_I8)
-#error "the lane shape needs VW = 1, one KV head per group, 16-bit or int8 K/V, D / 8 a power of two <= 32 dividing WG, D_v <= D"
+/* lanes per key row: D / 8 up to the next power of two (the shuffles' butterfly and a warp's aligned runs need
+ * one); where D / 8 is not one (D = 80, 96, 112: Phi-2's and Phi-3's heads), the lanes past D / 8 (IFA_LPAD)
+ * load no key and add zero partial dot products, as many loads as at D / 8 lanes */
+#define IFA_LN (HEAD_DIM <= 8 ? 1 : HEAD_DIM <= 16 ? 2 : HEAD_DIM <= 32 ? 4 : HEAD_DIM <= 64 ? 8 : HEAD_DIM <= 128 ? 16 : 32)
+#define IFA_LPAD (IFA_LN * 8 != HEAD_DIM)
+#define IFA_NG (WG / IFA_LN) /* lane groups */
+#if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || HEAD_DIM > 256 || \
+    WG % IFA_LN != 0
+#error "the lane shape needs VW = 1, one KV head per group, D a multiple of 8 up to 256 (lanes a power of two dividing WG), D_v <= D"
 #endif
 #endif
 /* LANE_SC (with LANES): a step's IFA_ST = R x LANES dot products, sum s = r x LANES + u for query row r and key row
@@ -577,8 +582,8 @@ inline float ifa_qxor_l(float x, int o, __local float *m, int lane) {
 #endif
 #endif
 #if KTILE || LANES || MMA
-/* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8, 16 of 16-bit floats), loaded at element i of
- * p in one load, and as floats */
+/* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8 or float8, 16 of 16-bit floats; the lane shape's
+ * 4 of int4 and 32 of fp32 too), loaded at element i of p in one load, and as floats */
 #if IFA_KV1
 typedef uint2 ifa_raw8;
 #if KV_T == IFA_E4M3
@@ -589,6 +594,23 @@ inline float8 ifa_cvt8(uint2 u) { return ifa_e5m2_to_f32_8(as_uchar8(u)); }
 inline float8 ifa_cvt8(uint2 u) { return convert_float8(as_char8(u)); }
 #endif
 #define IFA_RAW8(p, i) (*(__global const uint2 *)((p) + (i)))
+#elif KV_T == IFA_I4
+/* two elements a byte, the even one in the low nibble (i even: the lanes' columns are multiples of 8) */
+typedef uchar4 ifa_raw8;
+inline float8 ifa_cvt8(uchar4 u) {
+#if defined(__ENDIAN_LITTLE__)
+    /* value e is bits 4e..4e+3 of the word: to the top of lane e by a shift, sign-extended by the shift back */
+    return convert_float8(as_int8((uint8)as_uint(u) << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28);
+#else
+    const char4 lo = as_char4(u << (uchar)4) >> (char)4, hi = as_char4(u) >> (char)4;
+    return convert_float8(shuffle2(lo, hi, (uchar8)(0, 4, 1, 5, 2, 6, 3, 7)));
+#endif
+}
+#define IFA_RAW8(p, i) (*(__global const uchar4 *)((p) + ((i) >> 1)))
+#elif KV_T == IFA_F32
+typedef float8 ifa_raw8;
+inline float8 ifa_cvt8(float8 u) { return u; }
+#define IFA_RAW8(p, i) (*(__global const float8 *)((p) + (i)))
 #else
 typedef uint4 ifa_raw8;
 inline float8 ifa_cvt8(uint4 u) {
@@ -2071,22 +2093,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #elif LANES
     {
-        /* lane ln of group grp: columns x .. x + 7 of the key rows (and value rows, x < D_v) the group takes */
-        const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;
+        /* lane ln of group grp: columns x .. x + 7 of the key rows (x < D; past D, IFA_LPAD, none) and value rows
+         * (x < D_v) the group takes; xq: its query columns, the last 8 past D (finite, times zero keys) */
+        const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8, xq = IFA_LPAD ? min(x, HEAD_DIM - 8) : x;
         float8 o[R];
         float m[R], l[R];
 #if LANE_QL
         /* LANE_QL: the query's 8 columns of row r from local memory at each use (qs + qz, qz a zero set each step:
          * on NVIDIA an asm result the compiler cannot see through, so the loads are not hoisted out of the step
          * loop into the registers they are meant to save) */
-#define IFA_QV(r) vload8(0, qs + (r) * HEAD_DIM + x + qz)
+#define IFA_QV(r) vload8(0, qs + (r) * HEAD_DIM + xq + qz)
 #else
         float8 qv[R];
 #define IFA_QV(r) qv[r]
 #endif
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
 #if !LANE_QL
-            qv[r] = vload8(0, qs + r * HEAD_DIM + x);
+            qv[r] = vload8(0, qs + r * HEAD_DIM + xq);
 #endif
             o[r] = (float8)0.0f;
             m[r] = m_s[r];
@@ -2126,7 +2149,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         rk[u] = 0, rv[u] = 0;                                                                                     \
         if (p < len) {                                                                                            \
             const ulong ro = IFA_ROW_OFF(p);                                                                      \
-            rk[u] = IFA_RAW8(k, k_off + ro + (ulong)x);                                                           \
+            if (!IFA_LPAD || x < HEAD_DIM) rk[u] = IFA_RAW8(k, k_off + ro + (ulong)x);                            \
             IFA_LANE_VLOAD(u, ro);                                                                                \
         }                                                                                                         \
         IFA_LANE_KS(u, p);                                                                                        \

@@ -207,9 +207,9 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     ifa__op_args a;
     ifa__op_args_fill(plan, args, workspace, workspace_offset, &a);
     /* the key tile's, the lane and matrix shapes' 16-byte loads need every K/V row to start a multiple of 16 bytes
-     * (8 elements, 16 of int8 and float8, 32 of int4) after an aligned base (the lane shape's int8 rows load 8
-     * bytes per lane: the same rule keeps one) */
-    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT4 ? 32
+     * (8 elements, 16 of int8 and float8, 32 of int4) after an aligned base (the lane shape's one-byte rows load 8
+     * bytes per lane and its fp32 rows 32, 8 elements: the same rule keeps one; its int4 rows 4 bytes, 8 elements) */
+    const cl_ulong kt = p->kv_dtype == IFA_DTYPE_INT4 ? (plan->lanes ? 8 : 32)
                         : p->kv_dtype == IFA_DTYPE_INT8 || p->kv_dtype == IFA_DTYPE_FLOAT8_E4M3 ||
                                 p->kv_dtype == IFA_DTYPE_FLOAT8_E5M2
                             ? 16

@@ -738,8 +738,8 @@ START_TEST(key_tile_rule) {
 }
 END_TEST
 
-/* The lane shape: where the row asks for it, with 16-bit or int8 K/V, D / 8 a power of two up to 32 lanes that
- * divides the work-group and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
+/* The lane shape: where the row asks for it, with any K/V type, D a multiple of 8 up to 256 (D / 8 up to a power
+ * of two lanes, dividing the work-group) and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
  * more rows per KV head go in even groups of up to 8 rows where the row asks (lane_head_groups);
  * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 2 rows a
@@ -793,10 +793,34 @@ START_TEST(lanes_rule) {
     p.kv_dtype = IFA_DTYPE_INT8, p.antiquant = IFA_ANTIQUANT_PER_TOKEN;
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
-    p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3; /* 1-byte floats: not in the lane shape */
+    /* every K/V type: float8, int4 and fp32 too (the kernel's ifa_raw8 for each) */
+    static const ifa_dtype other_kv[] = {IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT8_E5M2, IFA_DTYPE_INT4, IFA_DTYPE_FLOAT32};
+    for (size_t i = 0; i < sizeof other_kv / sizeof other_kv[0]; ++i) {
+        p.kv_dtype = other_kv[i];
+        p.antiquant = other_kv[i] == IFA_DTYPE_INT4 ? IFA_ANTIQUANT_PER_CHANNEL : IFA_ANTIQUANT_NONE;
+        plan_tuned(lanes4, &p, &h100, &plan);
+        ck_assert_int_eq(plan.lanes, 4);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    }
+    /* D / 8 up to a power of two: 10, 12 and 14 lanes' work on 16, 6 on 8, 25 on 32 (Phi-2's D = 80, Phi-3's 96) */
+    ck_assert_int_eq(ifa__lanes_per_row(8), 1);
+    ck_assert_int_eq(ifa__lanes_per_row(48), 8);
+    ck_assert_int_eq(ifa__lanes_per_row(64), 8);
+    ck_assert_int_eq(ifa__lanes_per_row(80), 16);
+    ck_assert_int_eq(ifa__lanes_per_row(128), 16);
+    ck_assert_int_eq(ifa__lanes_per_row(200), 32);
+    ck_assert_int_eq(ifa__lanes_local_bytes(4, 80, 128, 4, 1), 8 * 8 * 4); /* 8 groups of 16 lanes, as at D = 128 */
+    static const int64_t odd_d[] = {80, 96, 112, 200};
+    for (size_t i = 0; i < sizeof odd_d / sizeof odd_d[0]; ++i) {
+        p = problem(1, 32, 8, odd_d[i], 8192);
+        plan_tuned(lanes4, &p, &h100, &plan);
+        ck_assert_int_eq(plan.lanes, 4);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    }
+    p = problem(1, 32, 8, 84, 8192); /* not a multiple of 8: a lane's 8 columns */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
-    p = problem(1, 32, 8, 96, 8192); /* 12 lanes a row: not a power of two */
+    p = problem(1, 32, 8, 264, 8192); /* 33 lanes' work: past a warp */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
     p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
@@ -845,9 +869,9 @@ START_TEST(lanes_rule) {
 END_TEST
 
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
- * rows and lanes powers of two, rows <= D / 8, at least 2 sums and 2 lanes a key row; on in the NVIDIA row (the
- * H100's measurement, docs/tiling.md) at 2 rows a step; the plan check refuses it off its range, without the lane
- * shape or past its rule. */
+ * rows and lanes powers of two, rows <= the lanes a key row, at least 2 sums and 2 lanes a key row; on in the
+ * NVIDIA row (the H100's measurement, docs/tiling.md) at 2 rows a step; the plan check refuses it off its range,
+ * without the lane shape or past its rule. */
 START_TEST(lane_scores_rule) {
     test_tuning_push("mma=0"); /* the lane shape where the NVIDIA row takes the matrix shape */
     ifa_problem p = problem(1, 32, 8, 128, 8192);
@@ -1330,7 +1354,8 @@ START_TEST(mma_transposed_rule) {
         {"mma_q_local=1", IFA_DTYPE_FLOAT16, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
         {"", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 1},
         {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 5, 0, 1, 0, 1},
-        {"mma_f8_cvt=1,mma_float8=0", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 0, 0, 0, 0, 0},
+        /* the lane shape instead, where the query's columns from local memory are legal (lane_q_local) */
+        {"mma_f8_cvt=1,mma_float8=0", IFA_DTYPE_FLOAT8_E4M3, IFA_ANTIQUANT_NONE, 128, 0, 0, 0, 1, 0},
         {"mma_f8_cvt=1", IFA_DTYPE_FLOAT8_E5M2, IFA_ANTIQUANT_NONE, 128, 5, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {

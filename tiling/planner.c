@@ -192,25 +192,32 @@ static int key_tile_fits(const ifa_problem *p, int64_t rows, int64_t wg, int64_t
     return IFA__KEY_TILE_KV(p->kv_dtype) && rows <= 16 && xl > 0 && xl <= wg && 4 * (wg / xl) * rows * dv <= tile_bytes;
 }
 
-/* The lane shape's rule (ifa_all_vector.cl's LANES): 16-bit or int8 K/V, D / 8 lanes per key row a power of two
- * up to 32 that divides the group, D_v <= D a multiple of 8, at most 8 query rows (each lane keeps 8 columns of
- * every row's query and accumulator in registers: 16 rows would spill), 1 to 8 rows per lane group and step. */
+int64_t ifa__lanes_per_row(int64_t head_dim) {
+    int64_t ln = 1;
+    while (ln * 8 < head_dim) ln *= 2;
+    return ln;
+}
+
+/* The lane shape's rule (ifa_all_vector.cl's LANES): any K/V type, D a multiple of 8 up to 256 (D / 8 lanes per
+ * key row up to the next power of two, ifa__lanes_per_row: at most 32, dividing the group), D_v <= D a multiple
+ * of 8, at most 8 query rows (each lane keeps 8 columns of every row's query and accumulator in registers: 16 rows
+ * would spill), 1 to 8 rows per lane group and step. */
 static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes) {
-    const int64_t ln = p->head_dim / 8, dv = ifa__value_dim(p);
-    return IFA__KEY_TILE_KV(p->kv_dtype) && p->head_dim % 8 == 0 && ln >= 1 && ln <= 32 && (ln & (ln - 1)) == 0 &&
-           wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim && rows <= 8 && lanes >= 1 && lanes <= 8;
+    const int64_t ln = ifa__lanes_per_row(p->head_dim), dv = ifa__value_dim(p);
+    return p->head_dim % 8 == 0 && p->head_dim >= 8 && p->head_dim <= 256 && wg % ln == 0 && dv % 8 == 0 &&
+           dv <= p->head_dim && rows <= 8 && lanes >= 1 && lanes <= 8;
 }
 
 /* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
- * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= D / 8 lanes, at least 2
- * sums and at least 2 lanes a key row (D >= 16). The exchange through local memory gives a lane as many floats as
+ * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= the lanes a key row, at
+ * least 2 sums and at least 2 lanes a key row (D >= 16). The exchange through local memory gives a lane as many floats as
  * the step has sums, and it writes its share and its rescale there: a share of at most half the sums fits, but
  * one lane a row (D = 8) holds every sum, and its rescale went into the next lane's floats (the last lane's past
  * the array): wrong results on PoCL (ifa-soak seed 4748, forty-seventh session); with one lane there is nothing
  * to exchange anyway. */
 static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
-    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= p->head_dim / 8 && rows * lanes >= 2 &&
-           p->head_dim / 8 >= 2;
+    const int64_t ln = ifa__lanes_per_row(p->head_dim);
+    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= ln && rows * lanes >= 2 && ln >= 2;
 }
 
 /* The D a lane's quarter of a key row in whole 16-byte loads needs a multiple of: 32 for 16-bit K/V, 64 for one
@@ -304,7 +311,7 @@ int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_i
 
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles) {
     /* each lane group's maxima and sums, and without shuffles every lane's partial dot products of a step */
-    return 8 * (work_group_size / (head_dim / 8)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
+    return 8 * (work_group_size / ifa__lanes_per_row(head_dim)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
 }
 
 /* The lane shape's local memory for rows query rows in a group of wg work-items on dev (NVIDIA's shuffles need

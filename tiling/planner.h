@@ -73,6 +73,10 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
  * registers and are summed through the same memory at the end). */
 int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows);
 
+/* The lane shape's work-items per key row at head_dim (> 0): head_dim / 8 up to the next power of two (the kernel's
+ * IFA_LN; the lanes past head_dim / 8 load nothing). */
+int64_t ifa__lanes_per_row(int64_t head_dim);
+
 /* The local memory the lane shape adds to a work-group of work_group_size work-items with rows query rows at
  * head_dim and lanes rows per lane group and step: each group's maxima and sums, and without shuffles (shuffles
  * 0: every device but NVIDIA's) the partial dot products of a step. */

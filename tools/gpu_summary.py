@@ -550,6 +550,31 @@ def narrow_mma(d, out):
                    "gpu-measure.log")
 
 
+def lanekv(d, out):
+    """Part lanekv: the lane shape's K/V types and head dims of the fifty-fourth session (the planner's plan, first)
+    against the work-group shape they ran before (lanes=0), per K/V type and shape, checked on the card; the verdict
+    keeps the lane shape for them unless a row failed its check or ran slower."""
+    out.append("## The lane shape's K/V types and head dims (part lanekv)")
+    rows = read_rows(d, "h100_lanekv.csv")
+    if not rows:
+        out.append("not measured: no h100_lanekv.csv")
+        return
+    failed = sorted({"%s %s" % (r.get("kv_type"), shape(r)) for r in rows if r.get("check") not in ("pass", "skipped")})
+    slower = []
+    for t in sorted({r.get("kv_type") for r in rows}):
+        found = variants(d, "h100_lanekv.csv", t)
+        variant_lines(out, t, "h100_lanekv.csv", found)
+        for sh, vs in found.items():
+            if len(vs) > 1 and math.isfinite(vs[1][2]) and vs[1][2] < 1.0:
+                slower.append("%s %s" % (t, sh))
+    out.append("- checks: %s" % ("every row passed" if not failed else "FAILED: " + ", ".join(failed)))
+    out.append("- verdict: %s" % (
+        "keep the lane shape for them" if not failed and not slower else
+        "look again: %s" % ", ".join(
+            (["failed " + ", ".join(failed)] if failed else []) +
+            (["the work-group shape faster at " + ", ".join(slower)] if slower else []))))
+
+
 def bisect(d, out):
     """Part bisect: each staged kernel folder's median per shape and combine form (rounds alternating), and each
     against the first folder's."""
@@ -667,8 +692,8 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, mla, ragged,
-                 paged):
+    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
+                 mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))

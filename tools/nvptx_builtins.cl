@@ -225,3 +225,7 @@ IFA_I(uint)
 IFA_I(long)
 IFA_I(ulong)
 uint __attribute__((overloadable, always_inline)) abs(int x) { return x < 0 ? -x : x; }
+/* select(a, b, c): each element b where c's top bit is set, else a (the vector form's rule) */
+float8 __attribute__((overloadable, always_inline)) select(float8 a, float8 b, int8 c) {
+    return as_float8((as_int8(a) & ~(c >> 31)) | (as_int8(b) & (c >> 31)));
+}
