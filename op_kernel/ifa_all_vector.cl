@@ -165,7 +165,8 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
  * The WG / IFA_LN groups take LANES rows each of a step's (WG / IFA_LN) x LANES consecutive rows, and merge
  * their maxima, sums and accumulators through local memory once, at the end. Any K/V type whose rows start at
  * multiples of 16 bytes (the host checks; a lane loads 16 bytes of 16-bit K/V, 8 of one-byte, 4 of int4, 32 of
- * fp32), D a multiple of 8 up to 256 (IFA_LN lanes, D / 8 up to a power of two), D_v <= D. LANE_PF 1:
+ * fp32), D a multiple of 8 (IFA_LN lanes, D / 8 up to a power of two, more than one chunk a lane past 256),
+ * D_v <= D. LANE_PF 1:
  * each step loads the next step's rows before its own arithmetic (their latency behind the math). */
 #ifndef IFA_NV
 #define IFA_NV 0
@@ -192,14 +193,18 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #endif
 #if LANES
 /* lanes per key row: D / 8 up to the next power of two (the shuffles' butterfly and a warp's aligned runs need
- * one); where D / 8 is not one (D = 80, 96, 112: Phi-2's and Phi-3's heads), the lanes past D / 8 (IFA_LPAD)
- * load no key and add zero partial dot products, as many loads as at D / 8 lanes */
+ * one), at most a warp's 32; past 256 columns (D = 512, MLA's 576) a lane takes IFA_LCK chunks of 8 key columns
+ * (IFA_LCV of value columns), IFA_LW columns apart, so that each load of the group still covers whole runs of a row.
+ * Where D is not IFA_LCK x IFA_LW (D = 80, 96, 112: Phi-2's and Phi-3's heads; 576), the chunks past D (IFA_LPAD)
+ * load no key and add zero partial dot products: as many loads as D / 8 chunks. */
 #define IFA_LN (HEAD_DIM <= 8 ? 1 : HEAD_DIM <= 16 ? 2 : HEAD_DIM <= 32 ? 4 : HEAD_DIM <= 64 ? 8 : HEAD_DIM <= 128 ? 16 : 32)
-#define IFA_LPAD (IFA_LN * 8 != HEAD_DIM)
+#define IFA_LW (IFA_LN * 8)
+#define IFA_LCK ((HEAD_DIM + IFA_LW - 1) / IFA_LW)
+#define IFA_LCV ((VDIM + IFA_LW - 1) / IFA_LW)
+#define IFA_LPAD (IFA_LCK * IFA_LW != HEAD_DIM)
 #define IFA_NG (WG / IFA_LN) /* lane groups */
-#if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || HEAD_DIM > 256 || \
-    WG % IFA_LN != 0
-#error "the lane shape needs VW = 1, one KV head per group, D a multiple of 8 up to 256 (lanes a power of two dividing WG), D_v <= D"
+#if VW != 1 || V8 || KTILE || MH != 1 || HEAD_DIM % 8 != 0 || VDIM % 8 != 0 || VDIM > HEAD_DIM || WG % IFA_LN != 0
+#error "the lane shape needs VW = 1, one KV head per group, D a multiple of 8 (lanes a power of two dividing WG), D_v <= D"
 #endif
 #endif
 /* LANE_SC (with LANES): a step's IFA_ST = R x LANES dot products, sum s = r x LANES + u for query row r and key row
@@ -2093,39 +2098,51 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #elif LANES
     {
-        /* lane ln of group grp: columns x .. x + 7 of the key rows (x < D; past D, IFA_LPAD, none) and value rows
-         * (x < D_v) the group takes; xq: its query columns, the last 8 past D (finite, times zero keys) */
-        const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8, xq = IFA_LPAD ? min(x, HEAD_DIM - 8) : x;
-        float8 o[R];
+        /* lane ln of group grp: columns IFA_LX(c) .. + 7 of the key rows (those < D; past D, IFA_LPAD, none) and
+         * value rows (< D_v) the group takes, chunk c; IFA_LXQ(c): its query columns, the last 8 past D (finite,
+         * times zero keys) */
+        const int ln = lid % IFA_LN, grp = lid / IFA_LN, x = ln * 8;
+#define IFA_LX(c) (x + (c) * IFA_LW)
+#define IFA_LXQ(c) (IFA_LPAD ? min(IFA_LX(c), HEAD_DIM - 8) : IFA_LX(c))
+        float8 o[R][IFA_LCV];
         float m[R], l[R];
 #if LANE_QL
         /* LANE_QL: the query's 8 columns of row r from local memory at each use (qs + qz, qz a zero set each step:
          * on NVIDIA an asm result the compiler cannot see through, so the loads are not hoisted out of the step
          * loop into the registers they are meant to save) */
-#define IFA_QV(r) vload8(0, qs + (r) * HEAD_DIM + xq + qz)
+#define IFA_QV(r, c) vload8(0, qs + (r) * HEAD_DIM + IFA_LXQ(c) + qz)
 #else
-        float8 qv[R];
-#define IFA_QV(r) qv[r]
+        float8 qv[R][IFA_LCK];
+#define IFA_QV(r, c) qv[r][c]
 #endif
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
 #if !LANE_QL
-            qv[r] = vload8(0, qs + r * HEAD_DIM + xq);
+            _Pragma("unroll") for (int c = 0; c < IFA_LCK; ++c) qv[r][c] = vload8(0, qs + r * HEAD_DIM + IFA_LXQ(c));
 #endif
-            o[r] = (float8)0.0f;
+            _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) o[r][c] = (float8)0.0f;
             m[r] = m_s[r];
             l[r] = 0.0f;
         }
+/* d = row r's partial dot product with the step's key row u: its chunks' */
+#define IFA_LDOT(d, r, u)                                                                                          \
+    d = ifa_dot8(IFA_QV(r, 0), kk[u][0]);                                                                          \
+    _Pragma("unroll") for (int c_ = 1; c_ < IFA_LCK; ++c_) d += ifa_dot8(IFA_QV(r, c_), kk[u][c_])
 #if VAQ == 1 || VAQ == 2
-        const float8 vsc = x < VDIM ? vload8(0, aq_v + x) : (float8)0.0f;
-        const float8 vof = x < VDIM ? vload8(0, aq_v + VDIM + x) : (float8)0.0f;
+        float8 vsc[IFA_LCV], vof[IFA_LCV];
+        _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) {
+            vsc[c] = IFA_LX(c) < VDIM ? vload8(0, aq_v + IFA_LX(c)) : (float8)0.0f;
+            vof[c] = IFA_LX(c) < VDIM ? vload8(0, aq_v + VDIM + IFA_LX(c)) : (float8)0.0f;
+        }
 #endif
         /* the group's rows of the step at jb, raw, into rk and rv, with their per-token scale and offset (token
          * antiquant modes) in the same round trip: zero past the block's end */
-        ifa_raw8 rk[LANES], rv[LANES];
+        ifa_raw8 rk[LANES][IFA_LCK], rv[LANES][IFA_LCV];
 #if MAX_PASS
 #define IFA_LANE_VLOAD(u, ro)
 #else
-#define IFA_LANE_VLOAD(u, ro) if (x < VDIM) rv[u] = IFA_RAW8(v, v_off + (ro) + (ulong)x)
+#define IFA_LANE_VLOAD(u, ro)                                                                                      \
+    _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCV; ++c_) if (IFA_LX(c_) < VDIM)                                  \
+        rv[u][c_] = IFA_RAW8(v, v_off + (ro) + (ulong)IFA_LX(c_))
 #endif
 /* a token mode's scale and offset at position p into sa[u] and oa[u] (zero past the block's end) */
 #define IFA_LANE_TS(sa, oa, mode, IDX, SCALE, OFFSET, u, p)                                                      \
@@ -2146,10 +2163,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_LANE_LOAD(jb)                                                                                          \
     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {                                                           \
         const int p = (jb) + grp * LANES + u;                                                                     \
-        rk[u] = 0, rv[u] = 0;                                                                                     \
+        _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCK; ++c_) rk[u][c_] = 0;                                     \
+        _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCV; ++c_) rv[u][c_] = 0;                                     \
         if (p < len) {                                                                                            \
             const ulong ro = IFA_ROW_OFF(p);                                                                      \
-            if (!IFA_LPAD || x < HEAD_DIM) rk[u] = IFA_RAW8(k, k_off + ro + (ulong)x);                            \
+            _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCK; ++c_) if (!IFA_LPAD || IFA_LX(c_) < HEAD_DIM)        \
+                rk[u][c_] = IFA_RAW8(k, k_off + ro + (ulong)IFA_LX(c_));                                          \
             IFA_LANE_VLOAD(u, ro);                                                                                \
         }                                                                                                         \
         IFA_LANE_KS(u, p);                                                                                        \
@@ -2168,7 +2187,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         /* the step loop is the work-group's (uniform: every lane of a warp reaches the shuffles) */
         for (int jb = first; jb < len; jb += IFA_NG * LANES) {
             const int j0 = jb + grp * LANES;
-            float8 kk[LANES], vv[LANES];
+            float8 kk[LANES][IFA_LCK], vv[LANES][IFA_LCV];
 #if LANE_QL
             uint qz;
             IFA_QZERO(qz);
@@ -2182,7 +2201,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* the step's rows (and token scales) as floats */
 #define IFA_LANE_TAKE                                                                                              \
     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {                                                           \
-        kk[u] = ifa_cvt8(rk[u]), vv[u] = ifa_cvt8(rv[u]);                                                         \
+        _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCK; ++c_) kk[u][c_] = ifa_cvt8(rk[u][c_]);                   \
+        _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCV; ++c_) vv[u][c_] = ifa_cvt8(rv[u][c_]);                   \
         IFA_LANE_TAKE_KS(u);                                                                                      \
         IFA_LANE_TAKE_VS(u);                                                                                      \
     }
@@ -2196,13 +2216,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_LANE_TAKE_VS(u)
 #endif
-/* ov += probability pu times the step's value row u (its 8 columns), with the value's antiquant */
+/* ov += probability pu times the step's value row u (its 8 columns of chunk c), with the value's antiquant */
 #if VAQ == 1 || VAQ == 2
-#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), fma(vv[u], vsc, vof), ov)
+#define IFA_LANE_PV(ov, pu, u, c) ov = fma((float8)(pu), fma(vv[u][c], vsc[c], vof[c]), ov)
 #elif VAQ
-#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), fma(vv[u], (float8)vs_u[u], (float8)vo_u[u]), ov)
+#define IFA_LANE_PV(ov, pu, u, c) ov = fma((float8)(pu), fma(vv[u][c], (float8)vs_u[u], (float8)vo_u[u]), ov)
 #else
-#define IFA_LANE_PV(ov, pu, u) ov = fma((float8)(pu), vv[u], ov)
+#define IFA_LANE_PV(ov, pu, u, c) ov = fma((float8)(pu), vv[u][c], ov)
 #endif
 #if LANE_PF
             /* this step's rows came with the last step; the next step's loads go out before this one's math */
@@ -2216,7 +2236,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* the transposing butterfly over the step's sums, s = r x LANES + u */
             float sv[IFA_ST];
             _Pragma("unroll") for (int r = 0; r < R; ++r)
-                _Pragma("unroll") for (int u = 0; u < LANES; ++u) sv[r * LANES + u] = ifa_dot8(IFA_QV(r), kk[u]);
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                    IFA_LDOT(sv[r * LANES + u], r, u);
+                }
             /* stage k at lane bit o over n sums (a counted loop: unrolled, the arrays stay in registers) */
             _Pragma("unroll") for (int k = 0; k < IFA_LOG_LN; ++k) {
                 const int o = IFA_LN >> (k + 1), n = IFA_ST >> k;
@@ -2281,13 +2303,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             float pb[IFA_ST], ab[R];
             IFA_IDX_N(pb, pown, IFA_SOWN + 1, IFA_ST, IFA_SC_PSRC, IFA_SC_PIDX);
             IFA_IDX_N(ab, pown, IFA_SOWN + 1, R, IFA_SC_ASRC, IFA_SC_AIDX);
-            _Pragma("unroll") for (int r = 0; r < R; ++r) {
-                float8 ov = o[r] * ab[r];
-                _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                    IFA_LANE_PV(ov, pb[r * LANES + u], u);
+            _Pragma("unroll") for (int r = 0; r < R; ++r)
+                _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) {
+                    float8 ov = o[r][c] * ab[r];
+                    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                        IFA_LANE_PV(ov, pb[r * LANES + u], u, c);
+                    }
+                    o[r][c] = ov;
                 }
-                o[r] = ov;
-            }
 #endif
 #else
             float sd[LANES][R];
@@ -2296,15 +2319,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
              * other, so they are in flight together (the asm is volatile: chain by chain, each shuffle would wait
              * for the one before it) */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
-                _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] = ifa_dot8(IFA_QV(r), kk[u]);
+                _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                    IFA_LDOT(sd[u][r], r, u);
+                }
             _Pragma("unroll") for (int o = IFA_LN / 2; o > 0; o >>= 1)
                 _Pragma("unroll") for (int u = 0; u < LANES; ++u)
                     _Pragma("unroll") for (int r = 0; r < R; ++r) sd[u][r] += ifa_shfl_xor(sd[u][r], o);
 #else
             /* the partial dot products through local memory: each lane sums its group's IFA_LN partials itself */
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
-                _Pragma("unroll") for (int r = 0; r < R; ++r)
-                    lred[((grp * LANES + u) * R + r) * IFA_LN + ln] = ifa_dot8(IFA_QV(r), kk[u]);
+                _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                    float d;
+                    IFA_LDOT(d, r, u);
+                    lred[((grp * LANES + u) * R + r) * IFA_LN + ln] = d;
+                }
             barrier(CLK_LOCAL_MEM_FENCE);
             _Pragma("unroll") for (int u = 0; u < LANES; ++u)
                 _Pragma("unroll") for (int r = 0; r < R; ++r) {
@@ -2340,15 +2368,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
                 if (mn != -INFINITY) {
                     const float al = exp(m[r] - mn);
-                    float ps = 0.0f;
-                    float8 ov = o[r] * al;
+                    float ps = 0.0f, pu[LANES];
                     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                        const float pu = exp(sd[u][r] - mn);
-                        ps += pu;
-                        IFA_LANE_PV(ov, pu, u);
+                        pu[u] = exp(sd[u][r] - mn);
+                        ps += pu[u];
+                    }
+                    _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) {
+                        float8 ov = o[r][c] * al;
+                        _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                            IFA_LANE_PV(ov, pu[u], u, c);
+                        }
+                        o[r][c] = ov;
                     }
                     l[r] = l[r] * al + ps;
-                    o[r] = ov;
                     m[r] = mn;
                 }
 #endif
@@ -2387,7 +2419,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
             float mx = -INFINITY;
             for (int q = 0; q < IFA_NG; ++q) mx = fmax(mx, lg_m[q * R + r]);
-            o[r] *= m[r] == -INFINITY ? 0.0f : exp(m[r] - mx);
+            const float f = m[r] == -INFINITY ? 0.0f : exp(m[r] - mx);
+            _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) o[r][c] *= f;
             if (lid == 0) {
                 float sum = 0.0f;
                 for (int q = 0; q < IFA_NG; ++q)
@@ -2398,10 +2431,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         }
 #if !MAX_PASS
         for (int q = 0; q < IFA_NG; ++q) {
-            if (grp == q && x < VDIM)
-                _Pragma("unroll") for (int r = 0; r < R; ++r) {
-                    if (r < rn) vstore8(vload8(0, acc + r * VDIM + x) + o[r], 0, acc + r * VDIM + x);
-                }
+            if (grp == q)
+                _Pragma("unroll") for (int r = 0; r < R; ++r)
+                    _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c)
+                        if (r < rn && IFA_LX(c) < VDIM) {
+                            __local float *const a = acc + r * VDIM + IFA_LX(c);
+                            vstore8(vload8(0, a) + o[r][c], 0, a);
+                        }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
 #else

@@ -738,8 +738,9 @@ START_TEST(key_tile_rule) {
 }
 END_TEST
 
-/* The lane shape: where the row asks for it, with any K/V type, D a multiple of 8 up to 256 (D / 8 up to a power
- * of two lanes, dividing the work-group) and at most 8 query rows; instead of 8-wide loads and the key tile; its local memory
+/* The lane shape: where the row asks for it, with any K/V type, D a multiple of 8 (D / 8 up to a power of two
+ * lanes, at most 32, dividing the work-group; past 256 columns more than one chunk of 8 a lane) and at most 8 query
+ * rows' chunks; instead of 8-wide loads and the key tile; its local memory
  * (each lane group's maxima and sums, and on every device but NVIDIA's the lanes' partial dot products) counted;
  * more rows per KV head go in even groups of up to 8 rows where the row asks (lane_head_groups);
  * the plan check refuses it beside 8-wide loads, past its rule or off its range; on in the NVIDIA row at 2 rows a
@@ -809,6 +810,7 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(ifa__lanes_per_row(80), 16);
     ck_assert_int_eq(ifa__lanes_per_row(128), 16);
     ck_assert_int_eq(ifa__lanes_per_row(200), 32);
+    ck_assert_int_eq(ifa__lanes_per_row(576), 32); /* a warp a row at most: 3 chunks of 8 columns a lane */
     ck_assert_int_eq(ifa__lanes_local_bytes(4, 80, 128, 4, 1), 8 * 8 * 4); /* 8 groups of 16 lanes, as at D = 128 */
     static const int64_t odd_d[] = {80, 96, 112, 200};
     for (size_t i = 0; i < sizeof odd_d / sizeof odd_d[0]; ++i) {
@@ -820,9 +822,19 @@ START_TEST(lanes_rule) {
     p = problem(1, 32, 8, 84, 8192); /* not a multiple of 8: a lane's 8 columns */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
-    p = problem(1, 32, 8, 264, 8192); /* 33 lanes' work: past a warp */
+    p = problem(1, 32, 8, 264, 8192); /* 33 lanes' work: 2 chunks a lane, 4 rows x 2 chunks in registers */
     plan_tuned(lanes4, &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p = problem(1, 64, 8, 264, 8192); /* 8 rows x 2 chunks: 2 head groups of 4 under lane_head_groups, else none */
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.heads_per_group, 4);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.heads_per_group = 8, bad.head_groups = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
@@ -1868,11 +1880,12 @@ START_TEST(value_dim_sizes_rows_and_partials) {
     ifa_plan plan;
     plan_tuned("cv_min_rows=0", &p, &h100, &plan); /* the all-vector template's sizes */
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
+    /* the lane shape on NVIDIA (3 chunks of 8 key columns a lane: 2 rows a head group) */
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(plan.heads_per_group, 2);
     ck_assert_int_eq(plan.local_mem_bytes,
                      ifa__all_vector_local_bytes(plan.heads_per_group, 1, 576, 512, plan.chunk_rows) +
-                         (plan.vector_loads ? ifa__vector_loads_local_bytes(plan.heads_per_group, 512,
-                                                                            plan.work_group_size)
-                                            : 0));
+                         ifa__lanes_local_bytes(plan.heads_per_group, 576, plan.work_group_size, plan.lanes, 1));
     ck_assert_int_ne(plan.split_kv, 0);
     ck_assert_int_eq(plan.ws_part_m_offset - plan.ws_part_acc_offset,
                      (4 * 128 * (int64_t)plan.max_splits * 512 + IFA_WORKSPACE_ALIGN - 1) / IFA_WORKSPACE_ALIGN *

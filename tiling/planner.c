@@ -194,18 +194,26 @@ static int key_tile_fits(const ifa_problem *p, int64_t rows, int64_t wg, int64_t
 
 int64_t ifa__lanes_per_row(int64_t head_dim) {
     int64_t ln = 1;
-    while (ln * 8 < head_dim) ln *= 2;
+    while (ln * 8 < head_dim && ln < 32) ln *= 2;
     return ln;
 }
 
-/* The lane shape's rule (ifa_all_vector.cl's LANES): any K/V type, D a multiple of 8 up to 256 (D / 8 lanes per
- * key row up to the next power of two, ifa__lanes_per_row: at most 32, dividing the group), D_v <= D a multiple
- * of 8, at most 8 query rows (each lane keeps 8 columns of every row's query and accumulator in registers: 16 rows
- * would spill), 1 to 8 rows per lane group and step. */
+/* The lane shape's chunks of 8 key columns per lane at p's D (the kernel's IFA_LCK: 1 up to D = 256, 2 at 512, 3
+ * at MLA's 576). */
+static int64_t lanes_chunks(const ifa_problem *p) {
+    const int64_t w = 8 * ifa__lanes_per_row(p->head_dim);
+    return (p->head_dim + w - 1) / w;
+}
+
+/* The lane shape's rule (ifa_all_vector.cl's LANES): any K/V type, D a multiple of 8 (D / 8 lanes per key row up
+ * to the next power of two, ifa__lanes_per_row: at most 32, dividing the group; past 256 columns more than one
+ * chunk of 8 a lane), D_v <= D a multiple of 8, at most 8 query rows' chunks (each lane keeps 8 columns a chunk of
+ * every row's query and accumulator in registers: 16 rows of one chunk would spill; MLA's 3 chunks take 2 rows),
+ * 1 to 8 rows per lane group and step. */
 static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes) {
     const int64_t ln = ifa__lanes_per_row(p->head_dim), dv = ifa__value_dim(p);
-    return p->head_dim % 8 == 0 && p->head_dim >= 8 && p->head_dim <= 256 && wg % ln == 0 && dv % 8 == 0 &&
-           dv <= p->head_dim && rows <= 8 && lanes >= 1 && lanes <= 8;
+    return p->head_dim % 8 == 0 && p->head_dim >= 8 && wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim &&
+           rows * lanes_chunks(p) <= 8 && lanes >= 1 && lanes <= 8;
 }
 
 /* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
@@ -665,8 +673,9 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * mma_group_rows says (8 at G = 16: the transposed shape in two groups instead of the other in one). */
     const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
     const int64_t mma_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg) ? 8 : 16;
+    const int64_t lane_cap = 8 / lanes_chunks(p); /* lanes_fit's rows: fewer where a lane takes several chunks */
     const int64_t lane_rows = matrix ? (t.mma_group_rows >= 1 && t.mma_group_rows < mma_rows ? t.mma_group_rows : mma_rows)
-                              : t.lane_group_rows >= 1 && t.lane_group_rows <= 8 ? t.lane_group_rows : 8;
+                              : t.lane_group_rows >= 1 && t.lane_group_rows <= lane_cap ? t.lane_group_rows : lane_cap;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
         const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
