@@ -794,7 +794,8 @@ END_TEST
 /* Key and value a few bytes into their buffers (one element, or a few: rows not 16-byte aligned), which the GPU
  * shapes' 16-byte loads cannot take (templates/all_vector.c leaves them for the work-group shape) and the vector
  * shape reads element-aligned: float16, bfloat16 paged, float32, int8 and int4 per channel, float8, MLA's one
- * cache, each layout, with splits. */
+ * cache, each layout, with splits; and int4 8 elements in (4 bytes: the lane shape's int4 loads take it, the
+ * matrix shapes' 16-byte loads do not). */
 START_TEST(kv_unaligned_offsets) {
     static const int64_t lens[] = {300, 1, 0, 177};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 8, .nkv = 2,
@@ -807,6 +808,7 @@ START_TEST(kv_unaligned_offsets) {
     case 3: p.kv = IFA_DTYPE_INT8, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.aq_offset = 1, p.kv_base = 1, p.n = 32; break;
     case 4: p.kv = IFA_DTYPE_INT4, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.kv_base = 3; break;
     case 5: p.kv = IFA_DTYPE_FLOAT8_E5M2, p.kv_base = 5; break;
+    case 7: p.kv = IFA_DTYPE_INT4, p.aq = IFA_ANTIQUANT_PER_CHANNEL, p.kv_base = 4, p.d = 80; break;
     default: p.d = 80, p.dv = 64, p.value_is_key = 1, p.nkv = 1, p.kv_base = 10; break;
     }
     check(&p, NULL);
@@ -1498,7 +1500,7 @@ static void add_kernel_shape_cases(TCase *t, int part) {
         test_add_loop(t, value_head_dim, 0, 21);
         test_add_loop(t, query_lengths, 0, 23);
         test_add_loop(t, kv_far_in_large_buffers, 0, 10);
-        test_add_loop(t, kv_unaligned_offsets, 0, 7);
+        test_add_loop(t, kv_unaligned_offsets, 0, 8);
     }
 }
 
