@@ -1,7 +1,8 @@
 /* Random legal IncreFlashAttention cases (random_case.h). Every draw comes from one generator seeded with the
  * case's seed, in a fixed order, so a seed names its case on every machine; value_head_dim's, the device
- * facts' and actual_seq_lengths_q's draws come from a second generator of the same seed, so that the seeds
- * named before they existed keep their other draws. */
+ * facts' and actual_seq_lengths_q's draws come from a second generator of the same seed, and head dims past 256
+ * from a third, so that the seeds named before they existed keep their other draws (a seed the third takes is a
+ * new case). */
 #include "common/random_case.h"
 
 #include <cjson/cJSON.h>
@@ -159,8 +160,13 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     const int int_kv = kind >= 0.6 && kind < 0.85, fp8 = kind >= 0.85, float_kv = kind < 0.6;
     const int64_t nkv = ifa_rng_int(&g.r, 1, 4), grp = pick(&g, groups, 8), n = nkv * grp;
     int64_t d = pick(&g, dims, 11);
+    /* one case in 20 past 256 columns: D = 512, or DeepSeek's MLA (576, the value its first 512, below), where the
+     * GPU shapes take several chunks of 8 columns a lane (fifty-fourth session) */
+    ifa_rng wide;
+    ifa_rng_seed(&wide, seed * 0x9E3779B97F4A7C15ull + 31);
+    if (ifa_rng_uniform(&wide, 0, 1) < 0.05) d = ifa_rng_uniform(&wide, 0, 1) < 0.5 ? 512 : 576;
     const int64_t b = ifa_rng_int(&g.r, 1, 5), sq = chance(&g, 0.6) ? 1 : ifa_rng_int(&g.r, 2, 4);
-    if (d == 256 && n * sq > 16) d = 128;
+    if (d >= 256 && n * sq > 16) d = 128;
     int64_t s = ifa_rng_int(&g.r, 1, 600);
     while (s > 8 && (double)b * (double)n * (double)sq * (double)s * (double)d > 2e7) s /= 2; /* the reference's time */
     const int paged = chance(&g, 0.3);
@@ -227,9 +233,12 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     ifa_rng latent;
     ifa_rng_seed(&latent, seed * 0x2545F4914F6CDD1Dull + 29);
     int64_t dv = d;
-    if (d > 1 && ifa_rng_uniform(&latent, 0, 1) < 0.15) {
+    if (d > 1 && (ifa_rng_uniform(&latent, 0, 1) < 0.15 || d == 576)) {
         const double u = ifa_rng_uniform(&latent, 0, 1);
-        dv = u < 0.4 ? d / 2 : u < 0.7 && d > 8 ? 8 * ifa_rng_int(&latent, 1, (d - 1) / 8) : ifa_rng_int(&latent, 1, d - 1);
+        dv = d == 576                   ? 512
+             : u < 0.4                  ? d / 2
+             : u < 0.7 && d > 8         ? 8 * ifa_rng_int(&latent, 1, (d - 1) / 8)
+                                        : ifa_rng_int(&latent, 1, d - 1);
         cJSON_AddNumberToObject(attrs, "value_head_dim", (double)dv);
         const int value_is_key = ifa_rng_uniform(&latent, 0, 1) < 0.5;
         if (value_is_key) cJSON_ReplaceItemInObject(in, "value", cJSON_CreateString("key"));
