@@ -880,6 +880,46 @@ START_TEST(lanes_rule) {
 }
 END_TEST
 
+/* The NVIDIA row leaves no plan of a common model shape to the work-group shape (one element per load: 6-17 % of
+ * an H200's bandwidth, 3.5x the lane shape's time on an H100): every K/V type (int8 and int4 per channel and per
+ * token) at D = 64 to 512, G = 1 to 16, 1 to 4 query tokens, and DeepSeek's MLA (D = 576, D_v = 512) at G = 16 and
+ * 128 with 1 and 2 tokens, take the matrix or the lane shape (fifty-fourth session: D = 80/96/112, D = 512, MLA,
+ * fp32, int4 and float8 did not). */
+START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
+    static const ifa_dtype kv[] = {IFA_DTYPE_FLOAT16,  IFA_DTYPE_BFLOAT16,      IFA_DTYPE_FLOAT32,
+                                   IFA_DTYPE_INT8,     IFA_DTYPE_INT4,          IFA_DTYPE_FLOAT8_E4M3,
+                                   IFA_DTYPE_FLOAT8_E5M2};
+    static const int64_t dims[] = {64, 80, 96, 112, 128, 160, 192, 256, 512}, groups[] = {1, 2, 4, 8, 16};
+    int checked = 0;
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; ++i)
+        for (int per_token = 0; per_token <= (kv[i] == IFA_DTYPE_INT8 || kv[i] == IFA_DTYPE_INT4); ++per_token)
+            for (size_t j = 0; j < sizeof dims / sizeof dims[0]; ++j)
+                for (size_t k = 0; k < sizeof groups / sizeof groups[0]; ++k)
+                    for (int64_t sq = 1; sq <= 4; sq *= 2) {
+                        ifa_problem p = problem(4, 8 * groups[k], 8, dims[j], 4096);
+                        p.seq_q = sq, p.kv_dtype = kv[i];
+                        if (kv[i] == IFA_DTYPE_INT8 || kv[i] == IFA_DTYPE_INT4)
+                            p.antiquant = p.v_antiquant = per_token ? IFA_ANTIQUANT_PER_TOKEN : IFA_ANTIQUANT_PER_CHANNEL;
+                        ifa_plan plan;
+                        ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+                        ck_assert_msg(plan.mma > 0 || plan.lanes > 0, "kv %d%s D = %lld G = %lld S1 = %lld: the work-group shape",
+                                      (int)kv[i], per_token ? " per token" : "", (long long)dims[j], (long long)groups[k],
+                                      (long long)sq);
+                        ++checked;
+                    }
+    for (int64_t n = 16; n <= 128; n *= 8)
+        for (int64_t sq = 1; sq <= 2; ++sq) {
+            ifa_problem p = problem(4, n, 1, 576, 4096);
+            p.value_dim = 512, p.seq_q = sq;
+            ifa_plan plan;
+            ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+            ck_assert_msg(plan.lanes > 0, "MLA G = %lld S1 = %lld: the work-group shape", (long long)n, (long long)sq);
+            ++checked;
+        }
+    ck_assert_int_eq(checked, (7 + 2) * 9 * 5 * 3 + 4);
+}
+END_TEST
+
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
  * rows and lanes powers of two, rows <= the lanes a key row, at least 2 sums and 2 lanes a key row; on in the
  * NVIDIA row (the H100's measurement, docs/tiling.md) at 2 rows a step; the plan check refuses it off its range,
@@ -2108,6 +2148,7 @@ int main(void) {
     tcase_add_test(t, cv_plan);
     tcase_add_test(t, template_choice);
     tcase_add_test(t, multi_head_blocks);
+    tcase_add_test(t, nvidia_row_every_plan_in_a_gpu_shape);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }
