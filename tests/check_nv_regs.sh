@@ -2,7 +2,7 @@
 # ctest nvptx_registers: the fused kernels the NVIDIA row plans on an H100 for the peer file's 11 rows (fp16), their
 # int8 rows (per-channel scales, two steps in flight: mma_int8=2, the query's words in local memory:
 # mma_q_local=1), bf16, float8 and int4 (mma_int4=1), ragged batches (balanced units, the per-batch lengths of a
-# serving loop) and the examples' attention cases, each compiled offline by scripts/nv-regs (clang for nvptx64,
+# serving loop), the lane shape's wider plans (odd D / 8, D = 512, MLA) and the examples' attention cases, each compiled offline by scripts/nv-regs (clang for nvptx64,
 # CUDA's ptxas for sm_90a): none may spill or keep a stack frame (local memory, at every step of the loop on the
 # card). Skipped (77) without clang's nvptx64 target, ptxas or libdevice: CI has no CUDA.
 #   tests/check_nv_regs.sh NV_REGS IFA_TILING EXAMPLES_DIR
@@ -54,6 +54,14 @@ IFA_TUNING=mma_int4=2 check "int4 mma_int4=2" --shape 16,32,8,128,8192 --layout 
 for s in 8,64,8,128,16384 4,32,4,256,8192 32,128,8,64,2048; do
   check "ragged fp16 $s" --shape "$s" --layout BNSD --per-batch
 done
+# the lane shape's plans of the fifty-fourth session: padded lanes (D = 80, 96, 112), float8, fp32 and int4 K/V, two
+# chunks a lane (D = 512, int8 at G = 8: 255 registers) and MLA's three (2 rows a head group)
+for ks in float16:4,32,32,80,4096 float16:4,32,8,80,4096 int8:4,32,32,96,4096 float8_e4m3fn:4,32,8,96,4096 \
+          float8_e5m2:4,32,32,112,4096 float32:4,32,8,128,4096 int4:4,32,8,128,4096 float16:4,32,8,512,4096 \
+          int8:4,64,8,512,4096; do
+  check "lanes ${ks%%:*} ${ks#*:}" --shape "${ks#*:}" --layout BNSD --kv-dtype "${ks%%:*}"
+done
+check "lanes MLA 4,128,1,576,4096" --shape 4,128,1,576,4096 --value-dim 512 --layout BNSD
 for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_speculative rope rope_fp16_partial \
          sample shared_prefix sinks; do
   check "example $f" "$examples/${f}_case.json"
