@@ -62,6 +62,16 @@ for ks in float16:4,32,32,80,4096 float16:4,32,8,80,4096 int8:4,32,32,96,4096 fl
   check "lanes ${ks%%:*} ${ks#*:}" --shape "${ks#*:}" --layout BNSD --kv-dtype "${ks%%:*}"
 done
 check "lanes MLA 4,128,1,576,4096" --shape 4,128,1,576,4096 --value-dim 512 --layout BNSD
+# speculative decoding's 8-16 query tokens in the lane shape, the query's columns from local memory (16 rows' chunks:
+# 254-255 registers offline, at the edge): fp32 D = 128 with 16 tokens, e4m3fn D = 96 with 8 (2 heads a group)
+for kt in float32:128:16 float8_e4m3fn:96:8; do
+  IFS=: read -r t d q <<< "$kt"
+  case_json="$(mktemp --suffix=.json)"
+  printf '{"op":"IncreFlashAttention","attrs":{"num_heads":32,"num_key_value_heads":8,"scale_value":0.1,"input_layout":"BSND"},"inputs":{"query":{"shape":[4,%s,32,%s],"dtype":"float16","random":{"seed":1}},"key":{"shape":[4,4096,8,%s],"dtype":"%s","random":{"seed":2}},"value":{"shape":[4,4096,8,%s],"dtype":"%s","random":{"seed":3}}}}' \
+    "$q" "$d" "$d" "$t" "$d" "$t" > "$case_json"
+  check "lanes $t D = $d S1 = $q" "$case_json"
+  rm -f "$case_json"
+done
 for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_speculative rope rope_fp16_partial \
          sample shared_prefix sinks; do
   check "example $f" "$examples/${f}_case.json"

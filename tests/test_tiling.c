@@ -826,9 +826,20 @@ START_TEST(lanes_rule) {
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    p = problem(1, 64, 8, 264, 8192); /* 8 rows x 2 chunks: 2 head groups of 4 under lane_head_groups, else none */
+    /* 8 rows x 2 chunks: 2 head groups of 4 under lane_head_groups, else one group with the query's columns read
+     * from local memory (16 rows' chunks), the plan check refusing it without */
+    p = problem(1, 64, 8, 264, 8192);
+    plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    ck_assert_int_eq(plan.lane_q_local, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    bad = plan, bad.lane_q_local = 0;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    p = problem(1, 128, 8, 264, 8192); /* 16 rows x 2 chunks: past even local memory's room, without head groups */
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
+    p = problem(1, 64, 8, 264, 8192);
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 4);
@@ -838,10 +849,13 @@ START_TEST(lanes_rule) {
     p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
-    p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than registers: the work-group shape */
+    p = problem(1, 128, 8, 128, 8192); /* G = 16: more rows than the registers hold with the query: from local memory */
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
-    ck_assert_int_eq(plan.lanes, 0);
+    ck_assert_int_eq(plan.lanes, 4);
+    ck_assert_int_eq(plan.lane_q_local, 1);
     ck_assert_int_eq(plan.head_groups, 1);
+    bad = plan, bad.lane_q_local = 0; /* 16 rows with the query in registers: refused */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan); /* or 2 groups of 8 */
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 8);
@@ -882,9 +896,10 @@ END_TEST
 
 /* The NVIDIA row leaves no plan of a common model shape to the work-group shape (one element per load: 6-17 % of
  * an H200's bandwidth, 3.5x the lane shape's time on an H100): every K/V type (int8 and int4 per channel and per
- * token) at D = 64 to 512, G = 1 to 16, 1 to 4 query tokens, and DeepSeek's MLA (D = 576, D_v = 512) at G = 16 and
- * 128 with 1 and 2 tokens, take the matrix or the lane shape (fifty-fourth session: D = 80/96/112, D = 512, MLA,
- * fp32, int4 and float8 did not). */
+ * token) at D = 64 to 512, G = 1 to 16, 1 to 16 query tokens (8 and 16 up to D = 256, 4 at 512: speculative
+ * decoding's), and DeepSeek's MLA (D = 576, D_v = 512) at G = 16 and 128 with 1 to 5 tokens, take the matrix or the
+ * lane shape (fifty-fourth session: D = 80/96/112, D = 512, MLA, fp32, int4 and float8 did not, nor 8-16 tokens of
+ * most types). */
 START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
     static const ifa_dtype kv[] = {IFA_DTYPE_FLOAT16,  IFA_DTYPE_BFLOAT16,      IFA_DTYPE_FLOAT32,
                                    IFA_DTYPE_INT8,     IFA_DTYPE_INT4,          IFA_DTYPE_FLOAT8_E4M3,
@@ -895,7 +910,7 @@ START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
         for (int per_token = 0; per_token <= (kv[i] == IFA_DTYPE_INT8 || kv[i] == IFA_DTYPE_INT4); ++per_token)
             for (size_t j = 0; j < sizeof dims / sizeof dims[0]; ++j)
                 for (size_t k = 0; k < sizeof groups / sizeof groups[0]; ++k)
-                    for (int64_t sq = 1; sq <= 4; sq *= 2) {
+                    for (int64_t sq = 1; sq <= (dims[j] <= 256 ? 16 : 4); sq *= 2) {
                         ifa_problem p = problem(4, 8 * groups[k], 8, dims[j], 4096);
                         p.seq_q = sq, p.kv_dtype = kv[i];
                         if (kv[i] == IFA_DTYPE_INT8 || kv[i] == IFA_DTYPE_INT4)
@@ -908,7 +923,7 @@ START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
                         ++checked;
                     }
     for (int64_t n = 16; n <= 128; n *= 8)
-        for (int64_t sq = 1; sq <= 2; ++sq) {
+        for (int64_t sq = 1; sq <= 5; ++sq) {
             ifa_problem p = problem(4, n, 1, 576, 4096);
             p.value_dim = 512, p.seq_q = sq;
             ifa_plan plan;
@@ -916,7 +931,7 @@ START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
             ck_assert_msg(plan.lanes > 0, "MLA G = %lld S1 = %lld: the work-group shape", (long long)n, (long long)sq);
             ++checked;
         }
-    ck_assert_int_eq(checked, (7 + 2) * 9 * 5 * 3 + 4);
+    ck_assert_int_eq(checked, (7 + 2) * (8 * 5 + 3) * 5 + 2 * 5);
 }
 END_TEST
 
@@ -2034,7 +2049,7 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ifa_problem p = problem(1, 32, 4, 128, 32768);
     p.seq_q = 16, p.causal = 1;
     ifa_plan plan;
-    plan_tuned("cv_min_rows=0,mma=0", &p, &h100, &plan); /* the all-vector template's rows (work-group shape) */
+    plan_tuned("cv_min_rows=0,mma=0,lanes=0", &p, &h100, &plan); /* the all-vector template's rows (work-group shape) */
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(plan.local_mem_bytes, ifa__all_vector_local_bytes(plan.heads_per_group, 16, 128, 128, plan.chunk_rows));
     ck_assert_int_gt(plan.head_groups, 1); /* 8 heads x 16 tokens x 128 dims do not fit 48 KiB together */
@@ -2043,6 +2058,13 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     plan.problem.seq_q = 17;
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
+    /* the NVIDIA row: one head a group in the lane shape, the query's columns from local memory (16 rows) */
+    p.kv_dtype = IFA_DTYPE_FLOAT32;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(plan.heads_per_group, 1);
+    ck_assert_int_eq(plan.lane_q_local, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
 }
 END_TEST
 

@@ -205,15 +205,20 @@ static int64_t lanes_chunks(const ifa_problem *p) {
     return (p->head_dim + w - 1) / w;
 }
 
+/* The most query rows' chunks the lane shape keeps in a lane's registers: 8 with the query's columns there too (8
+ * columns a chunk of every row's query and accumulator: 16 rows spilled), 16 with the query's read from local
+ * memory at each use (lane_q_local; nv-regs for sm_90a: 16 rows of one chunk at D = 80 in 255 registers, no spill,
+ * where the query in registers spilled 720 bytes). */
+static int64_t lane_rows_most(int q_local) { return q_local ? 16 : 8; }
+
 /* The lane shape's rule (ifa_all_vector.cl's LANES): any K/V type, D a multiple of 8 (D / 8 lanes per key row up
  * to the next power of two, ifa__lanes_per_row: at most 32, dividing the group; past 256 columns more than one
- * chunk of 8 a lane), D_v <= D a multiple of 8, at most 8 query rows' chunks (each lane keeps 8 columns a chunk of
- * every row's query and accumulator in registers: 16 rows of one chunk would spill; MLA's 3 chunks take 2 rows),
- * 1 to 8 rows per lane group and step. */
-static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes) {
+ * chunk of 8 a lane), D_v <= D a multiple of 8, rows x chunks within lane_rows_most (q_local: whether the plan may
+ * read the query from local memory; MLA's 3 chunks take 2 rows, 5 so), 1 to 8 rows per lane group and step. */
+static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes, int q_local) {
     const int64_t ln = ifa__lanes_per_row(p->head_dim), dv = ifa__value_dim(p);
     return p->head_dim % 8 == 0 && p->head_dim >= 8 && wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim &&
-           rows * lanes_chunks(p) <= 8 && lanes >= 1 && lanes <= 8;
+           rows * lanes_chunks(p) <= lane_rows_most(q_local) && lanes >= 1 && lanes <= 8;
 }
 
 /* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
@@ -359,12 +364,13 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
                         dev->compute_capability >= 89;
         return;
     }
-    if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes) &&
+    if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes, 1) &&
         base + lanes_bytes(p, dev, rows, wg, t->lanes) <= budget) {
         plan->lanes = t->lanes;
         plan->lane_prefetch = t->lane_prefetch != 0;
         plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, t->lanes);
-        plan->lane_q_local = t->lane_q_local != 0;
+        /* the query's columns from local memory where the row asks, and where the rows' chunks need it */
+        plan->lane_q_local = t->lane_q_local != 0 || !lanes_fit(p, rows, wg, t->lanes, 0);
         return;
     }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
@@ -673,14 +679,17 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * mma_group_rows says (8 at G = 16: the transposed shape in two groups instead of the other in one). */
     const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
     const int64_t mma_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg) ? 8 : 16;
-    const int64_t lane_cap = 8 / lanes_chunks(p); /* lanes_fit's rows: fewer where a lane takes several chunks */
-    const int64_t lane_rows = matrix ? (t.mma_group_rows >= 1 && t.mma_group_rows < mma_rows ? t.mma_group_rows : mma_rows)
-                              : t.lane_group_rows >= 1 && t.lane_group_rows <= lane_cap ? t.lane_group_rows : lane_cap;
+    /* lanes_fit's rows: fewer where a lane takes several chunks; with more query tokens than that, as many as the
+     * query read from local memory leaves room for (speculative decoding's 8 or 16 tokens: a head a group) */
+    const int64_t chunks = lanes_chunks(p), lane_cap = lane_rows_most(0) / chunks;
+    int64_t lane_rows = matrix ? (t.mma_group_rows >= 1 && t.mma_group_rows < mma_rows ? t.mma_group_rows : mma_rows)
+                        : t.lane_group_rows >= 1 && t.lane_group_rows <= lane_cap ? t.lane_group_rows : lane_cap;
+    if (!matrix && p->seq_q > lane_rows && p->seq_q * chunks <= lane_rows_most(1)) lane_rows = lane_rows_most(1) / chunks;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
         const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
         if (g2 <= INT32_MAX && (matrix ? mma_shape(p, t.mma, per2 * p->seq_q, wg) != 0
-                                       : lanes_fit(p, per2 * p->seq_q, wg, t.lanes)))
+                                       : lanes_fit(p, per2 * p->seq_q, wg, t.lanes, 1)))
             groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;
@@ -816,7 +825,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     if (plan->lanes != 0)
         return plan->vector_loads == 0 && plan->key_tile == 0 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR &&
                plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
-               lanes_fit(p, rows, plan->work_group_size, plan->lanes);
+               lanes_fit(p, rows, plan->work_group_size, plan->lanes, plan->lane_q_local);
     if (plan->key_tile &&
         (plan->vector_loads != 8 ||
          !key_tile_fits(p, rows, plan->work_group_size,
