@@ -64,10 +64,11 @@ typedef struct ifa_tuning {
                                 * consecutive bytes, so that a warp's loads are whole rows instead of 2 bytes of
                                 * 32 rows; values load 8 at a time in one load, 8 rows' loads before their FMAs
                                 * (0: off) */
-    int32_t lanes;             /* all_vector's work-group shape with 16-bit or int8 K/V, D / 8 a power of two up to
-                                * 32 lanes and at most 8 query rows per KV head: the lane shape (a key row read by
-                                * D / 8 work-items, registers instead of chunks) with this many rows per lane group
-                                * and step, 1 to 8 (0: off) */
+    int32_t lanes;             /* all_vector's work-group shape with any K/V type, D a multiple of 8 and at most 8
+                                * query rows' chunks per work-group (16 with the query from local memory): the lane
+                                * shape (a key row read by D / 8 work-items up to a power of two, several chunks a
+                                * lane past 256 columns, registers instead of chunks) with this many rows per lane
+                                * group and step, 1 to 8 (0: off) */
     int32_t lane_prefetch;     /* with the lane shape: 1 loads the next step's key and value rows before the
                                 * step's arithmetic (0: each step's loads first, then their math) */
     int32_t lane_head_groups;  /* with the lane shape: 1 puts more than 8 query rows per KV head in even head groups
