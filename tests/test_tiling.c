@@ -331,12 +331,18 @@ START_TEST(plan_fits_local_memory) {
 }
 END_TEST
 
+/* all_vector on a device whose local memory holds not one head's rows: refused where forced, cv otherwise
+ * (device_limit_falls_back_to_cv) */
 START_TEST(plan_refuses_what_cannot_fit) {
     ifa_device_facts tiny = {IFA_VENDOR_GENERIC_GPU, 4, 256, 0, 2048, 0};
     ifa_problem p = problem(1, 8, 8, 512, 100);
+    p.template_request = IFA_TEMPLATE_ALL_VECTOR;
     ifa_plan plan;
     ck_assert_int_eq(ifa__plan_make(&p, &tiny, &plan), IFA_STATUS_DEVICE_LIMIT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "local memory"));
+    p.template_request = 0;
+    ck_assert_int_eq(ifa__plan_make(&p, &tiny, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_CV);
 }
 END_TEST
 
@@ -2068,6 +2074,25 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
 }
 END_TEST
 
+/* Where not even one head's rows fit the device's local memory (D = 512 with 16 query tokens against an H100's 48
+ * KiB) and the caller leaves the template to the planner, the cv template takes the case; forced to all_vector
+ * it stays refused (DEVICE_LIMIT), and a case cv cannot run keeps all_vector's refusal. */
+START_TEST(device_limit_falls_back_to_cv) {
+    ifa_problem p = problem(2, 32, 8, 512, 1024);
+    p.seq_q = 16, p.causal = 1;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_CV);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.template_request = IFA_TEMPLATE_ALL_VECTOR;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_DEVICE_LIMIT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "local memory"));
+    p.template_request = 0, p.seq_q = 1; /* fits: all_vector as before */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_ALL_VECTOR);
+}
+END_TEST
+
 /* Paged KV: the key marks it, the block table has its workspace region, and equal splits start on block
  * boundaries when the block size is a multiple of the chunk. */
 START_TEST(paged_plan) {
@@ -2171,6 +2196,7 @@ int main(void) {
     tcase_add_test(t, template_choice);
     tcase_add_test(t, multi_head_blocks);
     tcase_add_test(t, nvidia_row_every_plan_in_a_gpu_shape);
+    tcase_add_test(t, device_limit_falls_back_to_cv);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

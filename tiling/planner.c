@@ -600,7 +600,16 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     int32_t chosen;
     IFA__TRY(ifa__template_choose(p, &t, candidates, &chosen));
     if (chosen == IFA_TEMPLATE_CV) return plan_cv(p, dev, &t, plan);
-    IFA__TRY(plan_all_vector(p, dev, t, plan));
+    const ifa_plan fresh = *plan;
+    const ifa_status av = plan_all_vector(p, dev, t, plan);
+    /* Where not even one head's rows fit the device's local memory (D = 512 with 16 query tokens on a GPU's 48 KiB)
+     * and the caller left the template to the planner, cv takes the case: its products keep the rows in the
+     * workspace. A plan the caller forced to all_vector stays refused. */
+    if (av == IFA_STATUS_DEVICE_LIMIT && !p->template_request && candidates[0].applicable) {
+        *plan = fresh;
+        return plan_cv(p, dev, &t, plan);
+    }
+    IFA__TRY(av);
     /* A grid of no more work-groups than compute units holds one work-group per unit, a few warps each: where
      * the row says so (small_grid_work_group_size), the lane shape's plan with wider work-groups instead, when it
      * still keeps within the units (on an H100, B = 1 8192 as 128 work-groups: 54 -> 45 us at 256 work-items;

@@ -120,6 +120,13 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     int32_t chosen;
     const ifa_tuning tuning = ifa__tuning_for(dev->vendor);
     if (ifa__template_choose(&p->problem, &tuning, cands, &chosen) == IFA_STATUS_OK) {
+        if (chosen != p->template_id) /* the planner's fallback: all_vector's rows past the device's local memory */
+            for (int i = 0; i < IFA_TEMPLATE_CANDIDATES; ++i) {
+                cands[i].chosen = cands[i].template_id == p->template_id;
+                snprintf(cands[i].reason, sizeof cands[i].reason, "%s",
+                         cands[i].chosen ? "all_vector's rows do not fit the device's local memory"
+                                         : "its rows do not fit the device's local memory (DEVICE_LIMIT)");
+            }
         cJSON *cl = cJSON_AddArrayToObject(o, "template_candidates");
         for (int i = 0; i < IFA_TEMPLATE_CANDIDATES; ++i) {
             cJSON *c = cJSON_CreateObject();
