@@ -2224,6 +2224,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_LANE_PV(ov, pu, u, c) ov = fma((float8)(pu), vv[u][c], ov)
 #endif
+/* query row r's accumulators, every chunk: rescaled by al, plus each of the step's value rows u times P[u] */
+#define IFA_LANE_ROW_PV(r, al, P)                                                                                  \
+    _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCV; ++c_) {                                                       \
+        float8 ov_ = o[r][c_] * (al);                                                                              \
+        _Pragma("unroll") for (int u_ = 0; u_ < LANES; ++u_) IFA_LANE_PV(ov_, (P)[u_], u_, c_);                    \
+        o[r][c_] = ov_;                                                                                            \
+    }
 #if LANE_PF
             /* this step's rows came with the last step; the next step's loads go out before this one's math */
             IFA_LANE_TAKE
@@ -2303,14 +2310,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             float pb[IFA_ST], ab[R];
             IFA_IDX_N(pb, pown, IFA_SOWN + 1, IFA_ST, IFA_SC_PSRC, IFA_SC_PIDX);
             IFA_IDX_N(ab, pown, IFA_SOWN + 1, R, IFA_SC_ASRC, IFA_SC_AIDX);
-            _Pragma("unroll") for (int r = 0; r < R; ++r)
-                _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) {
-                    float8 ov = o[r][c] * ab[r];
-                    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                        IFA_LANE_PV(ov, pb[r * LANES + u], u, c);
-                    }
-                    o[r][c] = ov;
-                }
+            _Pragma("unroll") for (int r = 0; r < R; ++r) {
+                IFA_LANE_ROW_PV(r, ab[r], pb + r * LANES);
+            }
 #endif
 #else
             float sd[LANES][R];
@@ -2373,13 +2375,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                         pu[u] = exp(sd[u][r] - mn);
                         ps += pu[u];
                     }
-                    _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) {
-                        float8 ov = o[r][c] * al;
-                        _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                            IFA_LANE_PV(ov, pu[u], u, c);
-                        }
-                        o[r][c] = ov;
-                    }
+                    IFA_LANE_ROW_PV(r, al, pu);
                     l[r] = l[r] * al + ps;
                     m[r] = mn;
                 }

@@ -2087,7 +2087,9 @@ START_TEST(device_limit_falls_back_to_cv) {
     p.template_request = IFA_TEMPLATE_ALL_VECTOR;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_DEVICE_LIMIT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "local memory"));
-    p.template_request = 0, p.seq_q = 1; /* fits: all_vector as before */
+    p.template_request = 0, p.has_prefix = 1, p.prefix_seq = p.prefix_len = 256; /* cv cannot: the refusal stays */
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_DEVICE_LIMIT);
+    p.has_prefix = 0, p.prefix_seq = p.prefix_len = 0, p.seq_q = 1; /* fits: all_vector as before */
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_ALL_VECTOR);
 }
