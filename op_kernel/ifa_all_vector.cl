@@ -586,6 +586,24 @@ inline float ifa_qxor_l(float x, int o, __local float *m, int lane) {
 }
 #endif
 #endif
+/* e^x in the GPU shapes (the lane and matrix shapes' probabilities, rescales and warp merges): 2^(x log2 e). On
+ * NVIDIA a multiply and the exp2 unit (PTX ex2.approx.ftz.f32: 2 ulp, a result below 2^-126 flushed to 0, the
+ * instruction libdevice's expf itself ends in), where expf's range reduction and scaling took about 10
+ * instructions and exp2's denormal fix-up 4 (sass_hist.py --core on sm_90a, the matrix shapes' step: int8 at
+ * 16,32,8,128,8192 493 -> 426 instructions, G = 16 at 32,128,8,64,2048 338 -> 219); elsewhere exp2, which the CPU's
+ * runs of these shapes check. The product's rounding moves e^x by |x| 2^-24 relatively, ~1e-6 for the x <= 0
+ * whose e^x counts, and a flushed probability is below 2^-126 of its row's largest: both far below every storage
+ * precision the shapes take. The CPU's own shapes keep exp (one exponential a score beside 2 D multiply-adds). */
+#if IFA_NV
+inline float ifa_gexp(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * M_LOG2E_F));
+    return y;
+}
+#define IFA_GEXP(x) ifa_gexp(x)
+#else
+#define IFA_GEXP(x) exp2((x) * M_LOG2E_F)
+#endif
 #if KTILE || LANES || MMA
 /* 8 elements as they lie in memory (ifa_raw8: 8 bytes of int8 or float8, 16 of 16-bit floats; the lane shape's
  * 4 of int4 and 32 of fp32 too), loaded at element i of p in one load, and as floats */
@@ -1680,7 +1698,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         (x) = vis_ ? sc_ : -INFINITY;                                                                             \
     } else                                                                                                        \
         (x) = -INFINITY
-#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : exp((x) - (mn)))
+#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : IFA_GEXP((x) - (mn)))
 /* the warps' merge, after each lane's rows r0 and r1 have their maxima (m0, m1) and sums (l0, l1) over the warp:
  * the lanes where own write them, each row's max over the warps rescales this warp's accumulators (by f0, f1),
  * and m_s and l_s take each row's max and sum */
@@ -1695,12 +1713,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         if (r0 < R) mx0 = fmax(mx0, mg_m[q * R + r0]);                                                             \
         if (r1 < R) mx1 = fmax(mx1, mg_m[q * R + r1]);                                                             \
     }                                                                                                              \
-    const float f0 = m0 == -INFINITY ? 0.0f : exp(m0 - mx0), f1 = m1 == -INFINITY ? 0.0f : exp(m1 - mx1);        \
+    const float f0 = m0 == -INFINITY ? 0.0f : IFA_GEXP(m0 - mx0);                                                  \
+    const float f1 = m1 == -INFINITY ? 0.0f : IFA_GEXP(m1 - mx1);                                                  \
     if (lid < R) {                                                                                                 \
         float mx = -INFINITY, sum = 0.0f;                                                                          \
         for (int q = 0; q < IFA_NW; ++q) mx = fmax(mx, mg_m[q * R + lid]);                                         \
         for (int q = 0; q < IFA_NW; ++q)                                                                           \
-            if (mg_m[q * R + lid] != -INFINITY) sum += mg_l[q * R + lid] * exp(mg_m[q * R + lid] - mx);            \
+            if (mg_m[q * R + lid] != -INFINITY)                                                                    \
+                sum += mg_l[q * R + lid] * IFA_GEXP(mg_m[q * R + lid] - mx);                                       \
         m_s[lid] = mx;                                                                                             \
         l_s[lid] = sum;                                                                                            \
     }
@@ -1870,7 +1890,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_GRED(mt0, fmax);
             IFA_GRED(mt1, fmax);
             const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
-            const float al0 = mn0 == -INFINITY ? 1.0f : exp(m0 - mn0), al1 = mn1 == -INFINITY ? 1.0f : exp(m1 - mn1);
+            const float al0 = mn0 == -INFINITY ? 1.0f : IFA_GEXP(m0 - mn0);
+            const float al1 = mn1 == -INFINITY ? 1.0f : IFA_GEXP(m1 - mn1);
             const float4 p4 = (float4)(IFA_MMA_P(st.x, mn0), IFA_MMA_P(st.y, mn1), IFA_MMA_P(st.z, mn0),
                                        IFA_MMA_P(st.w, mn1));
             l0 = l0 * al0 + (p4.x + p4.z);
@@ -2059,7 +2080,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_QUAD(mt1, fmax);
             const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
             /* the rows' rescale (1 while a row has seen nothing) and probabilities */
-            const float al0 = mn0 == -INFINITY ? 1.0f : exp(m0 - mn0), al1 = mn1 == -INFINITY ? 1.0f : exp(m1 - mn1);
+            const float al0 = mn0 == -INFINITY ? 1.0f : IFA_GEXP(m0 - mn0);
+            const float al1 = mn1 == -INFINITY ? 1.0f : IFA_GEXP(m1 - mn1);
             const float4 pa4 = (float4)(IFA_MMA_P(sa.x, mn0), IFA_MMA_P(sa.y, mn0), IFA_MMA_P(sa.z, mn1),
                                         IFA_MMA_P(sa.w, mn1));
             const float4 pb4 = (float4)(IFA_MMA_P(sb.x, mn0), IFA_MMA_P(sb.y, mn0), IFA_MMA_P(sb.z, mn1),
@@ -2300,10 +2322,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* own probabilities and the row's rescale (1 and 0 while the row has seen nothing) */
             float pown[IFA_SOWN + 1], ps = 0.0f;
             _Pragma("unroll") for (int i = 0; i < IFA_SOWN; ++i) {
-                pown[i] = mn == -INFINITY ? 0.0f : exp(sv[i] - mn);
+                pown[i] = mn == -INFINITY ? 0.0f : IFA_GEXP(sv[i] - mn);
                 ps += pown[i];
             }
-            pown[IFA_SOWN] = mn == -INFINITY ? 1.0f : exp(m_own - mn);
+            pown[IFA_SOWN] = mn == -INFINITY ? 1.0f : IFA_GEXP(m_own - mn);
             l_own = l_own * pown[IFA_SOWN] + ps;
             m_own = mn;
             /* every probability and every row's rescale to every lane, then P.V as in the other path */
@@ -2369,10 +2391,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 m[r] = mn;
 #else
                 if (mn != -INFINITY) {
-                    const float al = exp(m[r] - mn);
+                    const float al = IFA_GEXP(m[r] - mn);
                     float ps = 0.0f, pu[LANES];
                     _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                        pu[u] = exp(sd[u][r] - mn);
+                        pu[u] = IFA_GEXP(sd[u][r] - mn);
                         ps += pu[u];
                     }
                     IFA_LANE_ROW_PV(r, al, pu);
@@ -2415,12 +2437,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         _Pragma("unroll") for (int r = 0; r < R; ++r) {
             float mx = -INFINITY;
             for (int q = 0; q < IFA_NG; ++q) mx = fmax(mx, lg_m[q * R + r]);
-            const float f = m[r] == -INFINITY ? 0.0f : exp(m[r] - mx);
+            const float f = m[r] == -INFINITY ? 0.0f : IFA_GEXP(m[r] - mx);
             _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) o[r][c] *= f;
             if (lid == 0) {
                 float sum = 0.0f;
                 for (int q = 0; q < IFA_NG; ++q)
-                    if (lg_m[q * R + r] != -INFINITY) sum += lg_l[q * R + r] * exp(lg_m[q * R + r] - mx);
+                    if (lg_m[q * R + r] != -INFINITY) sum += lg_l[q * R + r] * IFA_GEXP(lg_m[q * R + r] - mx);
                 m_s[r] = mx;
                 l_s[r] = sum;
             }
