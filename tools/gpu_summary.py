@@ -550,29 +550,48 @@ def narrow_mma(d, out):
                    "gpu-measure.log")
 
 
-def lanekv(d, out):
-    """Part lanekv: the lane shape's K/V types and head dims of the fifty-fourth session (the planner's plan, first)
-    against the work-group shape they ran before (lanes=0), per K/V type and shape, checked on the card; the verdict
-    keeps the lane shape for them unless a row failed its check or ran slower."""
-    out.append("## The lane shape's K/V types and head dims (part lanekv)")
-    rows = read_rows(d, "h100_lanekv.csv")
+SPREAD = 0.02  # taken as the card's round-to-round noise in one kernel's median over alternating rounds
+
+
+def new_against_old(d, out, title, name, keep, old):
+    """A change that is on by default, timed on the card against what ran before it (the file's first variant the
+    change, the second the old form), per K/V type and shape, checked on the card: keep it (the verdict keep)
+    unless a row failed its check or the old form (old, in words) ran faster by more than the card's round-to-round
+    spread (SPREAD)."""
+    out.append(title)
+    rows = read_rows(d, name)
     if not rows:
-        out.append("not measured: no h100_lanekv.csv")
+        out.append("not measured: no %s" % name)
         return
     failed = sorted({"%s %s" % (r.get("kv_type"), shape(r)) for r in rows if r.get("check") not in ("pass", "skipped")})
     slower = []
     for t in sorted({r.get("kv_type") for r in rows}):
-        found = variants(d, "h100_lanekv.csv", t)
-        variant_lines(out, t, "h100_lanekv.csv", found)
+        found = variants(d, name, t)
+        variant_lines(out, t, name, found)
         for sh, vs in found.items():
-            if len(vs) > 1 and math.isfinite(vs[1][2]) and vs[1][2] < 1.0:
+            if len(vs) > 1 and math.isfinite(vs[1][2]) and vs[1][2] < 1.0 - SPREAD:
                 slower.append("%s %s" % (t, sh))
     out.append("- checks: %s" % ("every row passed" if not failed else "FAILED: " + ", ".join(failed)))
     out.append("- verdict: %s" % (
-        "keep the lane shape for them" if not failed and not slower else
+        keep if not failed and not slower else
         "look again: %s" % ", ".join(
             (["failed " + ", ".join(failed)] if failed else []) +
-            (["the work-group shape faster at " + ", ".join(slower)] if slower else []))))
+            (["%s faster by more than %d %% at %s" % (old, round(100 * SPREAD), ", ".join(slower))] if slower
+             else []))))
+
+
+def lanekv(d, out):
+    """Part lanekv: the lane shape's K/V types and head dims of the fifty-fourth session (the planner's plan, first)
+    against the work-group shape they ran before (lanes=0)."""
+    new_against_old(d, out, "## The lane shape's K/V types and head dims (part lanekv)", "h100_lanekv.csv",
+                    "keep the lane shape for them", "the work-group shape")
+
+
+def gexp(d, out):
+    """Part gexp: the fifty-fifth session's exponentials in the GPU shapes (the card's exp2 unit; this tree's kernels,
+    first) against the kernels before them."""
+    new_against_old(d, out, "## The GPU shapes' exponentials by the exp2 unit (part gexp)", "h100_gexp.csv",
+                    "keep the change", "the kernels before it")
 
 
 def bisect(d, out):
@@ -693,7 +712,7 @@ def main(argv):
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
     for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
-                 mla, ragged, paged):
+                 gexp, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
