@@ -3,7 +3,8 @@
 # and hold lanes x query rows x log2(D / 8) shuffles, stage by stage (a stage's shuffles, which do not depend on
 # each other, together); with lane_scores (LANE_SC=1) the transposing butterfly's count and its broadcasts
 # (shfl.sync.idx), and no float array in local (stack) memory: an array indexed at run time leaves registers.
-# The matrix shape's variants (MMA=1) must hold their exact count of warp matrix products and transposes. NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
+# The matrix shape's variants (MMA=1) must hold their exact count of warp matrix products and transposes, and every
+# variant its exponentials by the exp2 unit (IFA_GEXP's ex2.approx.ftz.f32; exp calls only for the sink and the fused combine). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
 # Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
 # targets nvptx64.
 #   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
@@ -172,6 +173,18 @@ foreach(v ${variants})
       message(FATAL_ERROR "variant ${v}: ${got_mma} matrix products and ${got_mov} transposes, expected ${want_mma} and ${want_mov}")
     endif()
   endif()
+  file(STRINGS ${OUT}/lanes.ptx ex2s REGEX "ex2\\.approx\\.ftz\\.f32")
+  file(STRINGS ${OUT}/lanes.ptx expcalls REGEX "_Z3expf,")
+  list(LENGTH ex2s n_ex2)
+  list(LENGTH expcalls n_exp)
+  # e^x through the exp2 unit (IFA_GEXP): every variant with exponentials (not the max pass) holds it, and only the
+  # sink's term and the last split's combine (SINK, FUSED: once a row, not a step) still call exp
+  if(NOT ";${defs};" MATCHES ";MAX_PASS=1;" AND n_ex2 EQUAL 0)
+    message(FATAL_ERROR "variant ${v}: no ex2.approx.ftz.f32: the exponentials do not go through IFA_GEXP")
+  endif()
+  if(NOT ";${defs};" MATCHES ";SINK=1;" AND NOT ";${defs};" MATCHES ";FUSED=1;" AND n_exp GREATER 0)
+    message(FATAL_ERROR "variant ${v}: ${n_exp} calls of exp where the shapes' exponentials take IFA_GEXP")
+  endif()
   file(STRINGS ${OUT}/lanes.ptx spilled REGEX "(ld|st)\\.local\\.(v[24]\\.)?f32")
   if(spilled)
     list(GET spilled 0 first)
@@ -193,4 +206,4 @@ foreach(v ${variants})
     message(FATAL_ERROR "variant ${v}: the shuffles' offset changes ${changes} times: not stage by stage")
   endif()
 endforeach()
-message(STATUS "the lane and matrix shapes' NVIDIA paths compile for nvptx64 in every variant, shuffles stage by stage")
+message(STATUS "the lane and matrix shapes' NVIDIA paths compile for nvptx64 in every variant, shuffles stage by stage, e^x by the exp2 unit")
