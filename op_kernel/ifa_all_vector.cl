@@ -586,14 +586,14 @@ inline float ifa_qxor_l(float x, int o, __local float *m, int lane) {
 }
 #endif
 #endif
-/* e^x in the GPU shapes (the lane and matrix shapes' probabilities, rescales and warp merges): 2^(x log2 e). On
- * NVIDIA a multiply and the exp2 unit (PTX ex2.approx.ftz.f32: 2 ulp, a result below 2^-126 flushed to 0, the
- * instruction libdevice's expf itself ends in), where expf's range reduction and scaling took about 10
- * instructions and exp2's denormal fix-up 4 (sass_hist.py --core on sm_90a, the matrix shapes' step: int8 at
+/* e^x in the GPU shapes (the lane and matrix shapes' probabilities, rescales and warp merges, the work-group shape's
+ * probabilities): 2^(x log2 e). On NVIDIA a multiply and the exp2 unit (PTX ex2.approx.ftz.f32: 2 ulp, a result below
+ * 2^-126 flushed to 0, the instruction libdevice's expf itself ends in), where expf's range reduction and scaling took
+ * about 10 instructions and exp2's denormal fix-up 4 (sass_hist.py --core on sm_90a, the matrix shapes' step: int8 at
  * 16,32,8,128,8192 493 -> 426 instructions, G = 16 at 32,128,8,64,2048 338 -> 219); elsewhere exp2, which the CPU's
- * runs of these shapes check. The product's rounding moves e^x by |x| 2^-24 relatively, ~1e-6 for the x <= 0
- * whose e^x counts, and a flushed probability is below 2^-126 of its row's largest: both far below every storage
- * precision the shapes take. The CPU's own shapes keep exp (one exponential a score beside 2 D multiply-adds). */
+ * runs of these shapes check. The product's rounding moves e^x by |x| 2^-24 relatively, ~1e-6 for the x <= 0 whose e^x
+ * counts, and a flushed probability is below 2^-126 of its row's largest: both far below every storage precision the
+ * shapes take. The CPU's own shapes keep exp (one exponential a score beside 2 D multiply-adds). */
 #if IFA_NV
 inline float ifa_gexp(float x) {
     float y;
@@ -2718,7 +2718,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int r = lid / IFA_TPR, t = lid - r * IFA_TPR;
             float ps = 0.0f;
             for (int j = t; r < rn && j < rows_pad; j += IFA_TPR) {
-                const float pr = exp(sc[r * CHUNK + j] - m_use_s[r]);
+                const float pr = IFA_GEXP(sc[r * CHUNK + j] - m_use_s[r]);
                 sc[r * CHUNK + j] = pr;
                 ps += pr;
             }
