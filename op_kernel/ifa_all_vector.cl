@@ -446,22 +446,24 @@ inline uint2 ifa_e4m3x4_h2(uint x) {
         (b) = h_.y;                                                                                                 \
     } while (0)
 #else
-/* e4m3fn: x holds two codes, in bits 0-7 and 16-23. Each code's sign to bit 15 of its half and its exponent and
- * mantissa shifted by 7 make the binary16 of the value x 2^-8, for normal and subnormal codes alike (a float8
- * subnormal is a binary16 subnormal); x 256 in fp16 is exact. A NaN code (0x7f, 0xff: 480 so far, beyond
- * float8's 448) then takes the binary16 NaN's exponent and a mantissa bit (ifa_common.cl's ifa_e4m3_to_f32_n,
- * vectorised for CPUs, does the same) */
-inline uint ifa_e4m3_h2(uint x) {
-    const uint m = x & 0x007f007fu, nan = (m + 0x00010001u) & 0x00800080u;
-    return ifa_h2_mul(((x & 0x00800080u) << 8) | (m << 7), 0x5c005c00u /* 256 */) | (nan >> 7) * 0x7e00u;
+/* e4m3fn: y holds two codes, each in the high byte of its 16-bit half (code << 8, a byte permute as e5m2's). Each
+ * code's sign kept at bit 15 and its exponent and mantissa one place lower (bits 7-13) make the binary16 of the
+ * value x 2^-8, for normal and subnormal codes alike (a float8 subnormal is a binary16 subnormal); x 256 in fp16 is
+ * exact. A NaN code (0x7f, 0xff: bits 7-13 all ones, 480 so far, beyond float8's 448) takes bit 14 from the carry
+ * of + 0x80, which no other code reaches: the binary16 NaN's exponent and a mantissa (ifa_common.cl's
+ * ifa_e4m3_to_f32_n does the same on CPUs). Checked for every pair of codes in both halves against the format's
+ * definition. A permute, a shift, two logic ops, an add, a logic op and the multiply a word: ptxas (sm_90a,
+ * 16,32,8,128,8192, tools/sass_hist.py --core) a step 875 -> 580 instructions and 180 -> 154 registers (3 work-groups
+ * a multiprocessor instead of 2) against masks and shifts per code, whose NaN took a multiply */
+inline uint ifa_e4m3_hb(uint y) {
+    const uint h = (y & 0x80008000u) | ((y >> 1) & 0x3f803f80u);
+    return ifa_h2_mul(h ^ ((h + 0x00800080u) & 0x40004000u), 0x5c005c00u /* 256 */);
 }
-/* the codes spread by masks and shifts, not a byte permute: ptxas folds these into ifa_e4m3_h2's masks, and with a
- * permute the step took 912 instructions against 846 (tools/sass_hist.py --core, 16,32,8,128,8192) */
 #define IFA_B4H(a, b, w)                                                                                            \
     do {                                                                                                            \
         const uint u_ = (w);                                                                                        \
-        (a) = ifa_e4m3_h2((u_ & 0xffu) | ((u_ & 0xff00u) << 8));                                                    \
-        (b) = ifa_e4m3_h2(((u_ >> 16) & 0xffu) | ((u_ >> 8) & 0xff0000u));                                         \
+        (a) = ifa_e4m3_hb(ifa_prmt(u_, 0u, 0x1404u));                                                               \
+        (b) = ifa_e4m3_hb(ifa_prmt(u_, 0u, 0x3424u));                                                               \
     } while (0)
 #endif
 #endif
