@@ -410,6 +410,14 @@ inline uint ifa_h2_mul(uint x, uint c) {
 #if IFA_KV1
 /* IFA_B4H(a, b, w): 4 one-byte values (w) as two fp16x2 words, exactly: bytes 0, 1 into a, 2, 3 into b (fp16 holds
  * every int8 and float8 value) */
+/* IFA_B4HI(a, b, w, f): bytes 0, 1 of w each into the high byte of a 16-bit half of a (code << 8), bytes 2, 3 of b,
+ * each word then through f (the float8 types: e5m2's word as it is, f empty; e4m3fn's through ifa_e4m3_hb) */
+#define IFA_B4HI(a, b, w, f)                                                                                        \
+    do {                                                                                                            \
+        const uint u_ = (w);                                                                                        \
+        (a) = f(ifa_prmt(u_, 0u, 0x1404u));                                                                         \
+        (b) = f(ifa_prmt(u_, 0u, 0x3424u));                                                                         \
+    } while (0)
 #if KV_T == IFA_I8
 /* Each byte biased by 128 is the low mantissa of an fp16 in [1024, 1280) (0x6400 | byte: a byte permute puts 0x64
  * above it), and 1152 (0x6480) off that is the int8 */
@@ -421,12 +429,7 @@ inline uint ifa_h2_mul(uint x, uint c) {
     } while (0)
 #elif KV_T == IFA_E5M2
 /* e5m2 is the upper byte of the binary16 of the same value (infinities and NaNs included) */
-#define IFA_B4H(a, b, w)                                                                                            \
-    do {                                                                                                            \
-        const uint u_ = (w);                                                                                        \
-        (a) = ifa_prmt(u_, 0u, 0x1404u);                                                                            \
-        (b) = ifa_prmt(u_, 0u, 0x3424u);                                                                            \
-    } while (0)
+#define IFA_B4H(a, b, w) IFA_B4HI(a, b, w, )
 #elif IFA_NV && F8CVT
 /* e4m3fn by the card's own conversion (F8CVT: the plan's mma_cvt; sm_89 and later): each 16-bit half's two codes
  * to an f16x2 (the low byte to the low fp16), exact, NaN codes to NaN. The word's halves taken apart inside the asm
@@ -446,7 +449,7 @@ inline uint2 ifa_e4m3x4_h2(uint x) {
         (b) = h_.y;                                                                                                 \
     } while (0)
 #else
-/* e4m3fn: y holds two codes, each in the high byte of its 16-bit half (code << 8, a byte permute as e5m2's). Each
+/* e4m3fn: y holds two codes, each in the high byte of its 16-bit half (IFA_B4HI's permute, as e5m2's). Each
  * code's sign kept at bit 15 and its exponent and mantissa one place lower (bits 7-13) make the binary16 of the
  * value x 2^-8, for normal and subnormal codes alike (a float8 subnormal is a binary16 subnormal); x 256 in fp16 is
  * exact. A NaN code (0x7f, 0xff: bits 7-13 all ones, 480 so far, beyond float8's 448) takes bit 14 from the carry
@@ -459,12 +462,7 @@ inline uint ifa_e4m3_hb(uint y) {
     const uint h = (y & 0x80008000u) | ((y >> 1) & 0x3f803f80u);
     return ifa_h2_mul(h ^ ((h + 0x00800080u) & 0x40004000u), 0x5c005c00u /* 256 */);
 }
-#define IFA_B4H(a, b, w)                                                                                            \
-    do {                                                                                                            \
-        const uint u_ = (w);                                                                                        \
-        (a) = ifa_e4m3_hb(ifa_prmt(u_, 0u, 0x1404u));                                                               \
-        (b) = ifa_e4m3_hb(ifa_prmt(u_, 0u, 0x3424u));                                                               \
-    } while (0)
+#define IFA_B4H(a, b, w) IFA_B4HI(a, b, w, ifa_e4m3_hb)
 #endif
 #endif
 #if KV_T == IFA_I4
