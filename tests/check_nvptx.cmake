@@ -4,7 +4,8 @@
 # each other, together); with lane_scores (LANE_SC=1) the transposing butterfly's count and its broadcasts
 # (shfl.sync.idx), and no float array in local (stack) memory: an array indexed at run time leaves registers.
 # The matrix shape's variants (MMA=1) must hold their exact count of warp matrix products and transposes, and every
-# variant its exponentials by the exp2 unit (IFA_GEXP's ex2.approx.ftz.f32; exp calls only for the sink and the fused combine). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
+# variant its exponentials by the exp2 unit (IFA_GEXP's ex2.approx.ftz.f32; exp calls only for the sink and the
+# fused combine). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
 # Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
 # targets nvptx64.
 #   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake

@@ -588,10 +588,10 @@ def lanekv(d, out):
 
 
 def gexp(d, out):
-    """Part gexp: the fifty-fifth session's exponentials in the GPU shapes (the card's exp2 unit; this tree's kernels,
-    first) against the kernels before them."""
-    new_against_old(d, out, "## The GPU shapes' exponentials by the exp2 unit (part gexp)", "h100_gexp.csv",
-                    "keep the change", "the kernels before it")
+    """Part gexp: the fifty-fifth session's kernel changes (the GPU shapes' exponentials by the card's exp2 unit,
+    e4m3fn's conversion by a byte permute; this tree's kernels, first) against the kernels before them."""
+    new_against_old(d, out, "## The exponentials by the exp2 unit and e4m3fn by a permute (part gexp)",
+                    "h100_gexp.csv", "keep the changes", "the kernels before them")
 
 
 def bisect(d, out):
