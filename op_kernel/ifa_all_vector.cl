@@ -131,6 +131,9 @@
 #ifndef MMA
 #define MMA 0
 #endif
+#ifndef MMA_AL
+#define MMA_AL 0
+#endif
 /* work-items per query row in the softmax: the work-group shape on GPUs spreads each row's chunk over
  * WG / R work-items (capped at 32) instead of leaving the chunk to one work-item per row (the lane shape has no
  * softmax phase) */
@@ -280,10 +283,17 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_KE (KV_T == IFA_I4 ? 32 : IFA_KV1 ? 16 : 8)
 #define IFA_KWCOL(j) (IFA_KE * (4 * ((j) / (IFA_KE / 2)) + mt4) + 2 * ((j) % (IFA_KE / 2)))
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
-#if VW != 1 || V8 || KTILE || LANES || MH != 1 ||                                                                \
+/* MMA 7, the latent tile (DeepSeek's MLA: D = 576, D_v = 512; below): its own rule */
+#define IFA_MLA (MMA == 7)
+#if IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16) || Q_T != KV_T ||  \
+                ROPE || ANTIQUANT || VAQ || WG != 128 || R > 16 || HEAD_DIM % 64 != 0 || VDIM % 256 != 0 ||         \
+                VDIM > HEAD_DIM || MAX_PASS || LANE_QL || PREFIX)
+#error "MMA 7 needs 16-bit K/V and the query in their type (no RoPE, no scales, no prefix pass), 4 warps, up to 16 rows, D a multiple of 64 and D_v of 256, D_v <= D"
+#endif
+#if !IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 ||                                                        \
     (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1 && KV_T != IFA_I4) || (Q_T != IFA_F16 && Q_T != IFA_BF16) ||   \
     VDIM != HEAD_DIM || WG % 32 != 0 || MAX_PASS || MMA > 6 || HEAD_DIM % (4 * IFA_KE) != 0 ||                     \
-    (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8 : HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2)
+    (MMA >= 3 ? HEAD_DIM % 64 != 0 || HEAD_DIM > 256 || R > 8 : HEAD_DIM > 128 || R > 16 || ANTIQUANT > 2 || VAQ > 2))
 #error "the matrix shape needs a 16-bit Q, 16-bit, int8, float8 or int4 K/V, D_v = D, warps of 32; D a multiple of 32 (one-byte K/V: 64, int4: 128) up to 128, R <= 16 and scales per channel or per tensor (MMA 3 to 5: D also a multiple of 64, up to 256, R <= 8, any scales)"
 #endif
 /* IFA_MMA_BF: bf16 K/V, so the products' operands are bf16 (the same fragments; fp16 for fp16 and int8 K/V).
@@ -1179,8 +1189,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     __local int fc_last;
 #endif
 
+#if IFA_MLA
+    /* MMA 7: one room for the query (until its operand words are in registers), the steps' partial scores, then
+     * the accumulators (16 rows of D = 576 floats are 36 KiB of the 48 an NVIDIA work-group has) */
+    __local float qs[R * HEAD_DIM > 2048 ? R * HEAD_DIM : 2048] __attribute__((aligned(16)));
+    __local float *const acc = qs;
+#else
     __local float qs[R * HEAD_DIM];
     __local float acc[R * VDIM] __attribute__((aligned(16)));
+#endif
 #if !LANES && !MMA
     __local float sc[R * CHUNK];
 #endif
@@ -1562,7 +1579,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         qs[i] = qv;
     }
 #endif
+#if !IFA_MLA /* MMA 7 writes every accumulator once, after its loop */
     for (int i = lid; i < R * VDIM; i += WG) acc[i] = 0.0f;
+#endif
 #if V8 && !KTILE
     for (int i = lid; i < IFA_ZV * R * VDIM; i += WG) lacc[i] = 0.0f;
 #endif
@@ -1699,6 +1718,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     } else                                                                                                        \
         (x) = -INFINITY
 #define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : IFA_GEXP((x) - (mn)))
+/* the 16-row shapes' step after its score products (MMA 1, 2 and 7): sa and sb (keys c, c + 1 of rows r0 (x, y) and
+ * r1 (z, w); sb at c + 8, c + 9) scored, each row's max over its quad's 16 keys, the rows' rescales al0 and al1 (1
+ * while a row has seen nothing) and probabilities pa4 and pb4, the running sums and maxima moved on */
+#define IFA_MMA16_SOFTMAX(sa, sb, c, pa4, pb4)                                                                     \
+    IFA_MMA_SC((sa).x, r0, (c));                                                                                  \
+    IFA_MMA_SC((sa).y, r0, (c) + 1);                                                                              \
+    IFA_MMA_SC((sa).z, r1, (c));                                                                                  \
+    IFA_MMA_SC((sa).w, r1, (c) + 1);                                                                              \
+    IFA_MMA_SC((sb).x, r0, (c) + 8);                                                                              \
+    IFA_MMA_SC((sb).y, r0, (c) + 9);                                                                              \
+    IFA_MMA_SC((sb).z, r1, (c) + 8);                                                                              \
+    IFA_MMA_SC((sb).w, r1, (c) + 9);                                                                              \
+    float mt0 = fmax(fmax((sa).x, (sa).y), fmax((sb).x, (sb).y));                                                  \
+    float mt1 = fmax(fmax((sa).z, (sa).w), fmax((sb).z, (sb).w));                                                  \
+    IFA_QUAD(mt0, fmax);                                                                                          \
+    IFA_QUAD(mt1, fmax);                                                                                          \
+    const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);                                                         \
+    const float al0 = mn0 == -INFINITY ? 1.0f : IFA_GEXP(m0 - mn0);                                               \
+    const float al1 = mn1 == -INFINITY ? 1.0f : IFA_GEXP(m1 - mn1);                                               \
+    const float4 pa4 = (float4)(IFA_MMA_P((sa).x, mn0), IFA_MMA_P((sa).y, mn0), IFA_MMA_P((sa).z, mn1),           \
+                                IFA_MMA_P((sa).w, mn1));                                                          \
+    const float4 pb4 = (float4)(IFA_MMA_P((sb).x, mn0), IFA_MMA_P((sb).y, mn0), IFA_MMA_P((sb).z, mn1),           \
+                                IFA_MMA_P((sb).w, mn1));                                                          \
+    l0 = l0 * al0 + ((pa4.x + pa4.y) + (pb4.x + pb4.y));                                                          \
+    l1 = l1 * al1 + ((pa4.z + pa4.w) + (pb4.z + pb4.w));                                                          \
+    m0 = mn0, m1 = mn1
 /* the warps' merge, after each lane's rows r0 and r1 have their maxima (m0, m1) and sums (l0, l1) over the warp:
  * the lanes where own write them, each row's max over the warps rescales this warp's accumulators (by f0, f1),
  * and m_s and l_s take each row's max and sum */
@@ -1747,7 +1792,129 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         if (r0 < rn) IFA_ACC2(r0, d) += o.xy * f0;                                                                 \
         if (r1 < rn) IFA_ACC2(r1, d) += o.zw * f1;                                                                 \
     } while (0)
-#if MMA >= 3
+#if IFA_MLA
+    {
+        /* MMA 7, the latent tile: the group's 16 query rows (the products' 16-row side) against 16 keys a step.
+         * Warp wp scores its quarter of the D columns (IFA_LK 16-column steps, the query's operand words for them in
+         * registers, converted once) for both 8-key halves; the four partial tiles meet in local memory (two
+         * buffers in the query's room: one barrier a step) and every warp sums them in the same order, so that all
+         * hold the same scores, maxima and probabilities; then each takes P.V for its quarter of the value columns
+         * (IFA_LT tiles of 8: 64 accumulators a lane at D_v = 512). A step reads each key row once across the warps
+         * and each value row once (MLA's value rows are the key rows' first D_v columns, just read: cache hits),
+         * where the lane shape read the latent row once per 2 heads and multiplied on the CUDA cores. */
+        const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;
+        const int r0 = mg, r1 = mg + 8;
+#define IFA_LK (HEAD_DIM / 64) /* a warp's 16-column score steps */
+#define IFA_LT (VDIM / 32)     /* a warp's 8-column value tiles */
+#define IFA_LC (VDIM / 256)    /* a lane's 8-column chunks of a value row */
+/* the first of lane mt4's columns of score step s (b0's two; b1's are the next two): steps 2u and 2u + 1 from one
+ * 16-byte load of 8 columns, 8 (4u + mt4) into the warp's quarter; an odd last step from an 8-byte load */
+#define IFA_LKCOL(s)                                                                                                \
+    (wp * (HEAD_DIM / 4) +                                                                                         \
+     ((s) < IFA_LK / 2 * 2 ? 8 * (4 * ((s) / 2) + mt4) + 4 * ((s) % 2) : 32 * (IFA_LK / 2) + 4 * mt4))
+/* the value operand's column of tile i (chunk u, word e, half h) for lane row n (mg in the operand, 2 mt4 and + 1
+ * in the accumulators) */
+#define IFA_LVCOL(i, n) (wp * (VDIM / 4) + 8 * (8 * ((i) / 8) + (n)) + 2 * (((i) / 2) % 4) + (i) % 2)
+#if MMA_AL
+#define IFA_L7_LD4(t, i) (*(__global const uint4 *)((t) + (i)))
+#define IFA_L7_LD2(t, i) (*(__global const uint2 *)((t) + (i)))
+#else /* rows at any even byte (the build's MMA_AL: whether the plan's tensors start them 16 bytes apart) */
+#define IFA_L7_LD4(t, i) as_uint4(vload8(0, (__global const ushort *)((t) + (i))))
+#define IFA_L7_LD2(t, i) as_uint2(vload4(0, (__global const ushort *)((t) + (i))))
+#endif
+        uint4 qf[IFA_LK]; /* step s's query words: rows r0, r1 at b0's columns, then at b1's */
+        _Pragma("unroll") for (int s = 0; s < IFA_LK; ++s) {
+            const int c = IFA_LKCOL(s);
+            const float4 x0 = r0 < R ? vload4(0, qs + r0 * HEAD_DIM + c) : (float4)0.0f;
+            const float4 x1 = r1 < R ? vload4(0, qs + r1 * HEAD_DIM + c) : (float4)0.0f;
+            qf[s] = ifa_mma_qf(x0, x1);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the query's room now holds the partial scores */
+        float4 oacc[IFA_LT];
+        _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) oacc[i] = (float4)0.0f;
+        float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
+        int par = 0;
+        /* the step loop is the work-group's (uniform: every lane reaches the products and the barrier) */
+        for (int jb = first; jb < len; jb += 16, par ^= 1) {
+            /* keys pa and pb (the score operand's rows mg of the two halves): this warp's quarter of each */
+            const int pa = jb + mg, pb = pa + 8;
+            const ulong roa = pa < len ? IFA_ROW_OFF(pa) : 0, rob = pb < len ? IFA_ROW_OFF(pb) : 0;
+            uint ka[2 * IFA_LK], kb[2 * IFA_LK];
+            _Pragma("unroll") for (int u = 0; u < IFA_LK / 2; ++u) {
+                const ulong c = (ulong)IFA_LKCOL(2 * u);
+                const uint4 x = pa < len ? IFA_L7_LD4(k, k_off + roa + c) : (uint4)0;
+                const uint4 y = pb < len ? IFA_L7_LD4(k, k_off + rob + c) : (uint4)0;
+                ka[4 * u] = x.x, ka[4 * u + 1] = x.y, ka[4 * u + 2] = x.z, ka[4 * u + 3] = x.w;
+                kb[4 * u] = y.x, kb[4 * u + 1] = y.y, kb[4 * u + 2] = y.z, kb[4 * u + 3] = y.w;
+            }
+#if IFA_LK % 2
+            {
+                const ulong c = (ulong)IFA_LKCOL(IFA_LK - 1);
+                const uint2 x = pa < len ? IFA_L7_LD2(k, k_off + roa + c) : (uint2)0;
+                const uint2 y = pb < len ? IFA_L7_LD2(k, k_off + rob + c) : (uint2)0;
+                ka[2 * IFA_LK - 2] = x.x, ka[2 * IFA_LK - 1] = x.y, kb[2 * IFA_LK - 2] = y.x, kb[2 * IFA_LK - 1] = y.y;
+            }
+#endif
+            /* value rows jb + 2 mt4, + 1, + 8, + 9 (the value operand's pairs): this warp's quarter, a lane's chunks
+             * 8 u + mg */
+            uint vr[4][4 * IFA_LC];
+            _Pragma("unroll") for (int t = 0; t < 4; ++t) {
+                const int pv = jb + 2 * mt4 + (t & 1) + 8 * (t >> 1);
+                const ulong ro = pv < len ? IFA_ROW_OFF(pv) : 0;
+                _Pragma("unroll") for (int u = 0; u < IFA_LC; ++u) {
+                    const uint4 x = pv < len ? IFA_L7_LD4(v, v_off + ro + (ulong)IFA_LVCOL(8 * u, mg)) : (uint4)0;
+                    vr[t][4 * u] = x.x, vr[t][4 * u + 1] = x.y, vr[t][4 * u + 2] = x.z, vr[t][4 * u + 3] = x.w;
+                }
+            }
+            /* this warp's share of the scores: rows r0 (x, y), r1 (z, w) at keys jb + 2 mt4, + 1 (s0) and + 8, + 9
+             * (s1) */
+            float4 s0 = (float4)0.0f, s1 = (float4)0.0f;
+            IFA_MMA_UNROLL for (int s = 0; s < IFA_LK; ++s) {
+                IFA_MMA(s0, qf[s], (uint2)(ka[2 * s], ka[2 * s + 1]));
+                IFA_MMA(s1, qf[s], (uint2)(kb[2 * s], kb[2 * s + 1]));
+            }
+            {
+                __local float4 *const xw = (__local float4 *)qs + ((par * 4 + wp) * 32 + lane) * 2;
+                xw[0] = s0, xw[1] = s1;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            s0 = (float4)0.0f, s1 = (float4)0.0f;
+            for (int q = 0; q < 4; ++q) {
+                __local const float4 *const xr = (__local const float4 *)qs + ((par * 4 + q) * 32 + lane) * 2;
+                s0 += xr[0], s1 += xr[1];
+            }
+            IFA_MMA16_SOFTMAX(s0, s1, jb + 2 * mt4, p0, p1);
+            /* P as the 16-row operand over the step's 16 keys, in two parts: hi, and what hi missed */
+            const uint4 ph = ifa_frag_hi(p0, p1), pl = ifa_frag_lo(p0, p1, ph);
+            /* the rescale only where a row's max moved in some lane of the warp (exp(0) is exactly 1) */
+            if (ifa_warp_any(al0 != 1.0f || al1 != 1.0f))
+                _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) oacc[i].xy *= al0, oacc[i].zw *= al1;
+            /* tile i's value operand: the words of rows 2 mt4 and + 1 (+ 8 and + 9) paired, low or high halves */
+            IFA_MMA_UNROLL for (int i = 0; i < IFA_LT; ++i) {
+                const int w = 4 * (i / 8) + (i / 2) % 4;
+                const uint sel = i % 2 ? 0x7632u : 0x5410u;
+                const uint2 vb = (uint2)(ifa_prmt(vr[0][w], vr[1][w], sel), ifa_prmt(vr[2][w], vr[3][w], sel));
+                float4 oi = oacc[i];
+                IFA_MMA(oi, ph, vb);
+                IFA_MMA(oi, pl, vb);
+                oacc[i] = oi;
+            }
+        }
+        IFA_QUAD(l0, ifa_add);
+        IFA_QUAD(l1, ifa_add);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the last partial scores read: the room takes the accumulators */
+        _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) {
+            const int c0 = IFA_LVCOL(i, 2 * mt4), c1 = IFA_LVCOL(i, 2 * mt4 + 1);
+            if (r0 < R) acc[r0 * VDIM + c0] = oacc[i].x, acc[r0 * VDIM + c1] = oacc[i].y;
+            if (r1 < R) acc[r1 * VDIM + c0] = oacc[i].z, acc[r1 * VDIM + c1] = oacc[i].w;
+        }
+        if (wp == 0 && mt4 == 0) {
+            if (r0 < R) m_s[r0] = m0, l_s[r0] = l0;
+            if (r1 < R) m_s[r1] = m1, l_s[r1] = l1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#elif MMA >= 3
     {
 #if !IFA_MMA_PF
         IFA_MMA_LANES;
@@ -2063,32 +2230,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             IFA_MMA_FENCE;
             IFA_MMA_ROWS(vaw, vbw, v, v_off)
 #endif
-            {
-                const int c = jb + wp * 16 + 2 * mt4;
-                IFA_MMA_SC(sa.x, r0, c);
-                IFA_MMA_SC(sa.y, r0, c + 1);
-                IFA_MMA_SC(sa.z, r1, c);
-                IFA_MMA_SC(sa.w, r1, c + 1);
-                IFA_MMA_SC(sb.x, r0, c + 8);
-                IFA_MMA_SC(sb.y, r0, c + 9);
-                IFA_MMA_SC(sb.z, r1, c + 8);
-                IFA_MMA_SC(sb.w, r1, c + 9);
-            }
-            /* each row's max over its quad's 16 key columns */
-            float mt0 = fmax(fmax(sa.x, sa.y), fmax(sb.x, sb.y)), mt1 = fmax(fmax(sa.z, sa.w), fmax(sb.z, sb.w));
-            IFA_QUAD(mt0, fmax);
-            IFA_QUAD(mt1, fmax);
-            const float mn0 = fmax(m0, mt0), mn1 = fmax(m1, mt1);
-            /* the rows' rescale (1 while a row has seen nothing) and probabilities */
-            const float al0 = mn0 == -INFINITY ? 1.0f : IFA_GEXP(m0 - mn0);
-            const float al1 = mn1 == -INFINITY ? 1.0f : IFA_GEXP(m1 - mn1);
-            const float4 pa4 = (float4)(IFA_MMA_P(sa.x, mn0), IFA_MMA_P(sa.y, mn0), IFA_MMA_P(sa.z, mn1),
-                                        IFA_MMA_P(sa.w, mn1));
-            const float4 pb4 = (float4)(IFA_MMA_P(sb.x, mn0), IFA_MMA_P(sb.y, mn0), IFA_MMA_P(sb.z, mn1),
-                                        IFA_MMA_P(sb.w, mn1));
-            l0 = l0 * al0 + ((pa4.x + pa4.y) + (pb4.x + pb4.y));
-            l1 = l1 * al1 + ((pa4.z + pa4.w) + (pb4.z + pb4.w));
-            m0 = mn0, m1 = mn1;
+            IFA_MMA16_SOFTMAX(sa, sb, jb + wp * 16 + 2 * mt4, pa4, pb4);
             /* P as the 16-row operand over the step's 16 keys, in two fp16 parts: hi, and what hi missed */
             const uint4 ph = ifa_frag_hi(pa4, pb4), pl4 = ifa_frag_lo(pa4, pb4, ph);
             /* the accumulators' rescale only where a row's max moved in some lane of the warp (as the transposed

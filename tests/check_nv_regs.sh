@@ -2,9 +2,10 @@
 # ctest nvptx_registers: the fused kernels the NVIDIA row plans on an H100 for the peer file's 11 rows (fp16), their
 # int8 rows (per-channel scales, two steps in flight: mma_int8=2, the query's words in local memory:
 # mma_q_local=1), bf16, float8 and int4 (mma_int4=1), ragged batches (balanced units, the per-batch lengths of a
-# serving loop), the lane shape's wider plans (odd D / 8, D = 512, MLA) and the examples' attention cases, each compiled offline by scripts/nv-regs (clang for nvptx64,
-# CUDA's ptxas for sm_90a): none may spill or keep a stack frame (local memory, at every step of the loop on the
-# card). Skipped (77) without clang's nvptx64 target, ptxas or libdevice: CI has no CUDA.
+# serving loop), the lane shape's wider plans (odd D / 8, D = 512, MLA), MLA's latent tile (mma_mla=1) and the
+# examples' attention cases, each compiled offline by scripts/nv-regs (clang for nvptx64, CUDA's ptxas for sm_90a):
+# none may spill or keep a stack frame (local memory, at every step of the loop on the card). Skipped (77) without
+# clang's nvptx64 target, ptxas or libdevice: CI has no CUDA.
 #   tests/check_nv_regs.sh NV_REGS IFA_TILING EXAMPLES_DIR
 set -u
 nv_regs="$1" tiling="$2" examples="$3"
@@ -62,6 +63,9 @@ for ks in float16:4,32,32,80,4096 float16:4,32,8,80,4096 int8:4,32,32,96,4096 fl
   check "lanes ${ks%%:*} ${ks#*:}" --shape "${ks#*:}" --layout BNSD --kv-dtype "${ks%%:*}"
 done
 check "lanes MLA 4,128,1,576,4096" --shape 4,128,1,576,4096 --value-dim 512 --layout BNSD
+# the latent tile (mma_mla=1, plan mma 7: 0 in every row until a card times it): MLA at G = 128 and 16 (paged bf16)
+IFA_TUNING=mma_mla=1 check "MLA tile 4,128,1,576,4096" --shape 4,128,1,576,4096 --value-dim 512 --layout BNSD
+IFA_TUNING=mma_mla=1 check "MLA tile paged bf16" "$examples/../tests/mla_tile_cases/paged_bf16.json"
 # speculative decoding's 8-16 query tokens in the lane shape, the query's columns from local memory (16 rows' chunks:
 # 254-255 registers offline, at the edge): fp32 D = 128 with 16 tokens, e4m3fn D = 96 with 8 (2 heads a group)
 for kt in float32:128:16 float8_e4m3fn:96:8; do

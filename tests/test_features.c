@@ -815,6 +815,27 @@ START_TEST(kv_unaligned_offsets) {
 }
 END_TEST
 
+/* DeepSeek's MLA at its own size (D = 576, D_v = 512, the key as the value, one KV head) for a run under the latent
+ * tile (CK_RUN_CASE=mla_tile, ctest test_features_mla_tile: plan mma 7): rows a few bytes into their buffers (the
+ * tile's element-aligned loads, MMA_AL 0) in each layout, paged, with splits and balanced units, 2 query tokens,
+ * 128 heads in 8 groups, and 12 heads (padding rows in the 16-row tile). */
+START_TEST(mla_tile) {
+    static const int64_t lens[] = {300, 1, 0, 177};
+    fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 16, .nkv = 1,
+               .d = 576, .dv = 512, .value_is_key = 1, .s = 300, .sq = 1, .lens = lens, .nlens = 4,
+               .split = splits[_i % 2 ? 1 : 3 * (_i % 4 == 2)], .seed = 5600 + (uint64_t)_i};
+    switch (_i) {
+    case 0: p.kv_base = 2; break;
+    case 1: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.kv_base = 6, p.block_size = 64; break;
+    case 2: p.kv_base = 10, p.n = 12; break;
+    case 3: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.sq = 2, p.n = 8; break;
+    case 4: p.n = 128; break;
+    default: p.block_size = 16, p.kv_base = 4; break;
+    }
+    check(&p, NULL);
+}
+END_TEST
+
 /* The separate form with the key's and the value's halves of one (2, ...) form, in its mode, is the same
  * computation: the same kernel build (tiling key) and bitwise the same output and LSE. */
 START_TEST(antiquant_separate_equals_combined) {
@@ -1592,6 +1613,13 @@ Suite *features_suite(void) {
         tcase_set_timeout(i4, 600);
         test_add_loop(i4, int4_matrix_shapes, 0, 22);
         suite_add_tcase(s, i4);
+    }
+    /* MLA at D = 576 alone, for a run under the latent tile (CK_RUN_CASE=mla_tile, ctest test_features_mla_tile) */
+    if (only && strcmp(only, "mla_tile") == 0) {
+        TCase *ml = test_tcase_create("mla_tile");
+        tcase_set_timeout(ml, 600);
+        tcase_add_loop_test(ml, mla_tile, 0, 6);
+        suite_add_tcase(s, ml);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */
     TCase *pr = test_tcase_create("prepare");

@@ -941,6 +941,71 @@ START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
 }
 END_TEST
 
+/* The latent tile (plan mma 7) where the row asks (mma_mla): DeepSeek's MLA (D = 576, D_v = 512, fp16 or bf16, one
+ * KV head) in groups of up to 16 rows (G = 128: 8 groups; 2 tokens: 8 heads a group), a key row of 512 with a
+ * value of its own; not by default (mma_mla 0 in the NVIDIA row: the lane shape), nor with RoPE, per-channel scales,
+ * another query type, per-batch query tokens or global-rowmax splits, nor for D = 128; the plan check refuses it
+ * off its rule or beside those. */
+START_TEST(mla_tile_rule) {
+    ifa_problem p = problem(4, 128, 1, 576, 4096);
+    p.value_dim = 512;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_ne(plan.mma, 7);
+    ck_assert_int_gt(plan.lanes, 0);
+    plan_tuned("mma_mla=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    ck_assert_int_eq(plan.heads_per_group, 16);
+    ck_assert_int_eq(plan.head_groups, 8);
+    ck_assert_int_eq(plan.lanes, 0);
+    ck_assert_int_le(plan.local_mem_bytes, 48 * 1024 - 1024);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    ifa_plan bad = plan;
+    bad.split_kv = IFA_SPLIT_GLOBAL_ROWMAX;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan;
+    bad.lane_q_local = 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad = plan;
+    bad.mma = 8;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* 2 tokens: 8 heads (16 rows) a group; bf16 paged 16 heads in one group (B = 1: splits) */
+    ifa_problem q = p;
+    q.seq_q = 2;
+    plan_tuned("mma_mla=1", &q, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    ck_assert_int_eq(plan.heads_per_group, 8);
+    q = problem(1, 16, 1, 576, 8192);
+    q.value_dim = 512, q.q_dtype = q.kv_dtype = IFA_DTYPE_BFLOAT16, q.out_dtype = IFA_DTYPE_BFLOAT16;
+    plan_tuned("mma_mla=1", &q, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    ck_assert_int_eq(plan.head_groups, 1);
+    ck_assert_int_gt(plan.max_splits, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* a key row of 512 with a value of its own */
+    q = problem(4, 32, 2, 512, 4096);
+    plan_tuned("mma_mla=1", &q, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    /* what the tile does not take: RoPE, scales, another query type, per-batch query tokens, global rowmax, D = 128;
+     * and 16 rows past a row's room on a smaller device */
+    for (int c = 0; c < 6; ++c) {
+        q = p;
+        const char *extra = "mma_mla=1";
+        if (c == 0) q.rope = IFA_ROPE_GPTJ, q.rope_dim = 64, q.rope_offset = 512;
+        if (c == 1) q.kv_dtype = IFA_DTYPE_INT8, q.antiquant = q.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+        if (c == 2) q.q_dtype = IFA_DTYPE_BFLOAT16;
+        if (c == 3)
+            q.seq_q = 2, q.q_lengths = 1, q.lengths_mode = IFA_LENGTHS_PER_BATCH, q.max_length = 4096,
+            q.total_length = 4096;
+        if (c == 4) extra = "mma_mla=1,split_rowmax=2";
+        if (c == 5) q = problem(4, 32, 8, 128, 4096);
+        plan_tuned(extra, &q, &h100, &plan);
+        ck_assert_msg(plan.mma != 7, "case %d: the latent tile", c);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    }
+}
+END_TEST
+
 /* The lane shape's transposing butterfly (lane_scores) where the row asks and the step's sums split evenly: query
  * rows and lanes powers of two, rows <= the lanes a key row, at least 2 sums and 2 lanes a key row; on in the
  * NVIDIA row (the H100's measurement, docs/tiling.md) at 2 rows a step; the plan check refuses it off its range,
@@ -2198,6 +2263,7 @@ int main(void) {
     tcase_add_test(t, template_choice);
     tcase_add_test(t, multi_head_blocks);
     tcase_add_test(t, nvidia_row_every_plan_in_a_gpu_shape);
+    tcase_add_test(t, mla_tile_rule);
     tcase_add_test(t, device_limit_falls_back_to_cv);
     suite_add_tcase(s, t);
     return test_run_suite(s);

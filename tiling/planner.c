@@ -278,6 +278,34 @@ static int mma6_fit(const ifa_problem *p) {
     return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
 }
 
+/* The latent tile's rule (plan mma 7, ifa_all_vector.cl's IFA_MLA: 16 query rows against 16 keys a step, the
+ * warps sharing out the score's columns and then the value's): the query in the K/V's own 16-bit type, no RoPE
+ * and no scales (their operands would need two parts), 4 warps, at most 16 rows, D a multiple of 64 and D_v of
+ * 256 up to D; no cascade (the prefix pass) and no per-batch query tokens. */
+static int mla_tile_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
+    const int64_t dv = ifa__value_dim(p);
+    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) && p->q_dtype == p->kv_dtype &&
+           p->rope == 0 && p->antiquant == IFA_ANTIQUANT_NONE && p->v_antiquant == IFA_ANTIQUANT_NONE && wg == 128 &&
+           rows >= 1 && rows <= 16 && p->head_dim % 64 == 0 && dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix &&
+           !p->q_lengths;
+}
+
+/* Whether the row asks for the latent tile for p (mma and mma_mla) and p is what it is for: a key row wider than
+ * the other matrix shapes take, or a value narrower than the key (DeepSeek's MLA: D = 576, D_v = 512), in
+ * groups of wg with one KV head each; a global-rowmax split would need a max pass the tile has no variant of. */
+static int mla_tile_wanted(const ifa_problem *p, const ifa_tuning *t, int64_t wg, int64_t vw, int64_t mh) {
+    return t->mma > 0 && t->mma_mla > 0 && t->split_rowmax != 2 && vw == 1 && mh == 1 &&
+           (p->head_dim > 256 || ifa__value_dim(p) != p->head_dim) && mla_tile_fit(p, p->seq_q, wg);
+}
+
+int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
+                                  int matrix_instructions) {
+    /* the query's room (then two steps' partial scores of 4 warps, 8 KiB; then the accumulators), each row's
+     * max, sum, rescale and antiquant constants, the value's channel constants, the warps' merge (and scratch) */
+    const int64_t room = rows * head_dim > 2048 ? rows * head_dim : 2048;
+    return 4 * room + 20 * rows + 8 * value_dim + ifa__mma_local_bytes(rows, work_group_size, matrix_instructions);
+}
+
 /* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
  * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel scale
  * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
@@ -350,6 +378,11 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->mma_cvt = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
+    if (mla_tile_wanted(p, t, wg, plan->vector_width, plan->kv_heads_per_group) && mla_tile_fit(p, rows, wg) &&
+        ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        plan->mma = 7;
+        return;
+    }
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
     if (mma == 5 && mma_kv_setting(p, t) >= 2 && mma6_fit(p)) mma = 6;
     const int q_local = t->mma_q_local != 0 && mma_q_local_fit(p, mma);
@@ -701,6 +734,12 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
                                        : lanes_fit(p, per2 * p->seq_q, wg, t.lanes, 1)))
             groups = g2, per_group = per2;
     }
+    /* The latent tile takes 16 rows a group (the products' 16-row side), the heads in even groups: its local
+     * memory (a row's D floats, not the work-group shape's D + D_v + a chunk) is what fit_heads' rows assumed */
+    if (mla_tile_wanted(p, &t, wg, vw, mh)) {
+        const int64_t cap = 16 / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
+        if (g2 <= INT32_MAX) groups = g2, per_group = per2;
+    }
     plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
     plan->heads_per_group = (int32_t)per_group;
@@ -733,13 +772,16 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
     choose_vector_loads(p, dev, &t, budget, plan);
+    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     plan->local_mem_bytes =
-        block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->mma ? ifa__mma_local_bytes((int64_t)plan->heads_per_group * p->seq_q, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
+        plan->mma == 7
+            ? ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA)
+            : block_bytes(p, plan->heads_per_group, chunk) +
+        (plan->mma ? ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
                          (plan->lane_q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0)
-         : plan->lanes ? lanes_bytes(p, dev, (int64_t)plan->heads_per_group * p->seq_q, wg, plan->lanes)
+         : plan->lanes ? lanes_bytes(p, dev, rows, wg, plan->lanes)
          : plan->key_tile ? key_tile_bytes(p, chunk)
-         : plan->vector_loads ? ifa__vector_loads_local_bytes((int64_t)plan->heads_per_group * p->seq_q, dv, wg)
+         : plan->vector_loads ? ifa__vector_loads_local_bytes(rows, dv, wg)
                               : 0) +
         rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
@@ -823,10 +865,13 @@ static int vector_loads_consistent(const ifa_plan *plan) {
     if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
     if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) ||
         (plan->lane_q_local && !plan->lanes && !mma_q_local_fit(p, plan->mma)) ||
-        plan->mma < 0 || plan->mma > 6 || (plan->mma == 6 && !mma6_fit(p)) ||
+        plan->mma < 0 || plan->mma > 7 || (plan->mma == 6 && !mma6_fit(p)) ||
         (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
                        plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
-                       !(plan->mma >= 3 ? mma_t_fit : mma_fit)(p, rows, plan->work_group_size))) ||
+                       !(plan->mma == 7  ? mla_tile_fit
+                         : plan->mma >= 3 ? mma_t_fit
+                                          : mma_fit)(p, rows, plan->work_group_size))) ||
+        (plan->mma == 7 && (plan->lane_q_local || plan->mma_cvt || plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX)) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))

@@ -82,6 +82,11 @@ int64_t ifa__lanes_per_row(int64_t head_dim);
  * 0: every device but NVIDIA's) the partial dot products of a step. */
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles);
 
+/* The local memory of the latent tile (plan->mma 7) for rows query rows of head_dim and value_dim in a group of
+ * work_group_size work-items (matrix_instructions: NVIDIA's, else each warp's scratch for the products). */
+int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
+                                  int matrix_instructions);
+
 /* The local memory the matrix shape (plan->mma) adds to a work-group of work_group_size work-items with rows query
  * rows: each warp's maxima and sums, and without matrix instructions (matrix_instructions 0: every device but
  * NVIDIA's) each warp's scratch through which its products go. */

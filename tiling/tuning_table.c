@@ -30,7 +30,8 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * session also D = 256's and mma 4's words, converted once instead of at each step), mma_f8_cvt (0 in
      * every row: e4m3fn by cvt.rn.f16x2.e4m3x2, fortieth session, unmeasured; nv-regs 186 -> 146 registers; the
      * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's), multi_head_chunk_bytes_16
-     * (0 but in the CPU row, below).
+     * (0 but in the CPU row, below), mma_mla (0 in every row: the latent tile for DeepSeek's MLA, fifty-sixth
+     * session, CPU-checked and counted offline, unmeasured on a card; MLA keeps the lane shape until one is).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -200,7 +201,8 @@ static const struct {
     {"lane_split_waves", offsetof(ifa_tuning, lane_split_waves), 0},
     {"mma_float8", offsetof(ifa_tuning, mma_float8), 0}, {"mma_int4", offsetof(ifa_tuning, mma_int4), 0},
     {"mma_q_local", offsetof(ifa_tuning, mma_q_local), 0}, {"mma_f8_cvt", offsetof(ifa_tuning, mma_f8_cvt), 0},
-    {"multi_head_chunk_bytes_16", offsetof(ifa_tuning, multi_head_chunk_bytes_16), 0}
+    {"multi_head_chunk_bytes_16", offsetof(ifa_tuning, multi_head_chunk_bytes_16), 0},
+    {"mma_mla", offsetof(ifa_tuning, mma_mla), 0}
 };
 enum { KEYS = sizeof keys / sizeof keys[0] };
 
