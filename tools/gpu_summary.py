@@ -594,6 +594,12 @@ def gexp(d, out):
                     "h100_gexp.csv", "keep the changes", "the kernels before them")
 
 
+def mlatile(d, out):
+    """Part mlatile: the latent tile for DeepSeek's MLA (mma_mla=1, first) against the row's lane shape."""
+    new_against_old(d, out, "## The latent tile for MLA (part mlatile)", "h100_mlatile.csv",
+                    "set mma_mla 1 in the NVIDIA row", "the lane shape")
+
+
 def bisect(d, out):
     """Part bisect: each staged kernel folder's median per shape and combine form (rounds alternating), and each
     against the first folder's."""
@@ -712,7 +718,7 @@ def main(argv):
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
     for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
-                 gexp, mla, ragged, paged):
+                 gexp, mlatile, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
