@@ -76,6 +76,16 @@ for kt in float32:128:16 float8_e4m3fn:96:8; do
   check "lanes $t D = $d S1 = $q" "$case_json"
   rm -f "$case_json"
 done
+# fp32 K/V's 16-row lane plans in BNSD (8 tokens at G = 2, 16 at G = 1): 2 key rows a step spilled 4-12 bytes; the
+# planner takes 1 a step for them (fifty-sixth session)
+for gq in 2:8 1:16; do
+  g=${gq%%:*} q=${gq#*:}
+  case_json="$(mktemp --suffix=.json)"
+  printf '{"op":"IncreFlashAttention","attrs":{"num_heads":%s,"num_key_value_heads":8,"scale_value":0.1,"input_layout":"BNSD"},"inputs":{"query":{"shape":[16,%s,%s,128],"dtype":"float16","random":{"seed":1}},"key":{"shape":[16,8,512,128],"dtype":"float32","random":{"seed":2}},"value":{"shape":[16,8,512,128],"dtype":"float32","random":{"seed":3}}}}' \
+    "$((8 * g))" "$((8 * g))" "$q" > "$case_json"
+  check "lanes float32 BNSD G = $g S1 = $q" "$case_json"
+  rm -f "$case_json"
+done
 for f in alibi float8 int8_channel_kv int8_kv kivi mla paged_speculative ragged_speculative rope rope_fp16_partial \
          sample shared_prefix sinks; do
   check "example $f" "$examples/${f}_case.json"

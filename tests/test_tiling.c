@@ -941,6 +941,27 @@ START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
 }
 END_TEST
 
+/* The lane shape takes 1 key row a step for fp32 K/V where its rows' chunks pass 8 (the query from local memory: 16
+ * rows at 2 a step spilled by nv-regs), the row's 2 elsewhere: fp32 at 8 rows, fp16 at 16. */
+START_TEST(lane_fp32_step_rows) {
+    ifa_problem p = problem(16, 16, 8, 128, 512);
+    p.seq_q = 8, p.kv_dtype = IFA_DTYPE_FLOAT32;
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq((int64_t)plan.heads_per_group * p.seq_q, 16);
+    ck_assert_int_eq(plan.lanes, 1);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    p.seq_q = 4;
+    ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
+    ck_assert_int_le((int64_t)plan.heads_per_group * p.seq_q, 8);
+    ck_assert_int_eq(plan.lanes, 2);
+    p.seq_q = 8, p.kv_dtype = IFA_DTYPE_FLOAT16;
+    plan_tuned("mma=0", &p, &h100, &plan);
+    ck_assert_int_eq((int64_t)plan.heads_per_group * p.seq_q, 16);
+    ck_assert_int_eq(plan.lanes, 2);
+}
+END_TEST
+
 /* The latent tile (plan mma 7) where the row asks (mma_mla): DeepSeek's MLA (D = 576, D_v = 512, fp16 or bf16, one
  * KV head) in groups of up to 16 rows (G = 128: 8 groups; 2 tokens: 8 heads a group), a key row of 512 with a
  * value of its own; not by default (mma_mla 0 in the NVIDIA row: the lane shape), nor with RoPE, per-channel scales,
@@ -2129,10 +2150,11 @@ START_TEST(multi_token_rows_fit_and_size_partials) {
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     plan.problem.seq_q = 17;
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_INVALID_PLAN);
-    /* the NVIDIA row: one head a group in the lane shape, the query's columns from local memory (16 rows) */
+    /* the NVIDIA row: one head a group in the lane shape, the query's columns from local memory (16 rows), one fp32
+     * key row a step (lane_fp32_step_rows) */
     p.kv_dtype = IFA_DTYPE_FLOAT32;
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.lanes, 2);
+    ck_assert_int_eq(plan.lanes, 1);
     ck_assert_int_eq(plan.heads_per_group, 1);
     ck_assert_int_eq(plan.lane_q_local, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -2264,6 +2286,7 @@ int main(void) {
     tcase_add_test(t, multi_head_blocks);
     tcase_add_test(t, nvidia_row_every_plan_in_a_gpu_shape);
     tcase_add_test(t, mla_tile_rule);
+    tcase_add_test(t, lane_fp32_step_rows);
     tcase_add_test(t, device_limit_falls_back_to_cv);
     suite_add_tcase(s, t);
     return test_run_suite(s);

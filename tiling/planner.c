@@ -397,13 +397,20 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
                         dev->compute_capability >= 89;
         return;
     }
-    if (t->lanes > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, t->lanes, 1) &&
-        base + lanes_bytes(p, dev, rows, wg, t->lanes) <= budget) {
-        plan->lanes = t->lanes;
+    /* key rows a step: the row's lanes, but 1 for fp32 K/V where the rows' chunks pass what the query in registers
+     * allows (lane_rows_most(0)): a lane's 8 fp32 columns of a key and a value row take twice 16-bit K/V's registers,
+     * and 16 rows at 2 a step spilled 4-12 bytes by nv-regs for sm_90a (BNSD, 8 and 16 tokens, 255 registers; 1 a step
+     * 253-254, no spill; fifty-sixth session) */
+    const int32_t step = t->lanes > 0 && p->kv_dtype == IFA__KV_FLOAT32 && rows * lanes_chunks(p) > lane_rows_most(0)
+                             ? 1
+                             : t->lanes;
+    if (step > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, step, 1) &&
+        base + lanes_bytes(p, dev, rows, wg, step) <= budget) {
+        plan->lanes = step;
         plan->lane_prefetch = t->lane_prefetch != 0;
-        plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, t->lanes);
+        plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, step);
         /* the query's columns from local memory where the row asks, and where the rows' chunks need it */
-        plan->lane_q_local = t->lane_q_local != 0 || !lanes_fit(p, rows, wg, t->lanes, 0);
+        plan->lane_q_local = t->lane_q_local != 0 || !lanes_fit(p, rows, wg, step, 0);
         return;
     }
     if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
