@@ -285,10 +285,10 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
 /* MMA 7, the latent tile (DeepSeek's MLA: D = 576, D_v = 512; below): its own rule */
 #define IFA_MLA (MMA == 7)
-#if IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16) || Q_T != KV_T ||  \
-                ROPE || ANTIQUANT || VAQ || WG != 128 || R > 16 || HEAD_DIM % 64 != 0 || VDIM % 256 != 0 ||         \
-                VDIM > HEAD_DIM || MAX_PASS || LANE_QL || PREFIX)
-#error "MMA 7 needs 16-bit K/V and the query in their type (no RoPE, no scales, no prefix pass), 4 warps, up to 16 rows, D a multiple of 64 and D_v of 256, D_v <= D"
+#if IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16) ||                \
+                (Q_T != IFA_F16 && Q_T != IFA_BF16) || ANTIQUANT || VAQ || WG != 128 || R > 16 || HEAD_DIM % 64 != 0 || \
+                VDIM % 256 != 0 || VDIM > HEAD_DIM || MAX_PASS || LANE_QL || PREFIX)
+#error "MMA 7 needs a 16-bit query and K/V (no scales, no prefix pass), 4 warps, up to 16 rows, D a multiple of 64 and D_v of 256, D_v <= D"
 #endif
 #if !IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 ||                                                        \
     (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1 && KV_T != IFA_I4) || (Q_T != IFA_F16 && Q_T != IFA_BF16) ||   \
@@ -1190,9 +1190,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 
 #if IFA_MLA
-    /* MMA 7: one room for the query (until its operand words are in registers), the steps' partial scores, then
-     * the accumulators (16 rows of D = 576 floats are 36 KiB of the 48 an NVIDIA work-group has) */
-    __local float qs[R * HEAD_DIM > 2048 ? R * HEAD_DIM : 2048] __attribute__((aligned(16)));
+    /* MMA 7: one room for the query (until its operand words are in registers), the steps' partial scores (and
+     * with IFA_MMA_QLO each lane's low query words), then the accumulators (16 rows of D = 576 floats are 36 KiB of
+     * the 48 an NVIDIA work-group has) */
+#define IFA_L7_ROOM (2048 + (IFA_MMA_QLO ? 128 * 4 * (HEAD_DIM / 64) : 0))
+    __local float qs[R * HEAD_DIM > IFA_L7_ROOM ? R * HEAD_DIM : IFA_L7_ROOM] __attribute__((aligned(16)));
     __local float *const acc = qs;
 #else
     __local float qs[R * HEAD_DIM];
@@ -1822,14 +1824,36 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_L7_LD4(t, i) as_uint4(vload8(0, (__global const ushort *)((t) + (i))))
 #define IFA_L7_LD2(t, i) as_uint2(vload4(0, (__global const ushort *)((t) + (i))))
 #endif
+#if IFA_MMA_QLO
+        /* the query as two parts (hi, and what hi missed: RoPE's rotated columns, another 16-bit type than the
+         * K/V's), each row first brought by a power of two below 2^14 (fp16 holds it), the scores scaled back */
+        float qx0 = 0.0f, qx1 = 0.0f;
+        for (int d = 0; d < HEAD_DIM; ++d) {
+            qx0 = fmax(qx0, r0 < R ? fabs(qs[r0 * HEAD_DIM + d]) : 0.0f);
+            qx1 = fmax(qx1, r1 < R ? fabs(qs[r1 * HEAD_DIM + d]) : 0.0f);
+        }
+        const float qe0 = ifa_mma_qscale(qx0), qe1 = ifa_mma_qscale(qx1), qi0 = 1.0f / qe0, qi1 = 1.0f / qe1;
+        uint4 qlw[IFA_LK];
+#else
+        const float qe0 = 1.0f, qe1 = 1.0f;
+#endif
         uint4 qf[IFA_LK]; /* step s's query words: rows r0, r1 at b0's columns, then at b1's */
         _Pragma("unroll") for (int s = 0; s < IFA_LK; ++s) {
             const int c = IFA_LKCOL(s);
-            const float4 x0 = r0 < R ? vload4(0, qs + r0 * HEAD_DIM + c) : (float4)0.0f;
-            const float4 x1 = r1 < R ? vload4(0, qs + r1 * HEAD_DIM + c) : (float4)0.0f;
+            const float4 x0 = r0 < R ? vload4(0, qs + r0 * HEAD_DIM + c) * qe0 : (float4)0.0f;
+            const float4 x1 = r1 < R ? vload4(0, qs + r1 * HEAD_DIM + c) * qe1 : (float4)0.0f;
             qf[s] = ifa_mma_qf(x0, x1);
+#if IFA_MMA_QLO
+            qlw[s] = ifa_mma_ql(x0, x1, qf[s]);
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the query's room now holds the partial scores */
+#if IFA_MMA_QLO
+        /* the low words past the partial scores, each lane its own, read at each step behind an opaque zero (in
+         * registers they took 36 more a lane) */
+        __local uint4 *const ql_l = (__local uint4 *)(qs + 2048) + (wp * 32 + lane) * IFA_LK;
+        _Pragma("unroll") for (int s = 0; s < IFA_LK; ++s) ql_l[s] = qlw[s];
+#endif
         float4 oacc[IFA_LT];
         _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) oacc[i] = (float4)0.0f;
         float m0 = r0 < R ? m_s[r0] : -INFINITY, m1 = r1 < R ? m_s[r1] : -INFINITY, l0 = 0.0f, l1 = 0.0f;
@@ -1869,9 +1893,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* this warp's share of the scores: rows r0 (x, y), r1 (z, w) at keys jb + 2 mt4, + 1 (s0) and + 8, + 9
              * (s1) */
             float4 s0 = (float4)0.0f, s1 = (float4)0.0f;
+#if IFA_MMA_QLO
+            uint qz;
+            IFA_QZERO(qz);
+#endif
             IFA_MMA_UNROLL for (int s = 0; s < IFA_LK; ++s) {
                 IFA_MMA(s0, qf[s], (uint2)(ka[2 * s], ka[2 * s + 1]));
                 IFA_MMA(s1, qf[s], (uint2)(kb[2 * s], kb[2 * s + 1]));
+#if IFA_MMA_QLO
+                const uint4 ql = ql_l[s + qz];
+                IFA_MMA(s0, ql, (uint2)(ka[2 * s], ka[2 * s + 1]));
+                IFA_MMA(s1, ql, (uint2)(kb[2 * s], kb[2 * s + 1]));
+#endif
             }
             {
                 __local float4 *const xw = (__local float4 *)qs + ((par * 4 + wp) * 32 + lane) * 2;
@@ -1883,6 +1916,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 __local const float4 *const xr = (__local const float4 *)qs + ((par * 4 + q) * 32 + lane) * 2;
                 s0 += xr[0], s1 += xr[1];
             }
+#if IFA_MMA_QLO
+            s0.xy *= qi0, s0.zw *= qi1, s1.xy *= qi0, s1.zw *= qi1;
+#endif
             IFA_MMA16_SOFTMAX(s0, s1, jb + 2 * mt4, p0, p1);
             /* P as the 16-row operand over the step's 16 keys, in two parts: hi, and what hi missed */
             const uint4 ph = ifa_frag_hi(p0, p1), pl = ifa_frag_lo(p0, p1, ph);

@@ -77,7 +77,9 @@ set(variants
   "12|LANES=0,MMA=4,KV_T=3,ANTIQUANT=2,VAQ=2,AQ_T=0,VAQ_T=0,HEAD_DIM=64,VDIM=64,GT=8,RB_MH=8,GSQ=8"
   "8|LANES=0,MMA=7,MMA_AL=1,HEAD_DIM=576,VDIM=512,GT=16,RB_MH=16,GSQ=128"
   "8|LANES=0,MMA=7,KV_T=2,Q_T=2,HEAD_DIM=576,VDIM=512,GT=16,RB_MH=16,GSQ=16,PAGED=1,SPLIT=1,FUSED=1,HAS_LSE=1,SINK=1"
-  "8|LANES=0,MMA=7,MMA_AL=1,HEAD_DIM=320,VDIM=256,GT=8,SQ=2,GSQ=16,RB_MH=16,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1")
+  "8|LANES=0,MMA=7,MMA_AL=1,HEAD_DIM=320,VDIM=256,GT=8,SQ=2,GSQ=16,RB_MH=16,HAS_MASK=1,HAS_PSE=1,SOFTCAP=1,HAS_ALIBI=1,BALANCED=1,CAUSAL=1,HAS_LSE=1"
+  "8|LANES=0,MMA=7,MMA_AL=1,KV_T=2,Q_T=2,HEAD_DIM=576,VDIM=512,GT=16,RB_MH=16,GSQ=16,ROPE=2,ROPE_DIM=64,ROPE_OFF=512,PAGED=1"
+  "8|LANES=0,MMA=7,MMA_AL=1,KV_T=2,Q_T=1,HEAD_DIM=576,VDIM=512,GT=5,SQ=3,GSQ=15,RB_MH=15,CAUSAL=1")
 foreach(v ${variants})
   string(REPLACE "|" ";" parts "${v}")
   list(GET parts 0 want)
@@ -148,7 +150,8 @@ foreach(v ${variants})
   # row's max over the 8 lanes of its rows), 6 after it; with the value's token scales (VAQ 3 to 5) 6 more in the
   # step (each row's largest p x scale) and 6 more after it (the rows' sums of p x scale x offset).
   # The latent tile (MMA=7): a warp's D / 64 score steps for both 8-key halves and D_v / 32 value tiles, hi and lo
-  # (D / 32 + D_v / 16 products), no transposes; 4 quad shuffles in the step, 4 after it.
+  # (D / 32 + D_v / 16 products; the query in two parts with RoPE or another 16-bit type: D / 16 + D_v / 16), no
+  # transposes; 4 quad shuffles in the step, 4 after it.
   set(shape 0)
   if(";${defs};" MATCHES ";MMA=([1-5]);")
     set(shape ${CMAKE_MATCH_1})
@@ -156,7 +159,13 @@ foreach(v ${variants})
   if(";${defs};" MATCHES ";MMA=7;" AND ";${defs};" MATCHES ";HEAD_DIM=([0-9]+);")
     set(d ${CMAKE_MATCH_1})
     string(REGEX MATCH ";VDIM=([0-9]+);" vm ";${defs};")
-    math(EXPR want_mma "${d} / 32 + ${CMAKE_MATCH_1} / 16")
+    set(dv ${CMAKE_MATCH_1})
+    set(parts 1)
+    string(REGEX MATCH ";KV_T=([0-9]+);" km ";${defs};")
+    if(";${defs};" MATCHES ";ROPE=[12];" OR NOT ";${defs};" MATCHES ";Q_T=${CMAKE_MATCH_1};")
+      set(parts 2)
+    endif()
+    math(EXPR want_mma "${d} / 32 * ${parts} + ${dv} / 16")
     file(STRINGS ${OUT}/lanes.ptx mmas REGEX "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.b?f16\\.b?f16\\.f32")
     file(STRINGS ${OUT}/lanes.ptx movs REGEX "movmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16")
     list(LENGTH mmas got_mma)

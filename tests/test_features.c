@@ -818,9 +818,10 @@ END_TEST
 /* DeepSeek's MLA at its own size (D = 576, D_v = 512, the key as the value, one KV head) for a run under the latent
  * tile (CK_RUN_CASE=mla_tile, ctest test_features_mla_tile: plan mma 7): rows a few bytes into their buffers (the
  * tile's element-aligned loads, MMA_AL 0) in each layout, paged, with splits and balanced units, 2 query tokens,
- * 128 heads in 8 groups, and 12 heads (padding rows in the 16-row tile). */
+ * 128 heads in 8 groups, 12 heads (padding rows in the 16-row tile), RoPE on the last 64 columns and a fp16 query
+ * against a bf16 cache (the query in two parts). */
 START_TEST(mla_tile) {
-    static const int64_t lens[] = {300, 1, 0, 177};
+    static const int64_t lens[] = {300, 1, 0, 177}, rope_lens[] = {300, 1, 5, 177};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 16, .nkv = 1,
                .d = 576, .dv = 512, .value_is_key = 1, .s = 300, .sq = 1, .lens = lens, .nlens = 4,
                .split = splits[_i % 2 ? 1 : 3 * (_i % 4 == 2)], .seed = 5600 + (uint64_t)_i};
@@ -830,7 +831,12 @@ START_TEST(mla_tile) {
     case 2: p.kv_base = 10, p.n = 12; break;
     case 3: p.q = p.kv = IFA_DTYPE_BFLOAT16, p.sq = 2, p.n = 8; break;
     case 4: p.n = 128; break;
-    default: p.block_size = 16, p.kv_base = 4; break;
+    case 5: p.block_size = 16, p.kv_base = 4; break;
+    case 6: /* RoPE's default positions need every length >= S1 */
+        p.q = p.kv = IFA_DTYPE_BFLOAT16, p.rope = 2, p.rope_offset = 512, p.rope_dim = 64, p.block_size = 64,
+        p.lens = rope_lens;
+        break;
+    default: p.kv = IFA_DTYPE_BFLOAT16, p.sq = 3, p.n = 5; break; /* a fp16 query: two parts, as RoPE's */
     }
     check(&p, NULL);
 }
@@ -1618,7 +1624,7 @@ Suite *features_suite(void) {
     if (only && strcmp(only, "mla_tile") == 0) {
         TCase *ml = test_tcase_create("mla_tile");
         tcase_set_timeout(ml, 600);
-        tcase_add_loop_test(ml, mla_tile, 0, 6);
+        tcase_add_loop_test(ml, mla_tile, 0, 8);
         suite_add_tcase(s, ml);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */

@@ -963,10 +963,18 @@ START_TEST(lane_fp32_step_rows) {
 END_TEST
 
 /* The latent tile (plan mma 7) where the row asks (mma_mla): DeepSeek's MLA (D = 576, D_v = 512, fp16 or bf16, one
- * KV head) in groups of up to 16 rows (G = 128: 8 groups; 2 tokens: 8 heads a group), a key row of 512 with a
- * value of its own; not by default (mma_mla 0 in the NVIDIA row: the lane shape), nor with RoPE, per-channel scales,
- * another query type, per-batch query tokens or global-rowmax splits, nor for D = 128; the plan check refuses it
- * off its rule or beside those. */
+ * KV head) in groups of up to 16 rows (G = 128: 8 groups; 2 tokens: 8 heads a group), with RoPE or another 16-bit
+ * query type (the query in two parts: more local memory), a key row of 512 with a value of its own; not by default
+ * (mma_mla 0 in the NVIDIA row: the lane shape), nor with per-channel scales, per-batch query tokens or
+ * global-rowmax splits, nor for D = 128; the plan check refuses it off its rule or beside those. */
+/* The local memory of p's latent tile plan on the h100 profile. */
+static int64_t plan_local(const ifa_problem *p) {
+    ifa_plan plan;
+    plan_tuned("mma_mla=1", p, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    return plan.local_mem_bytes;
+}
+
 START_TEST(mla_tile_rule) {
     ifa_problem p = problem(4, 128, 1, 576, 4096);
     p.value_dim = 512;
@@ -1007,19 +1015,29 @@ START_TEST(mla_tile_rule) {
     q = problem(4, 32, 2, 512, 4096);
     plan_tuned("mma_mla=1", &q, &h100, &plan);
     ck_assert_int_eq(plan.mma, 7);
-    /* what the tile does not take: RoPE, scales, another query type, per-batch query tokens, global rowmax, D = 128;
-     * and 16 rows past a row's room on a smaller device */
-    for (int c = 0; c < 6; ++c) {
+    /* RoPE (DeepSeek's 64 rotated columns past 512) and a bf16 query against fp16 K/V: the query in two parts */
+    const int64_t one_part = plan_local(&p);
+    q = p;
+    q.rope = IFA_ROPE_GPTJ, q.rope_dim = 64, q.rope_offset = 512;
+    plan_tuned("mma_mla=1", &q, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    ck_assert_int_le(plan.local_mem_bytes, 48 * 1024 - 1024);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    q = p;
+    q.q_dtype = IFA_DTYPE_BFLOAT16;
+    plan_tuned("mma_mla=1", &q, &h100, &plan);
+    ck_assert_int_eq(plan.mma, 7);
+    ck_assert_int_eq(plan.local_mem_bytes, one_part); /* 16 rows' room holds the low words too */
+    /* what the tile does not take: scales, per-batch query tokens, global rowmax, D = 128 */
+    for (int c = 0; c < 4; ++c) {
         q = p;
         const char *extra = "mma_mla=1";
-        if (c == 0) q.rope = IFA_ROPE_GPTJ, q.rope_dim = 64, q.rope_offset = 512;
-        if (c == 1) q.kv_dtype = IFA_DTYPE_INT8, q.antiquant = q.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
-        if (c == 2) q.q_dtype = IFA_DTYPE_BFLOAT16;
-        if (c == 3)
+        if (c == 0) q.kv_dtype = IFA_DTYPE_INT8, q.antiquant = q.v_antiquant = IFA_ANTIQUANT_PER_CHANNEL;
+        if (c == 1)
             q.seq_q = 2, q.q_lengths = 1, q.lengths_mode = IFA_LENGTHS_PER_BATCH, q.max_length = 4096,
             q.total_length = 4096;
-        if (c == 4) extra = "mma_mla=1,split_rowmax=2";
-        if (c == 5) q = problem(4, 32, 8, 128, 4096);
+        if (c == 2) extra = "mma_mla=1,split_rowmax=2";
+        if (c == 3) q = problem(4, 32, 8, 128, 4096);
         plan_tuned(extra, &q, &h100, &plan);
         ck_assert_msg(plan.mma != 7, "case %d: the latent tile", c);
         ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);

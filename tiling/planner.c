@@ -279,16 +279,20 @@ static int mma6_fit(const ifa_problem *p) {
 }
 
 /* The latent tile's rule (plan mma 7, ifa_all_vector.cl's IFA_MLA: 16 query rows against 16 keys a step, the
- * warps sharing out the score's columns and then the value's): the query in the K/V's own 16-bit type, no RoPE
- * and no scales (their operands would need two parts), 4 warps, at most 16 rows, D a multiple of 64 and D_v of
- * 256 up to D; no cascade (the prefix pass) and no per-batch query tokens. */
+ * warps sharing out the score's columns and then the value's): a 16-bit query and K/V without scales, 4 warps, at
+ * most 16 rows, D a multiple of 64 and D_v of 256 up to D; no cascade (the prefix pass) and no per-batch query
+ * tokens. */
 static int mla_tile_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
     const int64_t dv = ifa__value_dim(p);
-    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) && p->q_dtype == p->kv_dtype &&
-           p->rope == 0 && p->antiquant == IFA_ANTIQUANT_NONE && p->v_antiquant == IFA_ANTIQUANT_NONE && wg == 128 &&
-           rows >= 1 && rows <= 16 && p->head_dim % 64 == 0 && dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix &&
-           !p->q_lengths;
+    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) &&
+           (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) && p->antiquant == IFA_ANTIQUANT_NONE &&
+           p->v_antiquant == IFA_ANTIQUANT_NONE && wg == 128 && rows >= 1 && rows <= 16 && p->head_dim % 64 == 0 &&
+           dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix && !p->q_lengths;
 }
+
+/* Whether the latent tile takes p's query as two parts (the kernel's IFA_MMA_QLO): rotated by RoPE, or another 16-bit
+ * type than the K/V's. */
+static int mla_tile_q_two_parts(const ifa_problem *p) { return p->rope != 0 || p->q_dtype != p->kv_dtype; }
 
 /* Whether the row asks for the latent tile for p (mma and mma_mla) and p is what it is for: a key row wider than
  * the other matrix shapes take, or a value narrower than the key (DeepSeek's MLA: D = 576, D_v = 512), in
@@ -299,10 +303,12 @@ static int mla_tile_wanted(const ifa_problem *p, const ifa_tuning *t, int64_t wg
 }
 
 int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
-                                  int matrix_instructions) {
-    /* the query's room (then two steps' partial scores of 4 warps, 8 KiB; then the accumulators), each row's
-     * max, sum, rescale and antiquant constants, the value's channel constants, the warps' merge (and scratch) */
-    const int64_t room = rows * head_dim > 2048 ? rows * head_dim : 2048;
+                                  int matrix_instructions, int q_two_parts) {
+    /* the query's room (then two steps' partial scores of 4 warps, 8 KiB, and with the query in two parts each
+     * lane's low words; then the accumulators), each row's max, sum, rescale and antiquant constants, the value's
+     * channel constants, the warps' merge (and scratch) */
+    const int64_t scores = 2048 + (q_two_parts ? 128 * 4 * (head_dim / 64) : 0);
+    const int64_t room = rows * head_dim > scores ? rows * head_dim : scores;
     return 4 * room + 20 * rows + 8 * value_dim + ifa__mma_local_bytes(rows, work_group_size, matrix_instructions);
 }
 
@@ -379,7 +385,8 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (mla_tile_wanted(p, t, wg, plan->vector_width, plan->kv_heads_per_group) && mla_tile_fit(p, rows, wg) &&
-        ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA) <= budget) {
+        ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA,
+                                  mla_tile_q_two_parts(p)) <= budget) {
         plan->mma = 7;
         return;
     }
@@ -782,7 +789,9 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
     plan->local_mem_bytes =
         plan->mma == 7
-            ? ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA)
+            ? ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA,
+                                        mla_tile_q_two_parts(p)) +
+                  rope_local
             : block_bytes(p, plan->heads_per_group, chunk) +
         (plan->mma ? ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
                          (plan->lane_q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0)

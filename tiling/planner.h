@@ -83,9 +83,10 @@ int64_t ifa__lanes_per_row(int64_t head_dim);
 int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles);
 
 /* The local memory of the latent tile (plan->mma 7) for rows query rows of head_dim and value_dim in a group of
- * work_group_size work-items (matrix_instructions: NVIDIA's, else each warp's scratch for the products). */
+ * work_group_size work-items (matrix_instructions: NVIDIA's, else each warp's scratch for the products;
+ * q_two_parts: the query in two parts, RoPE's or another 16-bit type's), without RoPE's angles. */
 int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
-                                  int matrix_instructions);
+                                  int matrix_instructions, int q_two_parts);
 
 /* The local memory the matrix shape (plan->mma) adds to a work-group of work_group_size work-items with rows query
  * rows: each warp's maxima and sums, and without matrix instructions (matrix_instructions 0: every device but

@@ -124,7 +124,7 @@ typedef struct ifa_tuning {
     int32_t mma_mla;           /* with mma: 1 takes the latent tile (plan mma 7) where a key row is wider than 256
                                 * or the value narrower than the key (DeepSeek's MLA): 16 query rows a group against
                                 * 16 keys a step, the warps sharing the score's columns and then the value's; 16-bit
-                                * K/V and the query in their type, no RoPE or scales; 0 not (the lane shape) */
+                                * K/V and query, no scales; 0 not (the lane shape) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
