@@ -1009,7 +1009,8 @@ START_TEST(mla_tile_rule) {
     plan_tuned("mma_mla=1", &q, &h100, &plan);
     ck_assert_int_eq(plan.mma, 7);
     ck_assert_int_eq(plan.head_groups, 1);
-    ck_assert_int_gt(plan.max_splits, 1);
+    ck_assert_int_eq(plan.max_splits, 64); /* the row's mma_mla_split_tokens, 128: 16 splits at split_min_tokens' 512 */
+    ck_assert_int_eq(plan.split_tokens, 128);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* a key row of 512 with a value of its own */
     q = problem(4, 32, 2, 512, 4096);

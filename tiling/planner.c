@@ -802,6 +802,9 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
         rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
+    /* the latent tile's own split floor (mma_mla_split_tokens): its work-groups hold 16 heads each, so a batch of one
+     * has few of them at the row's */
+    if (plan->mma == 7 && t.mma_mla_split_tokens > 0) t.split_min_tokens = t.mma_mla_split_tokens;
     choose_split(p, dev, &t, 1, plan);
     if (p->has_prefix) {
         /* Cascade: one pass over the prefix per KV head holds the query rows of every batch (B x G virtual

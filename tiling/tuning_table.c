@@ -31,7 +31,9 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * every row: e4m3fn by cvt.rn.f16x2.e4m3x2, fortieth session, unmeasured; nv-regs 186 -> 146 registers; the
      * planner takes it on NVIDIA from compute capability 8.9 only, the instruction's), multi_head_chunk_bytes_16
      * (0 but in the CPU row, below), mma_mla (0 in every row: the latent tile for DeepSeek's MLA, fifty-sixth
-     * session, CPU-checked and counted offline, unmeasured on a card; MLA keeps the lane shape until one is).
+     * session, CPU-checked and counted offline, unmeasured on a card; MLA keeps the lane shape until one is),
+     * mma_mla_split_tokens (128 in the NVIDIA row, a starting value for the tile's splits: at the row's 512 a batch
+     * of one at G = 16, S = 8192 has 16 work-groups for 132 units, at 128 64; 0 elsewhere).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
     [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -81,7 +83,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0, 0, 128},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 128-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -202,7 +204,8 @@ static const struct {
     {"mma_float8", offsetof(ifa_tuning, mma_float8), 0}, {"mma_int4", offsetof(ifa_tuning, mma_int4), 0},
     {"mma_q_local", offsetof(ifa_tuning, mma_q_local), 0}, {"mma_f8_cvt", offsetof(ifa_tuning, mma_f8_cvt), 0},
     {"multi_head_chunk_bytes_16", offsetof(ifa_tuning, multi_head_chunk_bytes_16), 0},
-    {"mma_mla", offsetof(ifa_tuning, mma_mla), 0}
+    {"mma_mla", offsetof(ifa_tuning, mma_mla), 0},
+    {"mma_mla_split_tokens", offsetof(ifa_tuning, mma_mla_split_tokens), 0}
 };
 enum { KEYS = sizeof keys / sizeof keys[0] };
 

@@ -125,6 +125,8 @@ typedef struct ifa_tuning {
                                 * or the value narrower than the key (DeepSeek's MLA): 16 query rows a group against
                                 * 16 keys a step, the warps sharing the score's columns and then the value's; 16-bit
                                 * K/V and query, no scales; 0 not (the lane shape) */
+    int32_t mma_mla_split_tokens; /* split_min_tokens for the latent tile's plans (16 heads a work-group: a batch of
+                                   * one has few work-groups at the row's floor); 0: split_min_tokens */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
