@@ -1029,6 +1029,16 @@ START_TEST(mla_tile_rule) {
     plan_tuned("mma_mla=1", &q, &h100, &plan);
     ck_assert_int_eq(plan.mma, 7);
     ck_assert_int_eq(plan.local_mem_bytes, one_part); /* 16 rows' room holds the low words too */
+    /* a device whose work-group has 32 KiB: no room for the tile's 16 rows, so no grouping of 16 (the work-group
+     * shape's rows, in the tile where they fit) and a plan within the device's local memory */
+    ifa_device_facts small = h100;
+    small.local_mem_bytes = 32 * 1024;
+    test_tuning_push("mma_mla=1");
+    ck_assert_int_eq(ifa__plan_make(&p, &small, &plan), IFA_STATUS_OK);
+    test_tuning_pop();
+    ck_assert_int_lt(plan.heads_per_group, 16);
+    ck_assert_int_le(plan.local_mem_bytes, small.local_mem_bytes);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* what the tile does not take: scales, per-batch query tokens, global rowmax, D = 128 */
     for (int c = 0; c < 4; ++c) {
         q = p;

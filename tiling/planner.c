@@ -312,6 +312,15 @@ int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_
     return 4 * room + 20 * rows + 8 * value_dim + ifa__mma_local_bytes(rows, work_group_size, matrix_instructions);
 }
 
+/* Whether the latent tile takes p at rows query rows a group of wg on dev: the row asks (mla_tile_wanted), the rows
+ * fit its rule, and its local memory the budget. */
+static int mla_tile_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_device_facts *dev, int64_t rows,
+                          int64_t wg, int64_t vw, int64_t mh, int64_t budget) {
+    return mla_tile_wanted(p, t, wg, vw, mh) && mla_tile_fit(p, rows, wg) &&
+           ifa__mla_tile_local_bytes(rows, p->head_dim, ifa__value_dim(p), wg, dev->vendor == IFA_VENDOR_NVIDIA,
+                                     mla_tile_q_two_parts(p)) <= budget;
+}
+
 /* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
  * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel scale
  * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
@@ -384,9 +393,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     plan->mma_cvt = 0;
     const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
-    if (mla_tile_wanted(p, t, wg, plan->vector_width, plan->kv_heads_per_group) && mla_tile_fit(p, rows, wg) &&
-        ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA,
-                                  mla_tile_q_two_parts(p)) <= budget) {
+    if (mla_tile_takes(p, t, dev, rows, wg, plan->vector_width, plan->kv_heads_per_group, budget)) {
         plan->mma = 7;
         return;
     }
@@ -748,11 +755,13 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
                                        : lanes_fit(p, per2 * p->seq_q, wg, t.lanes, 1)))
             groups = g2, per_group = per2;
     }
-    /* The latent tile takes 16 rows a group (the products' 16-row side), the heads in even groups: its local
-     * memory (a row's D floats, not the work-group shape's D + D_v + a chunk) is what fit_heads' rows assumed */
+    /* The latent tile takes 16 rows a group (the products' 16-row side), the heads in even groups, where it takes
+     * them (choose_vector_loads asks the same): its local memory (a row's D floats, not the work-group shape's D +
+     * D_v + a chunk) is what fit_heads' rows assumed */
     if (mla_tile_wanted(p, &t, wg, vw, mh)) {
         const int64_t cap = 16 / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
-        if (g2 <= INT32_MAX) groups = g2, per_group = per2;
+        if (g2 <= INT32_MAX && mla_tile_takes(p, &t, dev, per2 * p->seq_q, wg, vw, mh, budget))
+            groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;
     plan->head_groups = (int32_t)groups;
