@@ -285,10 +285,11 @@ inline float ifa_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b
 #define IFA_VWCOL(i) (8 * (8 * ((i) / 4) + mg) + 2 * ((i) % 4))
 /* MMA 7, the latent tile (DeepSeek's MLA: D = 576, D_v = 512; below): its own rule */
 #define IFA_MLA (MMA == 7)
-#if IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16) ||                \
-                (Q_T != IFA_F16 && Q_T != IFA_BF16) || ANTIQUANT || VAQ || WG != 128 || R > 16 || HEAD_DIM % 64 != 0 || \
-                VDIM % 256 != 0 || VDIM > HEAD_DIM || MAX_PASS || LANE_QL || PREFIX)
-#error "MMA 7 needs a 16-bit query and K/V (no scales, no prefix pass), 4 warps, up to 16 rows, D a multiple of 64 and D_v of 256, D_v <= D"
+#if IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 || (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1) ||   \
+                (Q_T != IFA_F16 && Q_T != IFA_BF16) || (ANTIQUANT != 0 && ANTIQUANT != 2) ||                        \
+                (VAQ != 0 && VAQ != 2) || (!IFA_KV1 && (ANTIQUANT || VAQ)) || WG != 128 || R > 16 ||                \
+                HEAD_DIM % 64 != 0 || VDIM % 256 != 0 || VDIM > HEAD_DIM || MAX_PASS || LANE_QL || PREFIX)
+#error "MMA 7 needs a 16-bit query, 16-bit or one-byte K/V (one-byte: per-tensor scales or none), no prefix pass, 4 warps, up to 16 rows, D a multiple of 64 and D_v of 256, D_v <= D"
 #endif
 #if !IFA_MLA && (VW != 1 || V8 || KTILE || LANES || MH != 1 ||                                                        \
     (KV_T != IFA_F16 && KV_T != IFA_BF16 && !IFA_KV1 && KV_T != IFA_I4) || (Q_T != IFA_F16 && Q_T != IFA_BF16) ||   \
@@ -473,6 +474,20 @@ inline uint ifa_e4m3_hb(uint y) {
     return ifa_h2_mul(h ^ ((h + 0x00800080u) & 0x40004000u), 0x5c005c00u /* 256 */);
 }
 #define IFA_B4H(a, b, w) IFA_B4HI(a, b, w, ifa_e4m3_hb)
+#endif
+#if IFA_MLA
+/* the latent tile's one-byte K/V: 8 raw bytes as 4 operand words, 4 as 2 (IFA_L7_W8, IFA_L7_W4) */
+inline uint4 ifa_l7_w8(uint2 r) {
+    uint4 w;
+    IFA_B4H(w.x, w.y, r.x);
+    IFA_B4H(w.z, w.w, r.y);
+    return w;
+}
+inline uint2 ifa_l7_w4(uint r) {
+    uint2 w;
+    IFA_B4H(w.x, w.y, r);
+    return w;
+}
 #endif
 #endif
 #if KV_T == IFA_I4
@@ -1810,19 +1825,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_LT (VDIM / 32)     /* a warp's 8-column value tiles */
 #define IFA_LC (VDIM / 256)    /* a lane's 8-column chunks of a value row */
 /* the first of lane mt4's columns of score step s (b0's two; b1's are the next two): steps 2u and 2u + 1 from one
- * 16-byte load of 8 columns, 8 (4u + mt4) into the warp's quarter; an odd last step from an 8-byte load */
+ * load of 8 columns, 8 (4u + mt4) into the warp's quarter; an odd last step from a load of 4 */
 #define IFA_LKCOL(s)                                                                                                \
     (wp * (HEAD_DIM / 4) +                                                                                         \
      ((s) < IFA_LK / 2 * 2 ? 8 * (4 * ((s) / 2) + mt4) + 4 * ((s) % 2) : 32 * (IFA_LK / 2) + 4 * mt4))
 /* the value operand's column of tile i (chunk u, word e, half h) for lane row n (mg in the operand, 2 mt4 and + 1
  * in the accumulators) */
 #define IFA_LVCOL(i, n) (wp * (VDIM / 4) + 8 * (8 * ((i) / 8) + (n)) + 2 * (((i) / 2) % 4) + (i) % 2)
+/* IFA_L7_W8(t, i): elements i .. i + 7 of K/V tensor t as 4 operand words (columns i, i + 1 the first);
+ * IFA_L7_W4: i .. i + 3 as 2. 16-bit K/V as loaded; one-byte K/V (float8; int8 with a per-tensor scale) through
+ * IFA_B4H, exact. Without MMA_AL (the plan's rows not 16 bytes apart) element-aligned loads. */
+#if IFA_KV1
 #if MMA_AL
-#define IFA_L7_LD4(t, i) (*(__global const uint4 *)((t) + (i)))
-#define IFA_L7_LD2(t, i) (*(__global const uint2 *)((t) + (i)))
-#else /* rows at any even byte (the build's MMA_AL: whether the plan's tensors start them 16 bytes apart) */
-#define IFA_L7_LD4(t, i) as_uint4(vload8(0, (__global const ushort *)((t) + (i))))
-#define IFA_L7_LD2(t, i) as_uint2(vload4(0, (__global const ushort *)((t) + (i))))
+#define IFA_L7_RAW8(t, i) (*(__global const uint2 *)((t) + (i)))
+#define IFA_L7_RAW4(t, i) (*(__global const uint *)((t) + (i)))
+#else
+#define IFA_L7_RAW8(t, i) as_uint2(vload8(0, (__global const uchar *)((t) + (i))))
+#define IFA_L7_RAW4(t, i) as_uint(vload4(0, (__global const uchar *)((t) + (i))))
+#endif
+#define IFA_L7_W8(t, i) ifa_l7_w8(IFA_L7_RAW8(t, i))
+#define IFA_L7_W4(t, i) ifa_l7_w4(IFA_L7_RAW4(t, i))
+#elif MMA_AL
+#define IFA_L7_W8(t, i) (*(__global const uint4 *)((t) + (i)))
+#define IFA_L7_W4(t, i) (*(__global const uint2 *)((t) + (i)))
+#else
+#define IFA_L7_W8(t, i) as_uint4(vload8(0, (__global const ushort *)((t) + (i))))
+#define IFA_L7_W4(t, i) as_uint2(vload4(0, (__global const ushort *)((t) + (i))))
 #endif
 #if IFA_MMA_QLO
         /* the query as two parts (hi, and what hi missed: RoPE's rotated columns, another 16-bit type than the
@@ -1866,16 +1894,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             uint ka[2 * IFA_LK], kb[2 * IFA_LK];
             _Pragma("unroll") for (int u = 0; u < IFA_LK / 2; ++u) {
                 const ulong c = (ulong)IFA_LKCOL(2 * u);
-                const uint4 x = pa < len ? IFA_L7_LD4(k, k_off + roa + c) : (uint4)0;
-                const uint4 y = pb < len ? IFA_L7_LD4(k, k_off + rob + c) : (uint4)0;
+                const uint4 x = pa < len ? IFA_L7_W8(k, k_off + roa + c) : (uint4)0;
+                const uint4 y = pb < len ? IFA_L7_W8(k, k_off + rob + c) : (uint4)0;
                 ka[4 * u] = x.x, ka[4 * u + 1] = x.y, ka[4 * u + 2] = x.z, ka[4 * u + 3] = x.w;
                 kb[4 * u] = y.x, kb[4 * u + 1] = y.y, kb[4 * u + 2] = y.z, kb[4 * u + 3] = y.w;
             }
 #if IFA_LK % 2
             {
                 const ulong c = (ulong)IFA_LKCOL(IFA_LK - 1);
-                const uint2 x = pa < len ? IFA_L7_LD2(k, k_off + roa + c) : (uint2)0;
-                const uint2 y = pb < len ? IFA_L7_LD2(k, k_off + rob + c) : (uint2)0;
+                const uint2 x = pa < len ? IFA_L7_W4(k, k_off + roa + c) : (uint2)0;
+                const uint2 y = pb < len ? IFA_L7_W4(k, k_off + rob + c) : (uint2)0;
                 ka[2 * IFA_LK - 2] = x.x, ka[2 * IFA_LK - 1] = x.y, kb[2 * IFA_LK - 2] = y.x, kb[2 * IFA_LK - 1] = y.y;
             }
 #endif
@@ -1886,7 +1914,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const int pv = jb + 2 * mt4 + (t & 1) + 8 * (t >> 1);
                 const ulong ro = pv < len ? IFA_ROW_OFF(pv) : 0;
                 _Pragma("unroll") for (int u = 0; u < IFA_LC; ++u) {
-                    const uint4 x = pv < len ? IFA_L7_LD4(v, v_off + ro + (ulong)IFA_LVCOL(8 * u, mg)) : (uint4)0;
+                    const uint4 x = pv < len ? IFA_L7_W8(v, v_off + ro + (ulong)IFA_LVCOL(8 * u, mg)) : (uint4)0;
                     vr[t][4 * u] = x.x, vr[t][4 * u + 1] = x.y, vr[t][4 * u + 2] = x.z, vr[t][4 * u + 3] = x.w;
                 }
             }
@@ -1941,8 +1969,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         barrier(CLK_LOCAL_MEM_FENCE); /* the last partial scores read: the room takes the accumulators */
         _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) {
             const int c0 = IFA_LVCOL(i, 2 * mt4), c1 = IFA_LVCOL(i, 2 * mt4 + 1);
-            if (r0 < R) acc[r0 * VDIM + c0] = oacc[i].x, acc[r0 * VDIM + c1] = oacc[i].y;
-            if (r1 < R) acc[r1 * VDIM + c0] = oacc[i].z, acc[r1 * VDIM + c1] = oacc[i].w;
+            float4 o = oacc[i];
+#if VAQ == 2
+            /* the value's per-tensor scale s and offset x scale c: sum p (v s + c) = s sum p v + c l */
+            o = (float4)(fma(o.x, aq_v[c0], aq_v[VDIM + c0] * l0), fma(o.y, aq_v[c1], aq_v[VDIM + c1] * l0),
+                         fma(o.z, aq_v[c0], aq_v[VDIM + c0] * l1), fma(o.w, aq_v[c1], aq_v[VDIM + c1] * l1));
+#endif
+            if (r0 < R) acc[r0 * VDIM + c0] = o.x, acc[r0 * VDIM + c1] = o.y;
+            if (r1 < R) acc[r1 * VDIM + c0] = o.z, acc[r1 * VDIM + c1] = o.w;
         }
         if (wp == 0 && mt4 == 0) {
             if (r0 < R) m_s[r0] = m0, l_s[r0] = l0;

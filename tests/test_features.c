@@ -819,7 +819,7 @@ END_TEST
  * tile (CK_RUN_CASE=mla_tile, ctest test_features_mla_tile: plan mma 7): rows a few bytes into their buffers (the
  * tile's element-aligned loads, MMA_AL 0) in each layout, paged, with splits and balanced units, 2 query tokens,
  * 128 heads in 8 groups, 12 heads (padding rows in the 16-row tile), RoPE on the last 64 columns and a fp16 query
- * against a bf16 cache (the query in two parts). */
+ * against a bf16 cache (the query in two parts), float8 caches (e4m3fn with per-tensor scales and offsets, e5m2). */
 START_TEST(mla_tile) {
     static const int64_t lens[] = {300, 1, 0, 177}, rope_lens[] = {300, 1, 5, 177};
     fspec p = {.layout = layouts[_i % 3], .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .b = 4, .n = 16, .nkv = 1,
@@ -836,7 +836,12 @@ START_TEST(mla_tile) {
         p.q = p.kv = IFA_DTYPE_BFLOAT16, p.rope = 2, p.rope_offset = 512, p.rope_dim = 64, p.block_size = 64,
         p.lens = rope_lens;
         break;
-    default: p.kv = IFA_DTYPE_BFLOAT16, p.sq = 3, p.n = 5; break; /* a fp16 query: two parts, as RoPE's */
+    case 7: p.kv = IFA_DTYPE_BFLOAT16, p.sq = 3, p.n = 5; break; /* a fp16 query: two parts, as RoPE's */
+    case 8: /* an e4m3fn cache with per-tensor scales and offsets, rows off 16-byte alignment, paged */
+        p.kv = IFA_DTYPE_FLOAT8_E4M3, p.aq = IFA_ANTIQUANT_PER_TENSOR, p.aq_offset = 1, p.aq_dtype = IFA_DTYPE_FLOAT32,
+        p.kv_base = 5, p.block_size = 16;
+        break;
+    default: p.q = IFA_DTYPE_BFLOAT16, p.kv = IFA_DTYPE_FLOAT8_E5M2; break; /* e5m2 under a bf16 query (two parts) */
     }
     check(&p, NULL);
 }
@@ -1624,7 +1629,7 @@ Suite *features_suite(void) {
     if (only && strcmp(only, "mla_tile") == 0) {
         TCase *ml = test_tcase_create("mla_tile");
         tcase_set_timeout(ml, 600);
-        tcase_add_loop_test(ml, mla_tile, 0, 8);
+        tcase_add_loop_test(ml, mla_tile, 0, 10);
         suite_add_tcase(s, ml);
     }
     /* prepare's warm launches: a case of their own, run by ctest beside the rest (CK_RUN_CASE=prepare) */

@@ -1029,6 +1029,15 @@ START_TEST(mla_tile_rule) {
     plan_tuned("mma_mla=1", &q, &h100, &plan);
     ck_assert_int_eq(plan.mma, 7);
     ck_assert_int_eq(plan.local_mem_bytes, one_part); /* 16 rows' room holds the low words too */
+    /* one-byte caches: e4m3fn with per-tensor scales, e5m2 without, int8 with per-tensor scales */
+    for (int c = 0; c < 3; ++c) {
+        q = p;
+        q.kv_dtype = c == 0 ? IFA_DTYPE_FLOAT8_E4M3 : c == 1 ? IFA_DTYPE_FLOAT8_E5M2 : IFA_DTYPE_INT8;
+        if (c != 1) q.antiquant = q.v_antiquant = IFA_ANTIQUANT_PER_TENSOR;
+        plan_tuned("mma_mla=1", &q, &h100, &plan);
+        ck_assert_msg(plan.mma == 7, "one-byte case %d: mma %d", c, (int)plan.mma);
+        ck_assert_int_le(plan.local_mem_bytes, 48 * 1024 - 1024);
+    }
     /* a device whose work-group has 32 KiB: no room for the tile's 16 rows, so no grouping of 16 (the work-group
      * shape's rows, in the tile where they fit) and a plan within the device's local memory */
     ifa_device_facts small = h100;

@@ -279,20 +279,26 @@ static int mma6_fit(const ifa_problem *p) {
 }
 
 /* The latent tile's rule (plan mma 7, ifa_all_vector.cl's IFA_MLA: 16 query rows against 16 keys a step, the
- * warps sharing out the score's columns and then the value's): a 16-bit query and K/V without scales, 4 warps, at
- * most 16 rows, D a multiple of 64 and D_v of 256 up to D; no cascade (the prefix pass) and no per-batch query
- * tokens. */
+ * warps sharing out the score's columns and then the value's): a 16-bit query, 16-bit K/V without scales or
+ * one-byte K/V (float8, int8: exact in fp16) with per-tensor scales or none, 4 warps, at most 16 rows, D a multiple
+ * of 64 and D_v of 256 up to D; no cascade (the prefix pass) and no per-batch query tokens. */
 static int mla_tile_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
     const int64_t dv = ifa__value_dim(p);
-    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16) &&
-           (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) && p->antiquant == IFA_ANTIQUANT_NONE &&
-           p->v_antiquant == IFA_ANTIQUANT_NONE && wg == 128 && rows >= 1 && rows <= 16 && p->head_dim % 64 == 0 &&
-           dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix && !p->q_lengths;
+    const int one_byte = IFA__KV_ONE_BYTE(p->kv_dtype);
+#define IFA__NONE_OR_TENSOR(a) ((a) == IFA_ANTIQUANT_NONE || (a) == IFA_ANTIQUANT_PER_TENSOR)
+    const int scales_ok = one_byte ? IFA__NONE_OR_TENSOR(p->antiquant) && IFA__NONE_OR_TENSOR(p->v_antiquant)
+                                   : p->antiquant == IFA_ANTIQUANT_NONE && p->v_antiquant == IFA_ANTIQUANT_NONE;
+#undef IFA__NONE_OR_TENSOR
+    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || one_byte) &&
+           (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) && scales_ok && wg == 128 && rows >= 1 &&
+           rows <= 16 && p->head_dim % 64 == 0 && dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix && !p->q_lengths;
 }
 
-/* Whether the latent tile takes p's query as two parts (the kernel's IFA_MMA_QLO): rotated by RoPE, or another 16-bit
- * type than the K/V's. */
-static int mla_tile_q_two_parts(const ifa_problem *p) { return p->rope != 0 || p->q_dtype != p->kv_dtype; }
+/* Whether the latent tile takes p's query as two parts (the kernel's IFA_MMA_QLO): rotated by RoPE, or not of the
+ * products' operand type (bf16 for bf16 K/V, fp16 for the others). */
+static int mla_tile_q_two_parts(const ifa_problem *p) {
+    return p->rope != 0 || p->q_dtype != (p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16);
+}
 
 /* Whether the row asks for the latent tile for p (mma and mma_mla) and p is what it is for: a key row wider than
  * the other matrix shapes take, or a value narrower than the key (DeepSeek's MLA: D = 576, D_v = 512), in

@@ -123,8 +123,9 @@ typedef struct ifa_tuning {
                                         * registers (AVX2; 0: the rules above) */
     int32_t mma_mla;           /* with mma: 1 takes the latent tile (plan mma 7) where a key row is wider than 256
                                 * or the value narrower than the key (DeepSeek's MLA): 16 query rows a group against
-                                * 16 keys a step, the warps sharing the score's columns and then the value's; 16-bit
-                                * K/V and query, no scales; 0 not (the lane shape) */
+                                * 16 keys a step, the warps sharing the score's columns and then the value's; a 16-bit
+                                * query, 16-bit K/V or one-byte K/V with per-tensor scales or none; 0 not (the lane
+                                * shape) */
     int32_t mma_mla_split_tokens; /* split_min_tokens for the latent tile's plans (16 heads a work-group: a batch of
                                    * one has few work-groups at the row's floor); 0: split_min_tokens */
 } ifa_tuning;

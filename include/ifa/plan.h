@@ -233,8 +233,8 @@ typedef struct ifa_plan {
                                  * same with the query's fragments read from local memory at each step and the
                                  * value rows loaded after the scores (fewer registers); 3 to 6 the transposed
                                  * shapes (docs/tiling.md); 7 the latent tile (DeepSeek's MLA: 16 query rows against 16
-                                 * keys a step, D a multiple of 64, D_v of 256, 16-bit K/V and query, no scales); 0
-                                 * not */
+                                 * keys a step, D a multiple of 64, D_v of 256, a 16-bit query, 16-bit K/V or
+                                 * one-byte K/V with per-tensor scales or none); 0 not */
     int32_t lane_q_local;       /* with lanes: 1 where each step reads the query's columns from local memory instead
                                  * of holding them in registers (8 per query row a lane: fewer registers, more
                                  * work-groups a multiprocessor); with mma 3, 5 or 6 up to D = 128 where the query
