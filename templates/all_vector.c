@@ -152,10 +152,10 @@ static int av_defines(const ifa_plan *plan, int aligned, int fused, ifa__define 
         {"LANE_PF", aligned && plan->lanes ? plan->lane_prefetch : 0},
         {"LANE_SC", aligned && plan->lanes ? plan->lane_scores : 0},
         {"LANE_QL", aligned && (plan->lanes || plan->mma) ? plan->lane_q_local : 0},
-        /* the latent tile loads rows at any even byte where they are not 16 bytes apart (MMA_AL 0) */
+        /* the latent tile loads rows at any element where they are not 16 bytes apart (MMA_AL 0) */
         {"MMA", aligned || plan->mma == 7 ? plan->mma : 0},
-        {"MMA_AL", plan->mma == 7 && aligned},
         {"F8CVT", aligned && plan->mma ? plan->mma_cvt : 0},
+        {"MMA_AL", plan->mma == 7 && aligned},
         {"SPLIT", equal_splits},
         {"BALANCED", balanced},
         {"ROWMAX", global_max ? 2 : 1},
