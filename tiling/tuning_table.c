@@ -36,7 +36,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * of one at G = 16, S = 8192 has 16 work-groups for 132 units, at 128 64; 0 elsewhere).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* NVIDIA: since the fortieth session (H100, 2026-11-27, docs/performance.md) the fused combine everywhere
      * (fused_combine 1: seven-shape geometric mean 87.7 -> 85.8 us once the last work-group's combine took one
      * round trip for 16 splits: B = 1 32K 64.3 -> 59.3, D = 256 77.3 -> 72.9, the rest level) and float8 K/V in
@@ -124,7 +124,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (G = 1 128 KiB ahead in 5 of 6 rounds by ~5 %); 64 KiB within the noise of 32; and there too the keys 8 KiB
      * ahead with all heads and P.V's prefetch (G x S1 <= 2): G = 1 0.74-0.82 of 16 rows' time, 16-row pool 0.73,
      * S1 = 2 0.76-0.87, MHA 0.92-0.96 (forty-third session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
