@@ -27,7 +27,7 @@
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
-                    "                [--tuning SPEC] [--facts SPEC] [--draw-knobs]\n"
+                    "                [--tuning SPEC] [--facts SPEC] [--draw-knobs] [--wide SHARE]\n"
                     "                [--quiet]\n"
                     "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
                     "  float64 reference; failing or\n"
@@ -37,7 +37,9 @@ static int usage(void) {
                     "  draw leaves at the device row's (the vector shape's prefetches, P.V blocks, width and all-heads\n"
                     "  chunks, the balance, cv's and the combine's work-groups), added before --tuning's. --facts:\n"
                     "  IFA_DEVICE_FACTS entries added after each case's own (e.g. compute_units=132); an\n"
-                    "  IFA_DEVICE_FACTS in the environment is taken as --facts.\n");
+                    "  IFA_DEVICE_FACTS in the environment is taken as --facts. --wide: the share of cases past 256\n"
+                    "  columns (D = 512 or DeepSeek's MLA, 576; 0 to 1, default 0.05: the GPU shapes' wide rows and\n"
+                    "  the latent tile).\n");
     return 2;
 }
 
@@ -145,6 +147,7 @@ int main(int argc, char **argv) {
     char facts_env[256] = "";
     if (facts) facts = strncpy(facts_env, facts, sizeof facts_env - 1);
     int quiet = 0, knobs = 0;
+    double wide = 0.05;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
         else if (strcmp(argv[i], "--draw-knobs") == 0) knobs = 1;
@@ -156,7 +159,11 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
         else if (strcmp(argv[i], "--tuning") == 0) extra = argv[++i];
         else if (strcmp(argv[i], "--facts") == 0) facts = argv[++i];
-        else return usage();
+        else if (strcmp(argv[i], "--wide") == 0) {
+            char *end;
+            wide = strtod(argv[++i], &end);
+            if (*end || !(wide >= 0.0 && wide <= 1.0)) return usage();
+        } else return usage();
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
     if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && !merge && strcmp(op, "ifa") != 0)) return usage();
@@ -189,13 +196,13 @@ int main(int argc, char **argv) {
         ifa_context_destroy(ctx);
         return 3;
     }
-    long long failed = 0, by_template[3] = {0}, by_split[4] = {0}, by_shape[4] = {0}, fused = 0;
+    long long failed = 0, by_template[3] = {0}, by_split[4] = {0}, by_shape[5] = {0}, fused = 0;
     for (long long i = 0; i < cases; ++i) {
         const uint64_t s = (uint64_t)seed * 1000003u + (uint64_t)i;
         ifa_random_case rc;
         if ((append  ? ifa_random_append_case_make(s, &rc)
              : merge ? ifa_random_merge_case_make(s, &rc)
-                     : ifa_random_case_make(s, &rc)) != 0) {
+                     : ifa_random_case_make_wide(s, wide, &rc)) != 0) {
             fprintf(stderr, "ifa-soak: out of memory\n");
             failed++;
             break;
@@ -235,7 +242,8 @@ int main(int argc, char **argv) {
                 by_template[t]++;
                 if (sp >= 0 && sp < 4) by_split[sp]++;
                 by_shape[r.plan.mma ? 2 : r.plan.lanes ? 1 : 0]++;
-                if (r.plan.mma >= 3) by_shape[3]++; /* the transposed matrix shape, among the matrix shapes */
+                if (r.plan.mma >= 3 && r.plan.mma <= 6) by_shape[3]++; /* the transposed ones, among the matrix shapes */
+                if (r.plan.mma == 7) by_shape[4]++;                        /* the latent tile, among them */
                 fused += r.plan.fused_combine;
                 if (!quiet || !ok)
                     printf("case %llu: %s; tuning %s%s%s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
@@ -260,9 +268,9 @@ int main(int argc, char **argv) {
                cases - failed, failed);
     else
         printf("soak: %lld cases, %lld passed, %lld failed; all_vector %lld, cv %lld; split none %lld, partial %lld, "
-               "global %lld, balanced %lld; matrix shape %lld (transposed %lld), lane shape %lld; last split combines "
-               "%lld\n", cases, cases - failed, failed, by_template[1], by_template[2], by_split[0], by_split[1],
-               by_split[2], by_split[3], by_shape[2], by_shape[3], by_shape[1], fused);
+               "global %lld, balanced %lld; matrix shape %lld (transposed %lld, latent tile %lld), lane shape %lld; last "
+               "split combines %lld\n", cases, cases - failed, failed, by_template[1], by_template[2], by_split[0],
+               by_split[1], by_split[2], by_split[3], by_shape[2], by_shape[3], by_shape[4], by_shape[1], fused);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);
     return failed ? 1 : 0;

@@ -138,7 +138,9 @@ static void draw_tuning(draw *g, char *t, size_t n) {
     if (w > 0 && t[w - 1] == ',') t[w - 1] = '\0';
 }
 
-int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
+int ifa_random_case_make(uint64_t seed, ifa_random_case *out) { return ifa_random_case_make_wide(seed, 0.05, out); }
+
+int ifa_random_case_make_wide(uint64_t seed, double wide_share, ifa_random_case *out) {
     memset(out, 0, sizeof *out);
     draw g = {{0}, seed, 0};
     ifa_rng_seed(&g.r, seed * 0x9E3779B97F4A7C15ull + 17);
@@ -160,11 +162,12 @@ int ifa_random_case_make(uint64_t seed, ifa_random_case *out) {
     const int int_kv = kind >= 0.6 && kind < 0.85, fp8 = kind >= 0.85, float_kv = kind < 0.6;
     const int64_t nkv = ifa_rng_int(&g.r, 1, 4), grp = pick(&g, groups, 8), n = nkv * grp;
     int64_t d = pick(&g, dims, 11);
-    /* one case in 20 past 256 columns: D = 512, or DeepSeek's MLA (576, the value its first 512, below), where the
-     * GPU shapes take several chunks of 8 columns a lane (fifty-fourth session) */
+    /* one case in 20 past 256 columns (wide_share: ifa-soak --wide): D = 512, or DeepSeek's MLA (576, the value its
+     * first 512, below), where the GPU shapes take several chunks of 8 columns a lane (fifty-fourth session) and the
+     * latent tile 16 rows (fifty-sixth) */
     ifa_rng wide;
     ifa_rng_seed(&wide, seed * 0x9E3779B97F4A7C15ull + 31);
-    if (ifa_rng_uniform(&wide, 0, 1) < 0.05) d = ifa_rng_uniform(&wide, 0, 1) < 0.5 ? 512 : 576;
+    if (ifa_rng_uniform(&wide, 0, 1) < wide_share) d = ifa_rng_uniform(&wide, 0, 1) < 0.5 ? 512 : 576;
     const int64_t b = ifa_rng_int(&g.r, 1, 5), sq = chance(&g, 0.6) ? 1 : ifa_rng_int(&g.r, 2, 4);
     if (d >= 256 && n * sq > 16) d = 128;
     int64_t s = ifa_rng_int(&g.r, 1, 600);

@@ -24,6 +24,12 @@ typedef struct ifa_random_case {
 /* Draws case `seed`. Returns 0, or -1 when out of memory. */
 int ifa_random_case_make(uint64_t seed, ifa_random_case *out);
 
+/* As ifa_random_case_make, with a share wide_share (0 to 1) of the cases past 256 columns (D = 512, or DeepSeek's
+ * MLA: 576, the value its first 512), where ifa_random_case_make draws 0.05 (and then the same cases): the GPU
+ * shapes' wide rows and the latent tile (ifa-soak --wide). The share's own draw leaves the rest of a case's draw as
+ * it is. */
+int ifa_random_case_make_wide(uint64_t seed, double wide_share, ifa_random_case *out);
+
 /* Draws a random legal KVCacheAppend case `seed` (a generic registry case, docs/case-format.md): layouts,
  * source and cache dtypes (float, int8, int4, float8 with or without scales, asymmetric offsets),
  * contiguous or paged caches with shuffled blocks, key-only appends, RoPE (both modes, partial dims, explicit
