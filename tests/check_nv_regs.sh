@@ -69,6 +69,8 @@ IFA_TUNING=mma_mla=1 check "MLA tile 4,128,1,576,4096" --shape 4,128,1,576,4096 
 IFA_TUNING=mma_mla=1 check "MLA tile paged bf16" "$examples/../tests/mla_tile_cases/paged_bf16.json"
 IFA_TUNING=mma_mla=1 check "MLA tile RoPE (two-part query)" "$examples/mla_case.json"
 IFA_TUNING=mma_mla=1 check "MLA tile e4m3fn, tensor scales" "$examples/../tests/mla_tile_cases/paged_e4m3fn_tensor_scales.json"
+IFA_TUNING=mma_mla=1,mma_f8_cvt=1 check "MLA tile e4m3fn by cvt" --shape 4,128,1,576,4096 --value-dim 512 --layout BNSD \
+  --kv-dtype float8_e4m3fn
 # speculative decoding's 8-16 query tokens in the lane shape, the query's columns from local memory (16 rows' chunks:
 # 254-255 registers offline, at the edge): fp32 D = 128 with 16 tokens, e4m3fn D = 96 with 8 (2 heads a group)
 for kt in float32:128:16 float8_e4m3fn:96:8; do

@@ -1037,6 +1037,12 @@ START_TEST(mla_tile_rule) {
         plan_tuned("mma_mla=1", &q, &h100, &plan);
         ck_assert_msg(plan.mma == 7, "one-byte case %d: mma %d", c, (int)plan.mma);
         ck_assert_int_le(plan.local_mem_bytes, 48 * 1024 - 1024);
+        ck_assert_int_eq(plan.mma_cvt, 0);
+        /* the card's e4m3fn conversion where the row asks (mma_f8_cvt; sm_89 on: the h100 profile's 90) */
+        plan_tuned("mma_mla=1,mma_f8_cvt=1", &q, &h100, &plan);
+        ck_assert_int_eq(plan.mma, 7);
+        ck_assert_int_eq(plan.mma_cvt, c == 0);
+        ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     }
     /* a device whose work-group has 32 KiB: no room for the tile's 16 rows, so no grouping of 16 (the work-group
      * shape's rows, in the tile where they fit) and a plan within the device's local memory */

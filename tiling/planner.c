@@ -318,6 +318,13 @@ int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_
     return 4 * room + 20 * rows + 8 * value_dim + ifa__mma_local_bytes(rows, work_group_size, matrix_instructions);
 }
 
+/* Whether a matrix shape's e4m3fn K/V go through the card's conversion instruction (the plan's mma_cvt, the row's
+ * mma_f8_cvt): PTX cvt.rn.f16x2.e4m3x2, from sm_89 (other cards would fail the build). */
+static int mma_f8_cvt_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_device_facts *dev) {
+    return t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3 && dev->vendor == IFA_VENDOR_NVIDIA &&
+           dev->compute_capability >= 89;
+}
+
 /* Whether the latent tile takes p at rows query rows a group of wg on dev: the row asks (mla_tile_wanted), the rows
  * fit its rule, and its local memory the budget. */
 static int mla_tile_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_device_facts *dev, int64_t rows,
@@ -401,6 +408,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
     const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
     if (mla_tile_takes(p, t, dev, rows, wg, plan->vector_width, plan->kv_heads_per_group, budget)) {
         plan->mma = 7;
+        plan->mma_cvt = mma_f8_cvt_takes(p, t, dev);
         return;
     }
     int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
@@ -413,8 +421,7 @@ static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *de
         plan->mma = mma;
         plan->lane_q_local = q_local;
         /* the conversion instruction from sm_89 (PTX cvt.rn.f16x2.e4m3x2): other cards would fail the build */
-        plan->mma_cvt = t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3 && dev->vendor == IFA_VENDOR_NVIDIA &&
-                        dev->compute_capability >= 89;
+        plan->mma_cvt = mma_f8_cvt_takes(p, t, dev);
         return;
     }
     /* key rows a step: the row's lanes, but 1 for fp32 K/V where the rows' chunks pass what the query in registers
@@ -905,7 +912,7 @@ static int vector_loads_consistent(const ifa_plan *plan) {
                        !(plan->mma == 7  ? mla_tile_fit
                          : plan->mma >= 3 ? mma_t_fit
                                           : mma_fit)(p, rows, plan->work_group_size))) ||
-        (plan->mma == 7 && (plan->lane_q_local || plan->mma_cvt || plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX)) ||
+        (plan->mma == 7 && (plan->lane_q_local || plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX)) ||
         (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
         (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
         (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
