@@ -294,10 +294,12 @@ static int mla_tile_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
            rows <= 16 && p->head_dim % 64 == 0 && dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix && !p->q_lengths;
 }
 
-/* Whether the latent tile takes p's query as two parts (the kernel's IFA_MMA_QLO): rotated by RoPE, or not of the
- * products' operand type (bf16 for bf16 K/V, fp16 for the others). */
-static int mla_tile_q_two_parts(const ifa_problem *p) {
-    return p->rope != 0 || p->q_dtype != (p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16);
+/* Whether the matrix shapes' query in local memory is not its stored value in the products' operand type (the
+ * kernel's IFA_MMA_QLO: the key's per-channel scale folded in, RoPE, or a query type other than the operands': bf16
+ * for bf16 K/V, else fp16), so that it enters the score products as two parts. */
+static int mma_query_not_operand(const ifa_problem *p) {
+    const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
+    return p->rope != 0 || p->antiquant == IFA_ANTIQUANT_PER_CHANNEL || p->q_dtype != operand;
 }
 
 /* Whether the row asks for the latent tile for p (mma and mma_mla) and p is what it is for: a key row wider than
@@ -331,7 +333,7 @@ static int mla_tile_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_d
                           int64_t wg, int64_t vw, int64_t mh, int64_t budget) {
     return mla_tile_wanted(p, t, wg, vw, mh) && mla_tile_fit(p, rows, wg) &&
            ifa__mla_tile_local_bytes(rows, p->head_dim, ifa__value_dim(p), wg, dev->vendor == IFA_VENDOR_NVIDIA,
-                                     mla_tile_q_two_parts(p)) <= budget;
+                                     mma_query_not_operand(p)) <= budget;
 }
 
 /* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
@@ -339,9 +341,7 @@ static int mla_tile_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_d
  * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
  * multiplies the scores instead), and the plan does not read it at each step anyway (mma 4, D above 128). */
 static int mma_q_two_parts(const ifa_problem *p, int32_t mma) {
-    const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
-    return mma >= 3 && mma != 4 && p->head_dim <= 128 &&
-           (p->rope != 0 || p->antiquant == IFA_ANTIQUANT_PER_CHANNEL || p->q_dtype != operand);
+    return mma >= 3 && mma != 4 && p->head_dim <= 128 && mma_query_not_operand(p);
 }
 
 /* Whether plan mma may take the query's operand words from local memory (the plan's lane_q_local, asked by mma_q_local):
@@ -812,7 +812,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->local_mem_bytes =
         plan->mma == 7
             ? ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA,
-                                        mla_tile_q_two_parts(p)) +
+                                        mma_query_not_operand(p)) +
                   rope_local
             : block_bytes(p, plan->heads_per_group, chunk) +
         (plan->mma ? ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
