@@ -1789,16 +1789,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 /* this warp's accumulators o of rows r0 (o.x, o.y) and r1 (o.z, o.w) at columns d and d + 1 into acc, rescaled
  * by f0 and f1 (after IFA_MMA_MERGE), with the value's per-channel scale s and offset x scale c:
  * sum p (v s + c) = s sum p v + c l */
+/* IFA_MMA_VCH2(o, da, db): the value's scale and offset on columns da (o.x, o.z) and db (o.y, o.w), wherever they
+ * lie (the latent tile's pairs are 8 apart); IFA_MMA_VCH(o, d): on d and d + 1 */
 #if VAQ == 1 || VAQ == 2
-#define IFA_MMA_VCH(o, d)                                                                                          \
+#define IFA_MMA_VCH2(o, da, db)                                                                                    \
     do {                                                                                                           \
-        const float s0 = aq_v[d], s1 = aq_v[(d) + 1], c0 = aq_v[VDIM + (d)], c1 = aq_v[VDIM + (d) + 1];           \
-        (o) = (float4)(fma((o).x, s0, c0 * l0), fma((o).y, s1, c1 * l0), fma((o).z, s0, c0 * l1),                   \
-                       fma((o).w, s1, c1 * l1));                                                                    \
+        const float s0_ = aq_v[da], s1_ = aq_v[db], c0_ = aq_v[VDIM + (da)], c1_ = aq_v[VDIM + (db)];             \
+        (o) = (float4)(fma((o).x, s0_, c0_ * l0), fma((o).y, s1_, c1_ * l0), fma((o).z, s0_, c0_ * l1),             \
+                       fma((o).w, s1_, c1_ * l1));                                                                  \
     } while (0)
 #else
-#define IFA_MMA_VCH(o, d)
+#define IFA_MMA_VCH2(o, da, db)
 #endif
+#define IFA_MMA_VCH(o, d) IFA_MMA_VCH2(o, d, (d) + 1)
 /* columns d and d + 1 of row r in acc as one 8-byte word (d even, acc 16-byte aligned): a warp's lanes write
  * their rows' pairs in half the local-memory accesses of two floats each */
 #define IFA_ACC2(r, d) (*(__local float2 *)(acc + (r) * VDIM + (d)))
@@ -1970,11 +1973,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         _Pragma("unroll") for (int i = 0; i < IFA_LT; ++i) {
             const int c0 = IFA_LVCOL(i, 2 * mt4), c1 = IFA_LVCOL(i, 2 * mt4 + 1);
             float4 o = oacc[i];
-#if VAQ == 2
-            /* the value's per-tensor scale s and offset x scale c: sum p (v s + c) = s sum p v + c l */
-            o = (float4)(fma(o.x, aq_v[c0], aq_v[VDIM + c0] * l0), fma(o.y, aq_v[c1], aq_v[VDIM + c1] * l0),
-                         fma(o.z, aq_v[c0], aq_v[VDIM + c0] * l1), fma(o.w, aq_v[c1], aq_v[VDIM + c1] * l1));
-#endif
+            IFA_MMA_VCH2(o, c0, c1); /* the value's per-tensor scale and offset (VAQ 2) */
             if (r0 < R) acc[r0 * VDIM + c0] = o.x, acc[r0 * VDIM + c1] = o.y;
             if (r1 < R) acc[r1 * VDIM + c0] = o.z, acc[r1 * VDIM + c1] = o.w;
         }
