@@ -162,7 +162,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--wide") == 0) {
             char *end;
             wide = strtod(argv[++i], &end);
-            if (*end || !(wide >= 0.0 && wide <= 1.0)) return usage();
+            if (end == argv[i] || *end || !(wide >= 0.0 && wide <= 1.0)) {
+                fprintf(stderr, "ifa-soak: --wide \"%s\": the share must be a number from 0 to 1\n", argv[i]);
+                return 2;
+            }
         } else return usage();
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
