@@ -3179,9 +3179,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if MAX_PASS
         for (int r = lid; r < rw; r += WG) part[part_m + IFA_PROW(r)] = m_s[r];
 #else
-        for (int i = lid; i < rw * VDIM; i += WG) {
+        /* the vector shape VW floats a store (element by element, a divide for each, the store of 128 rows x 512
+         * columns took a sixth of an MLA split's time at G = 128 on the CPU) */
+        for (int i = lid * VW; i < rw * VDIM; i += WG * VW) {
             const int r = i / VDIM, d = i - r * VDIM;
-            part[part_acc + IFA_PROW(r) * VDIM + d] = acc[i];
+            IFA_SV(IFA_LV(acc + i), part + part_acc + IFA_PROW(r) * VDIM + d);
         }
         for (int r = lid; r < rw; r += WG) {
 #if ROWMAX == 1
@@ -3311,6 +3313,23 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
+#if IFA_VEC_OUT
+        /* the vector shape (a CPU's one work-item, rows across the work-items otherwise): VW columns of a row at a
+         * time over its splits, in split order as below (the same sums), a store of VW elements; quads with a
+         * barrier each took a tenth of an MLA split's time at G = 128 */
+        const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
+        for (int r = lid; r < rn; r += WG) {
+            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
+            const int g = r / rq, t = r - g * rq;
+            for (int d = 0; d < VDIM; d += VW) {
+                fv a = (fv)0.0f;
+                for (int s = 0; s < ns; ++s)
+                    a = fma(IFA_LV(part + part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d), (fv)part[part_m + pr0 + (ulong)s],
+                            a);
+                IFA_VSTORE(O_T, a, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
+            }
+        }
+#else
         const int cw = VDIM % 4 == 0 ? 4 : 1, cols = VDIM / cw, e_n = rn * cols;
         const int ncol = min(e_n, WG), par = WG / ncol, c = lid % ncol, jj = lid / ncol;
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
@@ -3341,6 +3360,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             }
             barrier(CLK_LOCAL_MEM_FENCE); /* fc_red is read before the next pass writes it */
         }
+#endif
 #if HAS_LSE
         for (int r = lid; r < rn; r += WG)
 #if SINK
