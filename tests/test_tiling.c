@@ -466,6 +466,46 @@ START_TEST(split_kv_decisions) {
 }
 END_TEST
 
+/* The CPU row's split floor by work (split_min_work, 4096 x 1024 multiply-adds): a work-group whose key row costs
+ * much splits sequences shorter than split_min_tokens' 2 x 1024 rows; one of few query rows keeps that floor. */
+START_TEST(split_floor_by_work) {
+    ifa_plan plan;
+    /* DeepSeek's MLA at G = 128 (128 x 1088 multiply-adds a key row): 31 rows would do, each split is whole chunks */
+    ifa_problem p = bsnd_problem(1, 128, 1, 576, 512);
+    p.value_dim = 512;
+    const ifa_tuning t = ifa__tuning_for(IFA_VENDOR_CPU);
+    ck_assert_int_eq(t.split_min_work, 4096);
+    ck_assert_int_eq(ifa__split_floor(&p, &t, 128), 31);
+    ck_assert_int_eq(ifa__split_floor(&p, &t, 16), 241);
+    ck_assert_int_eq(ifa__split_floor(&p, &t, 1), 1024);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.heads_per_group, 128);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
+    ck_assert_int_eq(plan.max_splits, 2);
+    ck_assert_int_eq(plan.split_tokens, 256);
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    plan_tuned("split_min_work=0", &p, &pocl, &plan); /* the rows' floor alone: 512 < 2 x 1024 */
+    ck_assert_int_eq(plan.split_kv, 0);
+    /* G = 16: 241 rows a split, so 512 splits in two and 480 does not */
+    p = bsnd_problem(1, 16, 1, 576, 512);
+    p.value_dim = 512;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.max_splits, 2);
+    p.max_length = p.uniform_length = p.total_length = 480;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+    /* G = 16 at D = 128 (4096 a key row): split_min_tokens' 1024 either way */
+    p = problem(1, 16, 1, 128, 2047);
+    p.layout = IFA_LAYOUT_BNSD;
+    ck_assert_int_eq(ifa__split_floor(&p, &t, 16), 1024);
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, 0);
+    /* the GPU rows leave it off */
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_NVIDIA).split_min_work, 0);
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_GENERIC_GPU).split_min_work, 0);
+}
+END_TEST
+
 /* Skewed lengths (32768, 16, 16, 16): equal splits leave the long batch's work on few units; balanced
  * units cut the cost line evenly, and the plan says how even. */
 START_TEST(balanced_units) {
@@ -1695,9 +1735,20 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2047, &avx2), 1);
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 2048, &xeon), 8); /* two splits */
     ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);  /* two batches fill two cores unsplit */
-    test_tuning_push("split_min_tokens=4096"); /* the rule follows the row's split length */
+    test_tuning_push("split_min_tokens=4096,split_min_work=0"); /* the rule follows the row's split length */
     ck_assert_int_eq(bsnd_kv_heads(2, 8, 8, 128, 1024, &avx2), 8);
     ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 4096, &xeon), 1);
+    test_tuning_pop();
+    /* and its split floor by work (split_min_work): all 8 heads' rows at G = 1 take 8 x 256 multiply-adds a key
+     * row, 2048 rows a split, so 4096 rows split in two there; at G = 4 (32 rows) 512 rows a split, so B = 1 at
+     * 1024 rows takes all heads in two splits (AMD Zen 4, cold: 0.77x of one head's 8 work-groups' time) */
+    test_tuning_push("split_min_tokens=4096");
+    ck_assert_int_eq(bsnd_kv_heads(1, 8, 8, 128, 4096, &xeon), 8);
+    test_tuning_pop();
+    ck_assert_int_eq(bsnd_kv_heads(1, 32, 8, 128, 1024, &pocl), 8);
+    ck_assert_int_eq(bsnd_kv_heads(1, 32, 8, 128, 1023, &pocl), 1);
+    test_tuning_push("split_min_work=0");
+    ck_assert_int_eq(bsnd_kv_heads(1, 32, 8, 128, 1024, &pocl), 1);
     test_tuning_pop();
     p = problem(1, 8, 8, 128, 1024); /* per-batch lengths: balanced units cut the one block for both cores */
     p.layout = IFA_LAYOUT_BSND, p.lengths_mode = IFA_LENGTHS_PER_BATCH;
@@ -2315,6 +2366,7 @@ int main(void) {
     tcase_add_test(t, split_fill_rule);
     tcase_add_test(t, fused_combine_rule);
     tcase_add_test(t, split_kv_decisions);
+    tcase_add_test(t, split_floor_by_work);
     tcase_add_test(t, balanced_units);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);
     tcase_add_test(t, balanced_walk_covers_every_row_once);

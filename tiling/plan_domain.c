@@ -49,7 +49,7 @@ static int cmp_len(const void *a, const void *b) {
 }
 
 /* The splits a block can take are bounded by the work-group slots of the device's widest split (slots over
- * one block); past those, multiples of split_min_tokens change nothing. The chunk (and a paged block) is the
+ * one block); past those, multiples of the split floor (ifa__split_floor) change nothing. The chunk (and a paged block) is the
  * grain of a split's rows, so the split count's roundings change at its multiples. */
 static int fill_lengths(const ifa_problem *p, const ifa_device_facts *dev, length_set *s) {
     const ifa_tuning t = ifa__tuning_for(dev->vendor);
@@ -57,14 +57,19 @@ static int fill_lengths(const ifa_problem *p, const ifa_device_facts *dev, lengt
     const int64_t most = ifa__kv_span(p->seq_kv, p->window, p->seq_q - 1);
     const int64_t waves = t.split_waves > t.lane_split_waves ? t.split_waves : t.lane_split_waves;
     const int64_t slots = (int64_t)(dev->compute_units > 0 ? dev->compute_units : 1) * (waves > 0 ? waves : 1);
-    const int64_t min_tokens = t.split_min_tokens > 0 ? t.split_min_tokens : 1;
+    /* the split floor of one KV head's query rows and of all heads' (a BSH/BSND work-group may hold them all);
+     * head groups between take the 3 % steps */
+    const int64_t floors[3] = {t.split_min_tokens > 0 ? t.split_min_tokens : 1,
+                               ifa__split_floor(p, &t, p->num_heads / p->num_kv_heads * p->seq_q),
+                               ifa__split_floor(p, &t, p->num_heads * p->seq_q)};
     int64_t grain = t.chunk_rows > 0 ? t.chunk_rows : 1;
     if (t.cv_chunk_rows > grain) grain = t.cv_chunk_rows;
     if (p->paged && p->block_size > grain) grain = p->block_size;
     int bad = 0;
     for (int64_t len = 0; len <= 2 * grain + 1; ++len) bad |= add_length(s, len, most);
-    for (int64_t k = 1; k <= slots + 2 && k * min_tokens <= most + 1; ++k)
-        for (int64_t d = -1; d <= 1; ++d) bad |= add_length(s, k * min_tokens + d, most);
+    for (int f = 0; f < 3; ++f)
+        for (int64_t k = 1; k <= slots + 2 && k * floors[f] <= most + 1; ++k)
+            for (int64_t d = -1; d <= 1; ++d) bad |= add_length(s, k * floors[f] + d, most);
     for (int64_t j = 1; j <= slots + 2 && j * grain <= most + 1; ++j)
         for (int64_t d = -1; d <= 1; ++d) bad |= add_length(s, j * grain + d, most);
     for (double len = 2.0 * (double)grain; len < (double)most; len *= 1.03) bad |= add_length(s, (int64_t)len, most);

@@ -17,7 +17,7 @@ typedef ifa_status (*ifa__plan_visit)(const ifa_plan *plan, void *user);
  * per-batch query tokens keep it per batch), else one length for every batch. The planner's choices that decide
  * a kernel build (splits or none, balanced units, KV heads and query heads per work-group, the fused combine,
  * the small grid's wider work-groups) depend on the batch, the longest block's rows and the rows summed; the
- * lengths are the values where those choices can change (multiples of split_min_tokens and of the chunk, each
+ * lengths are the values where those choices can change (multiples of the split floor and of the chunk, each
  * side of them, 3 % steps between) with the rows summed at both ends (one long batch, all as long).
  * tests/test_plan_domain.c draws random steps and finds each plan's signature among those visited. *plans (may be
  * NULL): the plans made; *visited (may be NULL): the signatures visited. */

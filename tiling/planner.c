@@ -131,10 +131,10 @@ static int64_t kv_slice_bytes(const ifa_problem *p) {
     return bytes > 0 ? bytes : 1;
 }
 
-/* The most splits the equal-split rule may cut the longest sequence into, split_min_tokens rows or more
- * each; 1 where it is too short for two. */
-static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t) {
-    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
+/* The most splits the equal-split rule may cut the longest sequence into for work-groups of rows query rows,
+ * ifa__split_floor's rows or more each; 1 where it is too short for two. */
+static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t, int64_t rows) {
+    const int64_t min_tokens = ifa__split_floor(p, t, rows);
     return p->max_length / min_tokens > 1 ? p->max_length / min_tokens : 1;
 }
 
@@ -171,7 +171,7 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
      * session). With per-batch lengths, fewer blocks than compute units always make choose_split cut them
      * into balanced units, which fill the units at any length. */
     if (p->lengths_mode != IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 &&
-        p->batch * most_splits(p, t) < dev->compute_units)
+        p->batch * most_splits(p, t, m * group * p->seq_q) < dev->compute_units)
         return 1;
     if (regs >= 32 &&
         (kv_slice_bytes(p) < t->multi_head_min_slice_bytes || kv_row_bytes(p) < t->multi_head_min_row_bytes))
@@ -559,7 +559,7 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
         plan->total_cost = total;
         critical = (total + slots - 1) / slots;
     } else {
-        const int64_t limit = most_splits(p, t);
+        const int64_t limit = most_splits(p, t, (int64_t)plan->heads_per_group * p->seq_q);
         if (dev->compute_units > 0 && blocks < slots && limit >= 2) {
             int64_t splits = (slots + blocks - 1) / blocks;
             /* split_fill: no more work-groups than slots where that still gives 2 splits or more; a last wave

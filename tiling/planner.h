@@ -5,6 +5,7 @@
 #include "ifa/plan.h"
 #include "ifa/status.h"
 #include "tiling/device_facts.h"
+#include "tiling/tuning_table.h"
 
 /* Alignment of every workspace region, in bytes. */
 #define IFA_WORKSPACE_ALIGN 256
@@ -63,6 +64,17 @@ static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
 /* The value columns a problem reads per row and its output's head dimension: value_dim, or head_dim where
  * value_dim is 0 (a problem built by hand, as the planner's tests do). */
 static inline int64_t ifa__value_dim(const ifa_problem *p) { return p->value_dim > 0 ? p->value_dim : p->head_dim; }
+
+/* The fewest KV rows a split may get for a work-group of rows query rows: the row's split_min_tokens, or fewer where
+ * split_min_work is reached sooner (rows x (D + D_v) multiply-adds a key row: a split's fixed costs, a thread woken
+ * and the partials merged, are paid back by its work, not by its rows). At least 1. */
+static inline int64_t ifa__split_floor(const ifa_problem *p, const ifa_tuning *t, int64_t rows) {
+    const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
+    const int64_t per_row = (rows > 0 ? rows : 1) * (p->head_dim + ifa__value_dim(p));
+    if (t->split_min_work <= 0 || per_row <= 0) return min_tokens;
+    const int64_t by_work = (((int64_t)t->split_min_work << 10) + per_row - 1) / per_row;
+    return by_work < min_tokens ? (by_work > 0 ? by_work : 1) : min_tokens;
+}
 
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
  * dim head_dim (query and keys), value_dim (values and accumulators) and chunk rows. */

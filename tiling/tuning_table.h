@@ -128,6 +128,10 @@ typedef struct ifa_tuning {
                                 * shape) */
     int32_t mma_mla_split_tokens; /* split_min_tokens for the latent tile's plans (16 heads a work-group: a batch of
                                    * one has few work-groups at the row's floor); 0: split_min_tokens */
+    int32_t split_min_work;    /* a split's least work in 1024s of multiply-adds (a work-group's query rows x
+                                * (D + D_v) a key row): lowers split_min_tokens to the key rows that reach it where a
+                                * key row costs much (many query rows, wide heads: MLA on a CPU); 0: split_min_tokens
+                                * alone */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment
