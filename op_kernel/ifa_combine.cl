@@ -11,7 +11,7 @@
  * group, token).
  * With SINK=1 the head's sink logit joins the sum (ifa_common.cl's ifa_sink_factor and ifa_sink_lse).
  * One work-group per (batch, query head, query token) row, its work-items over the row's splits and columns at
- * once (the sums through local memory). Build options (-D): O_T, WG, HAS_LSE, SINK, ROWMAX,
+ * once (the sums through local memory). Build options (-D): O_T, WG, CVW, HAS_LSE, SINK, ROWMAX,
  * BALANCED, CV, QUANT_OUT, Q2_T, Q2_OFF, PREFIX_SLOTS, QLEN (per-batch query tokens: each batch's causal shift,
  * and a padding token's row written as one that saw nothing: the fused kernel leaves no partial for it), QPACK
  * (the fused kernel packed each head's rows by the batch's tokens: QLEN with one KV head per work-group). The shape (head_dim: the output's, D_v; gt: rows'
@@ -32,6 +32,17 @@
 #endif
 #ifndef QPACK
 #define QPACK 0
+#endif
+/* CVW > 1 (the vector shape's width, dividing D_v; not with int8 output): a work-item's columns CVW at a time over
+ * the row's splits, each split's weight once a vector, where the quads' pass took each split's exp for every quad
+ * and a barrier a pass (on a CPU, MLA's balanced units at G = 128: 128 rows x 128 quads a batch) */
+#ifndef CVW
+#define CVW 1
+#endif
+#if CVW > 1
+#define IFA_CVCAT_(a, b) a##b
+#define IFA_CVCAT(a, b) IFA_CVCAT_(a, b)
+typedef IFA_CVCAT(float, CVW) fcv;
 #endif
 
 
@@ -145,6 +156,39 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if SINK
     const float f = ifa_sink_factor(m, l, sinks[sinks_off + h]);
 #endif
+#if CVW > 1 && QUANT_OUT == 0
+    /* each work-item its vectors of CVW columns over every split in split order (the quads' sums where they take
+     * one split group), stored an element at a time: where some work-items of the group had no vector (D_v < WG x
+     * CVW), PoCL 3.1's optimised vstore_half16_rte wrote for them too, past the row (another row's output, or past
+     * the buffer: valgrind, B = 2, N = 2, D = 32, fp16); the elements' stores cost no time measured (MLA G = 128,
+     * B = 2: the combine's 193 us either way) */
+    const int nv = head_dim / CVW;
+    for (int v = lid; v < nv; v += WG) {
+        const int d = v * CVW;
+        fcv acc = (fcv)0.0f;
+        for (int s = 0; s < nsplit; ++s) {
+#if ROWMAX == 2
+            const int ok = IFA_PVALID(s);
+            const float w = 1.0f;
+#else
+            const float ms = IFA_PVALID(s) ? part[part_m + IFA_PIDX(s)] : -INFINITY;
+            const int ok = ms != -INFINITY; /* a split that saw nothing adds nothing */
+            const float w = ok ? exp(ms - m) : 0.0f;
+#endif
+            if (ok)
+                acc = fma(IFA_CVCAT(vload, CVW)(0, part + part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)d), (fcv)w,
+                          acc);
+        }
+#if SINK
+        acc *= f;
+#else
+        acc = l > 0.0f ? acc / l : (fcv)0.0f;
+#endif
+        float a_[CVW];
+        IFA_CVCAT(vstore, CVW)(acc, 0, a_);
+        for (int j = 0; j < CVW; ++j) IFA_STORE(O_T, a_[j], o, obase + (ulong)(d + j));
+    }
+#else
     /* columns in quads where D_v allows (else one at a time), ncol work-items a split group; every work-item
      * takes the same number of passes (the barriers) */
     const int cw = head_dim % 4 == 0 ? 4 : 1, cols = head_dim / cw, ncol = min(cols, WG), par = WG / ncol;
@@ -188,6 +232,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* red4 is read before the next pass writes it */
     }
+#endif
 #if HAS_LSE && SINK
     if (lid == 0) lse[lse_off + row] = ifa_sink_lse(m, l, sinks[sinks_off + h]);
 #elif HAS_LSE

@@ -283,8 +283,10 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
             rc = 3;
             goto done;
         }
-        printf("check: rel_l2=%.3g (tolerance %.0e) max_abs=%.3g nonfinite=%lld lse_rows_out_of_bound=%lld -> %s\n",
-               k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad, k.pass ? "PASS" : "FAIL");
+        printf("check: rel_l2=%.3g (tolerance %.0e) max_abs=%.3g nonfinite=%lld lse_rows_out_of_bound=%lld "
+               "bytes_outside=%lld -> %s\n",
+               k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad, (long long)k.outside,
+               k.pass ? "PASS" : "FAIL");
         rc = k.pass ? 0 : 1;
     }
 done:

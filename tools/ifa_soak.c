@@ -251,11 +251,11 @@ int main(int argc, char **argv) {
                 fused += r.plan.fused_combine;
                 if (!quiet || !ok)
                     printf("case %llu: %s; tuning %s%s%s; template %s split %d -> rel_l2 %.3g (tol %.0e) lse_bad %lld "
-                           "nonfinite %lld int8_bad %lld %s\n", (unsigned long long)s, rc.summary,
+                           "nonfinite %lld int8_bad %lld bytes_outside %lld %s\n", (unsigned long long)s, rc.summary,
                            rc.tuning[0] ? rc.tuning : "(device row)", rc.facts[0] ? "; facts " : "", rc.facts,
                            t == 2 ? "cv" : "all_vector", sp, k.rel_l2,
                            k.tolerance, (long long)k.lse_bad, (long long)k.nonfinite, (long long)k.int8_bad,
-                           ok ? "PASS" : "FAIL");
+                           (long long)k.outside, ok ? "PASS" : "FAIL");
                 if (!ok) keep(dir, s, &rc, "failed");
                 ifa_case_result_free(&r);
             }

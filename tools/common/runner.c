@@ -196,6 +196,43 @@ ifa_status ifa_case_buffer_at(cl_context cl, cl_command_queue queue, const void 
     return IFA_STATUS_OK;
 }
 
+/* Bytes of pattern before and after the output, softmax_lse and the workspace in their buffers: a kernel that
+ * writes past its row changes them (on a CPU device its buffers are host memory, where such a write corrupts
+ * whatever lies beside them: PoCL's vector half stores under a partly idle work-group once did). A multiple of
+ * every alignment the op asks of an offset. */
+#define GUARD 4096
+
+static unsigned char guard_byte(size_t i) { return (unsigned char)(0xa5 ^ (i * 31u)); }
+
+/* A buffer of bytes with GUARD pattern bytes each side, the data (if any) between them. */
+static cl_mem guarded_buffer(cl_context cl, cl_command_queue queue, const void *data, size_t bytes, cl_int *err) {
+    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes + 2 * GUARD, NULL, err);
+    if (!m) return NULL;
+    unsigned char pat[GUARD];
+    for (size_t i = 0; i < GUARD; ++i) pat[i] = guard_byte(i);
+    *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, GUARD, pat, 0, NULL, NULL);
+    if (*err == CL_SUCCESS) *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, GUARD + bytes, GUARD, pat, 0, NULL, NULL);
+    if (*err == CL_SUCCESS && data && bytes)
+        *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, GUARD, bytes, data, 0, NULL, NULL);
+    if (*err != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* The guard bytes of m (around bytes of data) that no longer hold their pattern, or -1 if they cannot be read. */
+static int64_t guard_changed(cl_command_queue queue, cl_mem m, size_t bytes) {
+    unsigned char back[GUARD];
+    int64_t changed = 0;
+    for (int side = 0; side < 2; ++side) {
+        if (clEnqueueReadBuffer(queue, m, CL_TRUE, side ? GUARD + bytes : 0, GUARD, back, 0, NULL, NULL) != CL_SUCCESS)
+            return -1;
+        for (size_t i = 0; i < GUARD; ++i) changed += back[i] != guard_byte(i);
+    }
+    return changed;
+}
+
 /* Fills a host tensor with NaN so that any element the kernel does not write fails the check. */
 static void poison(ifa_host_tensor *t) {
     int64_t n = ifa_host_tensor_numel(t);
@@ -241,6 +278,10 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
                 st = ifa_case_buffer_at(cl, queue, hosts[i]->data, hosts[i]->bytes, (size_t)c->kv_base_bytes, &bufs[i]);
         } else if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
             if (st == IFA_STATUS_OK) st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
+        } else if (i == 3 || i == 4) { /* the outputs: inside guards */
+            if (!(bufs[i] = guarded_buffer(cl, queue, hosts[i]->data, (size_t)hosts[i]->bytes, &err)))
+                st = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ? IFA_STATUS_OUT_OF_MEMORY
+                                                                                           : IFA_STATUS_OPENCL_ERROR;
         } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {
             st = IFA_STATUS_OUT_OF_MEMORY;
         }
@@ -250,6 +291,8 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     ifa_incre_flash_attention_args a;
     ifa_case_describe(c, &r->out, c->softmax_lse_flag ? &r->lse : NULL, bufs, &tensors, &a);
     if (c->kv_base_bytes > 0) tensors.key.offset = tensors.value.offset = (size_t)c->kv_base_bytes;
+    tensors.attention_out.offset = GUARD;
+    if (c->softmax_lse_flag) tensors.softmax_lse.offset = GUARD;
 
     size_t ws_bytes = 0;
     cl_event poisoned = NULL; /* the run must wait for it: the queue may be out of order */
@@ -258,24 +301,31 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         if (adjust(&r->plan, user) != 0) st = IFA_STATUS_INTERNAL;
         ws_bytes = (size_t)r->plan.workspace_bytes;
     }
+    const size_t ws_words = (ws_bytes + 3) / 4 * 4; /* the workspace's NaN words, then its guard */
     if (st == IFA_STATUS_OK && ws_bytes) {
-        ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err);
+        ws = guarded_buffer(cl, queue, NULL, ws_words, &err);
         if (!ws) st = IFA_STATUS_OUT_OF_MEMORY;
         /* NaN in every workspace word, so a partial result that no kernel wrote poisons the output */
         const float nan = NAN;
-        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, 0, ws_bytes / 4 * 4, 0, NULL, &poisoned) != CL_SUCCESS)
+        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, GUARD, ws_words, 0, NULL, &poisoned) != CL_SUCCESS)
             st = IFA_STATUS_OPENCL_ERROR;
     }
     cl_event ev = NULL, first = NULL;
     if (st == IFA_STATUS_OK)
-        st = ifa_incre_flash_attention_run_profiled(ctx, &r->plan, &a, ws, 0, queue, poisoned ? 1 : 0,
+        st = ifa_incre_flash_attention_run_profiled(ctx, &r->plan, &a, ws, ws ? GUARD : 0, queue, poisoned ? 1 : 0,
                                                     poisoned ? &poisoned : NULL, &first, &ev);
     if (poisoned) clReleaseEvent(poisoned);
     if (st == IFA_STATUS_OK) {
-        err = clEnqueueReadBuffer(queue, bufs[3], CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
+        err = clEnqueueReadBuffer(queue, bufs[3], CL_TRUE, GUARD, r->out.bytes, r->out.data, 1, &ev, NULL);
         if (err == CL_SUCCESS && bufs[4])
-            err = clEnqueueReadBuffer(queue, bufs[4], CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
+            err = clEnqueueReadBuffer(queue, bufs[4], CL_TRUE, GUARD, r->lse.bytes, r->lse.data, 1, &ev, NULL);
         if (err != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
+        /* the guards (the reads above waited for the run) */
+        const int64_t go = guard_changed(queue, bufs[3], (size_t)r->out.bytes);
+        const int64_t gl = bufs[4] ? guard_changed(queue, bufs[4], (size_t)r->lse.bytes) : 0;
+        const int64_t gw = ws ? guard_changed(queue, ws, ws_words) : 0;
+        if (go < 0 || gl < 0 || gw < 0) st = IFA_STATUS_OPENCL_ERROR;
+        r->outside = go + gl + gw;
         cl_ulong t0 = 0, t1 = 0;
         /* first kernel start to last kernel end */
         if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
@@ -342,7 +392,9 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
             if (excess > chk->lse_max_excess) chk->lse_max_excess = excess;
             if (excess > 0) chk->lse_bad++;
         }
-        chk->pass = chk->nonfinite == 0 && chk->rel_l2 <= chk->tolerance && chk->lse_bad == 0 && chk->int8_bad == 0;
+        chk->outside = r->outside;
+        chk->pass = chk->nonfinite == 0 && chk->rel_l2 <= chk->tolerance && chk->lse_bad == 0 && chk->int8_bad == 0 &&
+                    chk->outside == 0;
         rc = 0;
     }
     free(ref);

@@ -72,6 +72,8 @@ typedef struct ifa_case_result {
     ifa_host_tensor lse; /* (B, N, S1) float32 when softmax_lse_flag */
     ifa_plan plan;
     double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
+    int64_t outside;     /* bytes changed in the guards around the output, softmax_lse and the workspace (the
+                          * run wrote outside them: ifa_case_check_result fails it) */
 } ifa_case_result;
 
 typedef struct ifa_case_check {
@@ -82,6 +84,7 @@ typedef struct ifa_case_check {
     int64_t nonfinite;   /* NaN/inf elements in out (an unwritten, poisoned element shows here) */
     int64_t lse_bad;     /* LSE rows out of bound, or -inf mismatches */
     int64_t int8_bad;    /* int8 output: elements off the rounded reference (beyond a tie's 1 unit) */
+    int64_t outside;     /* the result's outside: bytes written past the output, lse or workspace */
     int pass;
 } ifa_case_check;
 
