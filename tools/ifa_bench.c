@@ -34,6 +34,7 @@ static int usage(void) {
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
             "                 [--template auto|all_vector|cv | --compare-templates] [--window W] [--sinks] [--alibi]\n"
             "                 [--value-dim DV [--value-is-key]] [--scales channel|token|kivi|tensor] [--query-len T]\n"
+            "                 [--rope neox|gptj [--rope-offset R]]\n"
             "                 [--lengths L1,L2,..|random[:SEED]] [--block-size P [--blocks-in-order]]\n"
             "                 [--plain-buffers] [--bw-each-row] [--variant SPEC --variant SPEC ... [--rounds 5]]\n"
             "--compare-templates: each shape runs forced to all_vector and to cv; a row gives both times, the winner, by\n"
@@ -45,10 +46,13 @@ static int usage(void) {
             "--value-dim DV: value_head_dim D_v (the first DV of D value columns; KV bytes count those); --value-is-key:\n"
             "the key tensor is also the value (DeepSeek's MLA: --shape B,N,1,576,S --value-dim 512 --value-is-key; KV\n"
             "bytes are the one latent cache's).\n"
+            "--rope: the op rotates the query (theta 1e4, each sequence's own positions); --rope-offset R: from dim R\n"
+            "(MLA's trailing 64: --rope gptj --rope-offset 512).\n"
             "--scales: int8/int4 KV's scale forms, all with offsets: channel (default; float16 (2, N_kv, D)), token\n"
             "(antiquant_mode 2, float32 (2, B, N_kv, S)) or kivi (the key's per channel, the value's per head and token,\n"
             "separate tensors) or tensor (float16 (2): one scale for the key, one for the value; float8 KV too, which has\n"
-            "no scales otherwise); per-token scales count in the KV bytes and rotate with the K/V copies.\n"
+            "no scales otherwise); per-token scales count in the KV bytes and rotate with the K/V copies.\n");
+    fprintf(stderr, /* two literals: one would pass the 4095 characters C11 promises */
             "--query-len T: T query tokens per sequence, causal among themselves (speculative decoding's verification).\n"
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
@@ -266,6 +270,8 @@ typedef struct options {
     int64_t window;            /* > 0: sliding-window attention over the last window positions */
     int sinks;                 /* a sink logit per query head */
     int alibi;                 /* ALiBi slopes (N) */
+    const char *rope;          /* --rope neox|gptj: the op rotates the query (theta 1e4, the default positions) */
+    int64_t rope_offset;       /* --rope-offset: the first rotated dim (MLA's trailing 64: 512) */
     int64_t value_dim;         /* value_head_dim, 0: D */
     int value_is_key;          /* the key buffer is also the value (MLA) */
     int scales;                /* int8/int4 KV: SCALES_CHANNEL, SCALES_TOKEN or SCALES_KIVI */
@@ -430,6 +436,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         }
         for (int64_t hh = 0; hh < sh->n; ++hh) ifa_host_set(&c.alibi_slopes, hh, exp2(-8.0 * (double)(hh + 1) / (double)sh->n));
     }
+    if (o->rope) snprintf(c.rope_mode, sizeof c.rope_mode, "%s", o->rope), c.rope_offset = o->rope_offset;
     snprintf(c.input_layout, sizeof c.input_layout, "%s", o->layout);
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     if (prefix > 0) {
@@ -555,6 +562,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     }
     a.template_mode = o->template_mode;
     a.window = o->window;
+    a.rope_mode = o->rope, a.rope_offset = o->rope_offset;
     a.value_head_dim = o->value_dim;
     a.actual_seq_lengths = c.lengths, a.actual_seq_lengths_count = c.lengths_count;
     a.block_table = c.block_table, a.block_table_cols = c.block_table_cols, a.block_size = c.block_size;
@@ -812,6 +820,8 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
         else if (strcmp(arg, "--window") == 0) o.window = atoll(val);
         else if (strcmp(arg, "--value-dim") == 0) o.value_dim = atoll(val);
+        else if (strcmp(arg, "--rope") == 0) o.rope = val;
+        else if (strcmp(arg, "--rope-offset") == 0) o.rope_offset = atoll(val);
         else if (strcmp(arg, "--query-len") == 0) o.query_len = atoll(val);
         else if (strcmp(arg, "--lengths") == 0) o.lengths = val;
         else if (strcmp(arg, "--block-size") == 0) o.block_size = atoll(val);
