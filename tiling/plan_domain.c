@@ -49,8 +49,8 @@ static int cmp_len(const void *a, const void *b) {
 }
 
 /* The splits a block can take are bounded by the work-group slots of the device's widest split (slots over
- * one block); past those, multiples of the split floor (ifa__split_floor) change nothing. The chunk (and a paged block) is the
- * grain of a split's rows, so the split count's roundings change at its multiples. */
+ * one block); past those, multiples of the split floor (ifa__split_floor) change nothing. The chunk (and a paged
+ * block) is the grain of a split's rows, so the split count's roundings change at its multiples. */
 static int fill_lengths(const ifa_problem *p, const ifa_device_facts *dev, length_set *s) {
     const ifa_tuning t = ifa__tuning_for(dev->vendor);
     /* the most rows a block can read: the tensors' positions, or the window and a query's later tokens */
