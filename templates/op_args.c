@@ -104,10 +104,10 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
 ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowmax, int balanced, int cv,
                                ifa__cached_kernel **out) {
     const ifa_problem *p = &plan->problem;
-    /* the vector shape's width over the output's columns (ifa_combine.cl's CVW) where it divides them */
-    const int64_t vw = plan->vector_width, cvw = vw > 1 && ifa__value_dim(p) % vw == 0 ? vw : 1;
+    /* the combine's columns at the vector shape's width (ifa_combine.cl's CVW; the plan check holds that it divides
+     * D_v, and the cv template's plans have 1) */
     const ifa__define defines[] = {
-        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"CVW", cvw}, {"HAS_LSE", p->has_lse},
+        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"CVW", plan->vector_width}, {"HAS_LSE", p->has_lse},
         {"ROWMAX", rowmax},      {"BALANCED", balanced},                {"CV", cv},
         {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
         IFA__OUT_DEFINES(p, plan),

@@ -70,10 +70,10 @@ static inline int64_t ifa__value_dim(const ifa_problem *p) { return p->value_dim
  * and the partials merged, are paid back by its work, not by its rows). At least 1. */
 static inline int64_t ifa__split_floor(const ifa_problem *p, const ifa_tuning *t, int64_t rows) {
     const int64_t min_tokens = t->split_min_tokens > 0 ? t->split_min_tokens : 1;
-    const int64_t per_row = (rows > 0 ? rows : 1) * (p->head_dim + ifa__value_dim(p));
-    if (t->split_min_work <= 0 || per_row <= 0) return min_tokens;
-    const int64_t by_work = (((int64_t)t->split_min_work << 10) + per_row - 1) / per_row;
-    return by_work < min_tokens ? (by_work > 0 ? by_work : 1) : min_tokens;
+    if (t->split_min_work <= 0) return min_tokens;
+    const int64_t per_row = (rows > 0 ? rows : 1) * (p->head_dim + ifa__value_dim(p)); /* D >= 1: positive */
+    const int64_t by_work = (((int64_t)t->split_min_work << 10) + per_row - 1) / per_row; /* >= 1 */
+    return by_work < min_tokens ? by_work : min_tokens;
 }
 
 /* Local memory (bytes) the all-vector kernel needs for heads_per_group heads of seq_q query tokens, head
