@@ -107,8 +107,9 @@ ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowma
     /* the combine's columns at the vector shape's width (ifa_combine.cl's CVW; the plan check holds that it divides
      * D_v, and the cv template's plans have 1) */
     const ifa__define defines[] = {
-        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"CVW", plan->vector_width}, {"HAS_LSE", p->has_lse},
-        {"ROWMAX", rowmax},      {"BALANCED", balanced},                {"CV", cv},
+        {"O_T", p->out_dtype},   {"WG", plan->combine_work_group_size}, {"CVW", plan->vector_width},
+        {"HAS_LSE", p->has_lse}, {"ROWMAX", rowmax},                    {"BALANCED", balanced},
+        {"CV", cv},
         {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
         IFA__OUT_DEFINES(p, plan),
     };
