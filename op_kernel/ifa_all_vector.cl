@@ -92,16 +92,19 @@
 #ifndef PREFIX_SLOTS
 #define PREFIX_SLOTS 0
 #endif
-/* FUSED 1 (with SPLIT, partial rowmax, no cascade, no per-batch query tokens): the block's last split to finish
- * combines the block's rows itself (no combine kernel). Each active split adds one to the block's counter,
- * cnt[cnt_off + b * blocks + blk], after its partials: the one that sees the count reach the block's splits
- * knows every partial is written, combines, and sets the counter back to 0 for the next run (so the counters
- * must start at 0 and no two runs may use them at once: the host gives each in-order queue its own). */
+/* FUSED 1 (with SPLIT or BALANCED, partial rowmax, no cascade, no per-batch query tokens): the block's last split
+ * to finish combines the block's rows itself (no combine kernel). Each active split adds one to the block's
+ * counter, cnt[cnt_off + b * blocks + blk], after its partials: the one that sees the count reach the block's
+ * splits knows every partial is written, combines, and sets the counter back to 0 for the next run (so the
+ * counters must start at 0 and no two runs may use them at once: the host gives each in-order queue its own).
+ * With BALANCED a block's splits are the pieces of the units that cut it, units uf to ul, each of which writes
+ * one partial: the planner fuses only where no unit's stretch is empty (total_cost >= units), so that all of
+ * them count. */
 #ifndef FUSED
 #define FUSED 0
 #endif
-#if FUSED && (!SPLIT || ROWMAX != 1 || MAX_PASS || BALANCED || PREFIX || PREFIX_SLOTS || QLEN)
-#error "FUSED needs SPLIT with partial rowmax, no cascade and no per-batch query tokens"
+#if FUSED && (!(SPLIT || BALANCED) || ROWMAX != 1 || MAX_PASS || PREFIX || PREFIX_SLOTS || QLEN)
+#error "FUSED needs SPLIT or BALANCED with partial rowmax, no cascade and no per-batch query tokens"
 #endif
 #ifndef VW
 #define VW 1
@@ -777,8 +780,6 @@ inline float ifa_hsum(float a) { return a; }
 inline float ifa_hmax(float a) { return a; }
 #define IFA_UNROLL_X
 #else
-#define IFA_CAT_(a, b) a##b
-#define IFA_CAT(a, b) IFA_CAT_(a, b)
 typedef IFA_CAT(float, VW) fv;
 #define IFA_LV(ptr) IFA_CAT(vload, VW)(0, ptr)
 #define IFA_SV(x, ptr) IFA_CAT(vstore, VW)(x, 0, ptr)
@@ -3197,13 +3198,27 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* the work-group's partials are written before work-item 0 counts them; its fences on both sides of the
      * count order them against the other splits' (a release and an acquire at device scope) */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+#if BALANCED
+    /* the block's pieces: units fc_uf to its last, split s the partial in slot 2 (fc_uf + s), or 2 fc_uf + 1 for
+     * s = 0 where the block is fc_uf's last piece (as ifa_combine.cl's IFA_PIDX) */
+    const long fc_uf = ifa_unit_of(total_cost, units, pk);
+    const int ns = (int)(ifa_unit_of(total_cost, units, pe - 1) - fc_uf + 1);
+    const ulong fc_skip = ifa_unit_start(total_cost, units, fc_uf) < pk;
+#define IFA_FPR(r, s) ((2 * (ulong)(fc_uf + (s)) + ((s) == 0 ? fc_skip : 0)) * (ulong)R + (ulong)(r))
+#else
     const int ns = max(1, (span + split_tokens - 1) / split_tokens); /* the block's splits */
+#define IFA_FPR(r, s) (IFA_GROW(r) * (ulong)max_splits + (ulong)(s))
+#endif
     if (lid == 0) {
         int last = 0;
+#if BALANCED
+        if (!whole) { /* a whole block went to the output: no partial to count */
+            const ulong ci = cnt_off + b * (ulong)(num_heads / group * head_groups) + (ulong)blk;
+#elif BATCH_FAST
         if (active) {
-#if BATCH_FAST
             const ulong ci = cnt_off + b * get_num_groups(1) + (ulong)blk;
 #else
+        if (active) {
             const ulong ci = cnt_off + b * get_num_groups(0) + (ulong)blk;
 #endif
             mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -3230,7 +3245,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
         for (int e = lid; e < e_n; e += WG) {
             const int r = e / cols, d = (e - r * cols) * cw;
-            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             float mx = -INFINITY, sum = 0.0f;
             float4 a = (float4)0.0f;
             for (int s0 = 0; s0 < ns; s0 += IFA_FC_U) {
@@ -3238,7 +3252,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 float4 xu[IFA_FC_U];
                 _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
                     const int s = s0 + u;
-                    const ulong pr = pr0 + (ulong)s;
+                    const ulong pr = IFA_FPR(r, s < ns ? s : 0);
                     mu[u] = s < ns ? part[part_m + pr] : -INFINITY;
                     lu[u] = s < ns ? part[part_l + pr] : 0.0f;
                     xu[u] = s < ns ? ifa_load_cols(part, part_acc + pr * VDIM + (ulong)d, cw) : (float4)0.0f;
@@ -3285,7 +3299,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             float2 ml = (float2)(-INFINITY, 0.0f);
             for (int s = j; mine && s < ns; s += T) {
                 /* the sum loaded beside the max, not behind it: one round trip a split, not two */
-                const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
+                const ulong pr = IFA_FPR(r, s);
                 const float ms = part[part_m + pr], ls = part[part_l + pr];
                 if (ms != -INFINITY) ml = ifa_merge_ml(ml, ms, ls);
             }
@@ -3294,12 +3308,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             if (mine && j == 0) {
                 for (int k = 1; k < T; ++k)
                     if (fc_red[lid + k].x != -INFINITY) ml = ifa_merge_ml(ml, fc_red[lid + k].x, fc_red[lid + k].y);
-                m_s[r] = ml.x, l_s[r] = ml.y;
-                /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out */
+                m_s[r] = ml.x;
+                /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out; the
+                 * row's LSE here, where its work-item is known to hold a row (a loop of its own after the columns,
+                 * r from lid while r < rn, wrote rows 12-15 of a 12-row block past the LSE on PoCL 3.1 inside a
+                 * balanced unit's piece loop, -O2 only) */
 #if SINK
                 a_s[r] = ifa_sink_factor(ml.x, ml.y, sinks[sinks_off + h0 + r / rq]);
+#if HAS_LSE
+                lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(ml.x, ml.y, sinks[sinks_off + h0 + r / rq]);
+#endif
 #else
                 a_s[r] = ml.y > 0.0f ? 1.0f / ml.y : 0.0f;
+#if HAS_LSE
+                lse[lse_off + IFA_GROW(r)] = ml.y > 0.0f ? ml.x + log(ml.y) : -INFINITY;
+#endif
 #endif
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -3308,7 +3331,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * row's factor; a split or row that saw nothing weighs 0 */
         for (int i = lid; i < rn * ns; i += WG) {
             const int r = i / ns, s = i - r * ns;
-            const ulong pr = IFA_GROW(r) * (ulong)max_splits + (ulong)s;
+            const ulong pr = IFA_FPR(r, s);
             const float ms = part[part_m + pr];
             part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
         }
@@ -3319,13 +3342,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
          * barrier each took a tenth of an MLA split's time at G = 128 */
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
         for (int r = lid; r < rn; r += WG) {
-            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             const int g = r / rq, t = r - g * rq;
             for (int d = 0; d < VDIM; d += VW) {
                 fv a = (fv)0.0f;
                 for (int s = 0; s < ns; ++s)
-                    a = fma(IFA_LV(part + part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d), (fv)part[part_m + pr0 + (ulong)s],
-                            a);
+                    a = fma(IFA_LV(part + part_acc + IFA_FPR(r, s) * VDIM + (ulong)d), (fv)part[part_m + IFA_FPR(r, s)], a);
                 IFA_VSTORE(O_T, a, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
             }
         }
@@ -3335,7 +3356,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const ulong obase = o_off + b * o_bstride + (ulong)h0 * o_hstride;
         for (int e0 = 0; e0 < e_n; e0 += ncol) {
             const int e = e0 + c, r = e / cols, d = (e - r * cols) * cw;
-            const ulong pr0 = IFA_GROW(r) * (ulong)max_splits;
             float4 a = (float4)0.0f;
             /* the work-item's splits 4 at a time, so that their loads go out together (one at a time, a B = 1
              * row's 16 splits were 16 round trips in this last work-group), each added in split order as before */
@@ -3344,8 +3364,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 float4 x4[4];
                 _Pragma("unroll") for (int u = 0; u < 4; ++u) {
                     const int s = s0 + u * par;
-                    w4[u] = s < ns ? part[part_m + pr0 + (ulong)s] : 0.0f;
-                    const ulong at = part_acc + (pr0 + (ulong)s) * VDIM + (ulong)d;
+                    const ulong pr = IFA_FPR(r, s < ns ? s : 0);
+                    w4[u] = s < ns ? part[part_m + pr] : 0.0f;
+                    const ulong at = part_acc + pr * VDIM + (ulong)d;
                     x4[u] = s < ns ? ifa_load_cols(part, at, cw) : (float4)0.0f;
                 }
                 _Pragma("unroll") for (int u = 0; u < 4; ++u)
@@ -3361,16 +3382,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             barrier(CLK_LOCAL_MEM_FENCE); /* fc_red is read before the next pass writes it */
         }
 #endif
-#if HAS_LSE
-        for (int r = lid; r < rn; r += WG)
-#if SINK
-            lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(m_s[r], l_s[r], sinks[sinks_off + h0 + r / rq]);
-#else
-            lse[lse_off + IFA_GROW(r)] = l_s[r] > 0.0f ? m_s[r] + log(l_s[r]) : -INFINITY;
-#endif
-#endif
 #endif
     }
+#undef IFA_FPR
 #endif
 #endif
 #if !SPLIT

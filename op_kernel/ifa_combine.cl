@@ -40,21 +40,8 @@
 #define CVW 1
 #endif
 #if CVW > 1
-#define IFA_CVCAT_(a, b) a##b
-#define IFA_CVCAT(a, b) IFA_CVCAT_(a, b)
-typedef IFA_CVCAT(float, CVW) fcv;
+typedef IFA_CAT(float, CVW) fcv;
 #endif
-
-
-/* The unit whose stretch holds cost position x: the largest u with start(u) <= x. */
-inline long ifa_unit_of(long total, long units, long x) {
-    long lo = 0, hi = units;
-    while (hi - lo > 1) {
-        const long mid = (lo + hi) / 2;
-        if (ifa_unit_start(total, units, mid) <= x) lo = mid; else hi = mid;
-    }
-    return lo;
-}
 
 /* x over the work-group (max where is_max, else the sum), every work-item's result the same: a tree in red (WG
  * floats; every work-item calls it) */
@@ -176,7 +163,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             const float w = ok ? exp(ms - m) : 0.0f;
 #endif
             if (ok)
-                acc = fma(IFA_CVCAT(vload, CVW)(0, part + part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)d), (fcv)w,
+                acc = fma(IFA_CAT(vload, CVW)(0, part + part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)d), (fcv)w,
                           acc);
         }
 #if SINK
@@ -185,7 +172,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
         acc = l > 0.0f ? acc / l : (fcv)0.0f;
 #endif
         float a_[CVW];
-        IFA_CVCAT(vstore, CVW)(acc, 0, a_);
+        IFA_CAT(vstore, CVW)(acc, 0, a_);
         for (int j = 0; j < CVW; ++j) IFA_STORE(O_T, a_[j], o, obase + (ulong)(d + j));
     }
 #else

@@ -220,6 +220,21 @@ typedef struct __attribute__((packed)) { ifa_h16_t v; } ifa_h16_packed;
  * without overflowing 64 bits (tiling/planner.h has the host twin, ifa__unit_start). */
 inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
 
+/* The unit whose stretch holds cost position x: the largest u with start(u) <= x (the combine's first and last
+ * pieces of a block; the fused combine's too). */
+inline long ifa_unit_of(long total, long units, long x) {
+    long lo = 0, hi = units;
+    while (hi - lo > 1) {
+        const long mid = (lo + hi) / 2;
+        if (ifa_unit_start(total, units, mid) <= x) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* token pasting after expansion: IFA_CAT(float, VW) is float16 at VW = 16 (vector types and vload/vstore names) */
+#define IFA_CAT_(a, b) a##b
+#define IFA_CAT(a, b) IFA_CAT_(a, b)
+
 /* The first logical KV position a (batch, KV head) block reads for a batch of length len: its earliest
  * query row ends at len - causal_shift and sees the last `window` positions before that (window 0: all).
  * tiling/planner.h has the host twin (ifa__kv_lo); the plan's costs and the kernels' ranges agree on it. */

@@ -305,13 +305,13 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     const size_t blocks = (size_t)ifa__plan_blocks(plan), batch = (size_t)p->batch;
     const size_t global[3] = {(size_t)plan->work_group_size * (warm ? 1 : plan->batch_fast ? batch : blocks),
                               warm ? 1 : plan->batch_fast ? blocks : batch, warm ? 1 : (size_t)plan->max_splits};
+    const size_t unit_global[1] = {(size_t)plan->work_group_size * (warm ? 1 : (size_t)plan->units)};
     if (plan->split_kv == IFA_SPLIT_NONE || fused) {
-        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], global, local, fused ? 3 : 2,
-                              queue, num_wait, wait, event));
+        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], balanced ? unit_global : global,
+                              local, balanced ? 1 : fused ? 3 : 2, queue, num_wait, wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
     }
-    const size_t unit_global[1] = {(size_t)plan->work_group_size * (warm ? 1 : (size_t)plan->units)};
 
     cl_event max_done = NULL, split_done = NULL, prefix_done = NULL;
     if (p->has_prefix) {

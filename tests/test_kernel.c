@@ -689,31 +689,48 @@ static void check_runs_on(cl_command_queue q, const spec *p, const split_force *
     }
 }
 
-START_TEST(fused_combine_queues) {
-    static const int64_t lens[] = {900, 0, 1, 700, 64};
-    const spec p = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 5, 8, 2, 64, 900, lens, 5, 1, 2100};
-    const split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=1", 1, 1};
-    check_runs_on(test_queue(), &p, &f, 3, 2100);
+/* 3 runs on the test queue, 2 on a second in-order queue, 1 more on the first (its counters are still its own),
+ * 2 on an out-of-order queue where the device has them; seeds from seed on. */
+static void check_queues(const spec *p, const split_force *f, uint64_t seed) {
+    check_runs_on(test_queue(), p, f, 3, seed);
     cl_int err;
     cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()), 0, &err);
     ck_assert_ptr_nonnull(q);
-    check_runs_on(q, &p, &f, 2, 2200);
-    check_runs_on(test_queue(), &p, &f, 1, 2300); /* the first queue's counters are still its own */
+    check_runs_on(q, p, f, 2, seed + 100);
+    check_runs_on(test_queue(), p, f, 1, seed + 200);
     clReleaseCommandQueue(q);
     q = clCreateCommandQueue(ifa_context_cl_context(test_ctx()), ifa_context_device(test_ctx()),
                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
     if (q) { /* a device without out-of-order queues has nothing more to check */
-        check_runs_on(q, &p, &f, 2, 2400);
+        check_runs_on(q, p, f, 2, seed + 300);
         clReleaseCommandQueue(q);
     }
+}
+
+START_TEST(fused_combine_queues) {
+    static const int64_t lens[] = {900, 0, 1, 700, 64};
+    const spec p = {"BNSD", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 5, 8, 2, 64, 900, lens, 5, 1, 2100};
+    const split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000,fused_combine=1", 1, 1};
+    check_queues(&p, &f, 2100);
+}
+END_TEST
+
+/* The same for balanced units (fused_balanced): a block's counter counts the pieces of the units that cut it, and
+ * the last piece combines (BSND: all KV heads in one work-group). */
+START_TEST(fused_balanced_queues) {
+    static const int64_t lens[] = {900, 0, 1, 700, 64};
+    const spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 5, 8, 2, 64, 900, lens, 5, 1, 2500};
+    const split_force f = {16, "chunk_rows=64,fused_balanced=1", 3, 1};
+    check_queues(&p, &f, 2500);
 }
 END_TEST
 
 /* Balanced units: skewed lengths on a device of many compute units, so units cut blocks anywhere (inside
- * the fixed-cost head of a block, mid-chunk, across batches), every layout and dtype pair. */
+ * the fixed-cost head of a block, mid-chunk, across batches), every layout and dtype pair, merged by the last
+ * piece of each block (fused_balanced) and by the combine kernel in turn. */
 START_TEST(balanced_layout_by_dtype) {
     static const int64_t lens[] = {1000, 3, 0, 777};
-    split_force f = {64, "chunk_rows=64", 3, 0};
+    split_force f = {64, _i % 2 ? "chunk_rows=64,fused_balanced=0" : "chunk_rows=64,fused_balanced=1", 3, _i % 2 ? 2 : 1};
     spec p = {layouts[_i / NPAIRS], dtype_pairs[_i % NPAIRS][0], dtype_pairs[_i % NPAIRS][1], 4, 8, 2, 64, 1000,
               lens, 4, 1, (uint64_t)_i + 1800};
     check_spec_with(&p, force_split, &f);
@@ -730,10 +747,12 @@ START_TEST(balanced_gqa_head_dims_and_edges) {
         {l1, 6, 4, 2, 64, 4097, "chunk_rows=128"},
         {l1, 6, 28, 4, 80, 4097, "chunk_rows=64,block_cost_rows=100"},
         {l1, 6, 16, 1, 128, 4097, "chunk_rows=32"},
-        {l2, 2, 4, 2, 512, 3, "block_cost_rows=1"}, /* fewer cost positions than units: empty units */
-        {l3, 3, 8, 8, 1, 900, "chunk_rows=16,block_cost_rows=7"},
+        /* fewer cost positions than units: empty units, which the last piece's count would miss (the combine
+         * kernel merges) */
+        {l2, 2, 4, 2, 512, 3, "block_cost_rows=1,fused_balanced=1"},
+        {l3, 3, 8, 8, 1, 900, "chunk_rows=16,block_cost_rows=7,fused_balanced=0"},
     };
-    split_force f = {_i == 3 ? 64 : 100, cases[_i].tuning, 3, 0};
+    split_force f = {_i == 3 ? 64 : 100, cases[_i].tuning, 3, _i >= 3 ? 2 : 1};
     spec p = {layouts[_i % 3], IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, cases[_i].b, cases[_i].n, cases[_i].nkv,
               cases[_i].d, cases[_i].s, cases[_i].lens, cases[_i].b, 1, (uint64_t)_i + 1900};
     check_spec_with(&p, force_split, &f);
@@ -782,6 +801,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, split_kv_all_empty_and_uniform);
     test_add_loop(t, split_equals_non_split, 0, 3);
     tcase_add_test(t, fused_combine_queues);
+    tcase_add_test(t, fused_balanced_queues);
     test_add_loop(t, balanced_layout_by_dtype, 0, 3 * NPAIRS);
     test_add_loop(t, balanced_gqa_head_dims_and_edges, 0, 5);
     suite_add_tcase(s, t);

@@ -523,6 +523,16 @@ START_TEST(balanced_units) {
     ck_assert_int_ge(plan.ws_part_acc_offset, plan.ws_prefix_offset + 8 * 5);
     ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 2 * plan.units * plan.heads_per_group);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* the long batch's blocks are cut into ~34 pieces: more partial values than the NVIDIA row's fused_balanced
+     * (8192) for its last piece to read, so the combine kernel merges; at fused_balanced 1 the last piece does */
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_NVIDIA).fused_balanced, 8192);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    ck_assert_int_eq(plan.combine_counters, 0);
+    plan_tuned("fused_balanced=1", &p, &h100, &plan);
+    ck_assert_int_eq(plan.split_kv, 3);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    ck_assert_int_eq(plan.combine_counters, 4 * ifa__plan_blocks(&plan));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* without balancing the same case is far from even (at the row's 2 waves: 4 even out the equal splits) */
     setenv("IFA_TUNING", "balance_milli=1000000,split_waves=2", 1);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
@@ -535,6 +545,49 @@ START_TEST(balanced_units) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_le(plan.load_ratio_milli, 1100);
+}
+END_TEST
+
+/* The last piece's combine for balanced units (fused_balanced): the CPU row's 1 fuses the MLA pair that measured
+ * 0.92x (one long and one short batch on 2 cores); not where a unit's stretch is empty (fewer cost positions than
+ * units: its pieces never count), nor at 0; the plan check refuses a fused plan with empty stretches. */
+START_TEST(fused_balanced_rule) {
+    ifa_problem p = problem(2, 16, 1, 576, 4096);
+    p.layout = IFA_LAYOUT_BNSD, p.value_dim = 512;
+    p.q_dtype = p.kv_dtype = p.out_dtype = IFA_DTYPE_BFLOAT16;
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 4096 + 1024;
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_CPU).fused_balanced, 1);
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_CPU_INTEL).fused_balanced, 1);
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_GENERIC_GPU).fused_balanced, 0);
+    ifa_plan plan;
+    ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
+    ck_assert_int_eq(plan.units, 2);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
+    ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
+    /* the plan check: a fused plan's stretches must all hold a cost position */
+    ifa_plan bad = plan;
+    bad.total_cost = bad.units - 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    plan_tuned("fused_balanced=0", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    ck_assert_int_eq(plan.combine_counters, 0);
+    /* a threshold: the longest block (4096 + 32 rows of cost over a 2592-position stretch) is cut into at most 3
+     * pieces of 16 rows x 512 values */
+    plan_tuned("fused_balanced=24576", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
+    plan_tuned("fused_balanced=24575", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.fused_combine, 0);
+    /* lengths 1 and 0 at block_cost_rows 1 on 64 units: 3 cost positions for 64 stretches, most of them empty */
+    static const ifa_device_facts many = {IFA_VENDOR_CPU, 64, 4096, 0, 2 * 1024 * 1024, 0};
+    p = problem(2, 8, 1, 64, 16);
+    p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 1, p.total_length = 1;
+    plan_tuned("block_cost_rows=1,fused_balanced=1", &p, &many, &plan);
+    ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
+    ck_assert_int_lt(plan.total_cost, plan.units);
+    ck_assert_int_eq(plan.fused_combine, 0);
 }
 END_TEST
 
@@ -1265,12 +1318,15 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_NONE);
     ck_assert_int_eq(plan.fused_combine, 0);
-    /* balanced units (skewed per-batch lengths on the CPU) */
+    /* balanced units (skewed per-batch lengths on the CPU) follow fused_balanced, not this value
+     * (fused_balanced_rule) */
     p = problem(4, 8, 1, 64, 10000);
     p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 10000, p.total_length = 10003;
-    plan_tuned("fused_combine=1", &p, &pocl, &plan);
+    plan_tuned("fused_combine=1,fused_balanced=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
     ck_assert_int_eq(plan.fused_combine, 0);
+    plan_tuned("fused_combine=0,fused_balanced=1", &p, &pocl, &plan);
+    ck_assert_int_eq(plan.fused_combine, 1);
     /* a shared prefix: its slot and pass go through the combine kernel */
     p = problem(1, 16, 1, 128, 4096);
     p.has_prefix = 1, p.prefix_seq = p.prefix_len = 1024;
@@ -2368,6 +2424,7 @@ int main(void) {
     tcase_add_test(t, split_kv_decisions);
     tcase_add_test(t, split_floor_by_work);
     tcase_add_test(t, balanced_units);
+    tcase_add_test(t, fused_balanced_rule);
     tcase_add_test(t, unit_cuts_partition_the_cost_line);
     tcase_add_test(t, balanced_walk_covers_every_row_once);
     tcase_add_test(t, multi_token_rows_fit_and_size_partials);

@@ -34,10 +34,14 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * session, CPU-checked and counted offline, unmeasured on a card; MLA keeps the lane shape until one is),
      * mma_mla_split_tokens (128 in the NVIDIA row, a starting value for the tile's splits: at the row's 512 a batch
      * of one at G = 16, S = 8192 has 16 work-groups for 132 units, at 128 64; 0 elsewhere), split_min_work (4096 in
-     * the CPU rows, below; 0 in the GPU rows, whose splits the waves and their own floors size).
+     * the CPU rows, below; 0 in the GPU rows, whose splits the waves and their own floors size), fused_balanced
+     * (the last piece of a balanced block combines it: 1 in the CPU rows, DeepSeek's MLA with lengths 4096 and 1024
+     * on 2 Zen 4 cores 0.92x of the time at G = 16 and 0.96x at G = 128, 2,8,1,128 with 8192 and 2048 0.91x,
+     * fifty-eighth session; 8192 in the NVIDIA row, the equal splits' cap below, unmeasured for balanced units on a
+     * card; 0 in the generic GPU row).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* NVIDIA: since the fortieth session (H100, 2026-11-27, docs/performance.md) the fused combine everywhere
      * (fused_combine 1: seven-shape geometric mean 87.7 -> 85.8 us once the last work-group's combine took one
      * round trip for 16 splits: B = 1 32K 64.3 -> 59.3, D = 256 77.3 -> 72.9, the rest level) and float8 K/V in
@@ -84,7 +88,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0, 0, 128, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0, 0, 128, 0, 8192},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 128-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -129,7 +133,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * MLA and G >= 32 on one core below 2048 rows (Zen 4, cold, against the rows alone: MLA G = 16 at 512-1536 rows
      * 0.61-0.71x of the time, G = 128 at 256-1536 0.52-0.66x, G = 32 and 64 at D = 128 0.62-0.67x, BSND all heads
      * at G = 4 and 1024 rows 0.77x; splits of about 2 M multiply-adds were mixed, 0.77-1.2x; fifty-seventh session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0, 4096},
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0, 4096, 1},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
@@ -211,7 +215,8 @@ static const struct {
     {"multi_head_chunk_bytes_16", offsetof(ifa_tuning, multi_head_chunk_bytes_16), 0},
     {"mma_mla", offsetof(ifa_tuning, mma_mla), 0},
     {"mma_mla_split_tokens", offsetof(ifa_tuning, mma_mla_split_tokens), 0},
-    {"split_min_work", offsetof(ifa_tuning, split_min_work), 0}
+    {"split_min_work", offsetof(ifa_tuning, split_min_work), 0},
+    {"fused_balanced", offsetof(ifa_tuning, fused_balanced), 0}
 };
 enum { KEYS = sizeof keys / sizeof keys[0] };
 

@@ -132,6 +132,10 @@ typedef struct ifa_tuning {
                                 * (D + D_v) a key row): lowers split_min_tokens to the key rows that reach it where a
                                 * key row costs much (many query rows, wide heads: MLA on a CPU); 0: split_min_tokens
                                 * alone */
+    int32_t fused_balanced;    /* fused_combine for balanced units (a block's pieces written by the units that cut
+                                * it, no unit's stretch empty): 1 the last piece to finish combines the block, above
+                                * 1 the same where its block has at most this many partial values (pieces x query
+                                * rows x D_v), 0 the combine kernel */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

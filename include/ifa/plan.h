@@ -240,8 +240,9 @@ typedef struct ifa_plan {
                                  * work-groups a multiprocessor); with mma 3, 5 or 6 up to D = 128 where the query
                                  * enters as two parts (tuning mma_q_local): 1 where its operand words are in local
                                  * memory, read at each step; 0 not */
-    int32_t fused_combine;      /* equal splits with partial rowmax, no cascade, no per-batch query tokens: 1 where
-                                 * the last split of each (batch, block) to finish combines the block's rows itself
+    int32_t fused_combine;      /* equal splits with partial rowmax, or balanced units none of whose stretches is
+                                 * empty (total_cost >= units); no cascade, no per-batch query tokens: 1 where the
+                                 * last split (piece) of each (batch, block) to finish combines the block's rows itself
                                  * (no combine kernel; a counter per block, kept by the context per in-order queue;
                                  * runs on an out-of-order queue launch the combine kernel), 0 not */
     int32_t combine_counters;   /* with fused_combine: the counters a run uses, batch x blocks (0 without) */
