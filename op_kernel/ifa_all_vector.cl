@@ -97,9 +97,12 @@
  * counter, cnt[cnt_off + b * blocks + blk], after its partials: the one that sees the count reach the block's
  * splits knows every partial is written, combines, and sets the counter back to 0 for the next run (so the
  * counters must start at 0 and no two runs may use them at once: the host gives each in-order queue its own).
- * With BALANCED a block's splits are the pieces of the units that cut it, units uf to ul, each of which writes
- * one partial: the planner fuses only where no unit's stretch is empty (total_cost >= units), so that all of
- * them count. */
+ * With BALANCED a block's splits are the pieces of the units that cut it, each of which writes one partial; they
+ * partition the block's cost positions, so each adds its own count of them and the one that brings the counter to
+ * the block's cost is the last (no unit needs the block's piece count, which takes two searches over the units;
+ * the last finds its pieces' slots then). The planner fuses only where no unit's stretch is empty (total_cost >=
+ * units: the slots between the block's first and last unit all hold pieces) and a block's cost fits the int
+ * counter. */
 #ifndef FUSED
 #define FUSED 0
 #endif
@@ -3198,14 +3201,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     /* the work-group's partials are written before work-item 0 counts them; its fences on both sides of the
      * count order them against the other splits' (a release and an acquire at device scope) */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-#if BALANCED
-    /* the block's pieces: units fc_uf to its last, split s the partial in slot 2 (fc_uf + s), or 2 fc_uf + 1 for
-     * s = 0 where the block is fc_uf's last piece (as ifa_combine.cl's IFA_PIDX) */
-    const long fc_uf = ifa_unit_of(total_cost, units, pk);
-    const int ns = (int)(ifa_unit_of(total_cost, units, pe - 1) - fc_uf + 1);
-    const ulong fc_skip = ifa_unit_start(total_cost, units, fc_uf) < pk;
-#define IFA_FPR(r, s) ((2 * (ulong)(fc_uf + (s)) + ((s) == 0 ? fc_skip : 0)) * (ulong)R + (ulong)(r))
-#else
+#if !BALANCED
     const int ns = max(1, (span + split_tokens - 1) / split_tokens); /* the block's splits */
 #define IFA_FPR(r, s) (IFA_GROW(r) * (ulong)max_splits + (ulong)(s))
 #endif
@@ -3214,7 +3210,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if BALANCED
         if (!whole) { /* a whole block went to the output: no partial to count */
             const ulong ci = cnt_off + b * (ulong)(num_heads / group * head_groups) + (ulong)blk;
-#elif BATCH_FAST
+            const int n = (int)(cut1 - cut0); /* this piece's cost positions */
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            last = atomic_add(cnt + ci, n) + n == (int)bcost;
+#else
+#if BATCH_FAST
         if (active) {
             const ulong ci = cnt_off + b * get_num_groups(1) + (ulong)blk;
 #else
@@ -3223,6 +3223,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
             mem_fence(CLK_GLOBAL_MEM_FENCE);
             last = atomic_inc(cnt + ci) == ns - 1;
+#endif
             if (last) atomic_xchg(cnt + ci, 0);
             mem_fence(CLK_GLOBAL_MEM_FENCE);
         }
@@ -3230,6 +3231,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (fc_last) {
+#if BALANCED
+        /* the block's pieces: units fc_uf to its last, split s the partial in slot 2 (fc_uf + s), or 2 fc_uf + 1 for
+         * s = 0 where the block is fc_uf's last piece (as ifa_combine.cl's IFA_PIDX) */
+        const long fc_uf = ifa_unit_of(total_cost, units, pk);
+        const int ns = (int)(ifa_unit_of(total_cost, units, pe - 1) - fc_uf + 1);
+        const ulong fc_skip = ifa_unit_start(total_cost, units, fc_uf) < pk;
+#define IFA_FPR(r, s) ((2 * (ulong)(fc_uf + (s)) + ((s) == 0 ? fc_skip : 0)) * (ulong)R + (ulong)(r))
+#endif
 /* the GPU shapes' splits loaded at once by a work-item (all 16 of a B = 1 row's) */
 #define IFA_FC_U 16
 #if MMA || LANES

@@ -221,12 +221,17 @@ typedef struct __attribute__((packed)) { ifa_h16_t v; } ifa_h16_packed;
 inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
 
 /* The unit whose stretch holds cost position x: the largest u with start(u) <= x (the combine's first and last
- * pieces of a block; the fused combine's too). */
+ * pieces of a block; the fused combine's too), by bisection over start(u) = q u + floor(r u / units) with total's
+ * quotient q and remainder r by units taken once, and r u / units in 32 bits where r u fits (up to 65536 units: a
+ * GPU's few hundred): a 64-bit division is a long subroutine on a GPU, and ifa_unit_start takes three. */
 inline long ifa_unit_of(long total, long units, long x) {
+    const long q = total / units, r = total % units;
+    const int narrow = units <= 65536;
     long lo = 0, hi = units;
     while (hi - lo > 1) {
         const long mid = (lo + hi) / 2;
-        if (ifa_unit_start(total, units, mid) <= x) lo = mid; else hi = mid;
+        const long f = narrow ? (long)((uint)(r * mid) / (uint)units) : r * mid / units;
+        if (q * mid + f <= x) lo = mid; else hi = mid;
     }
     return lo;
 }

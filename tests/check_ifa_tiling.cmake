@@ -147,10 +147,10 @@ endif()
 # ifa_incre_flash_attention_prepare builds): on the h100 profile with 4 batches of per-batch lengths, one batch
 # unsplit, split with its last split combining (few partials) and, under a cap of 8192 partial values (the
 # NVIDIA row's before the fortieth session; it now fuses everywhere), with the combine kernel (many), and
-# balanced units from 2 batches, through the combine kernel (2 batches: a block's pieces hold more partial values
-# than the row's fused_balanced, 8192) and with the last piece combining (3 batches, fewer pieces a block);
-# --per-batch without --domain is refused.
-execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_TUNING=fused_combine=8192
+# balanced units from 2 batches, under the same cap for them (fused_balanced=8192; the row's 0 keeps the combine
+# kernel) through the combine kernel (2 batches: a block's pieces hold more partial values than 8192) and with the
+# last piece combining (3 batches, fewer pieces a block); --per-batch without --domain is refused.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env IFA_TUNING=fused_combine=8192,fused_balanced=8192
   ${TILING} --shape 4,32,8,128,32768 --layout BNSD --device-profile h100 --domain --per-batch
   RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON sets GET "${out}" kernel_sets)

@@ -523,11 +523,15 @@ START_TEST(balanced_units) {
     ck_assert_int_ge(plan.ws_part_acc_offset, plan.ws_prefix_offset + 8 * 5);
     ck_assert_int_ge(plan.workspace_bytes, plan.ws_part_l_offset + 4 * 2 * plan.units * plan.heads_per_group);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    /* the long batch's blocks are cut into ~34 pieces: more partial values than the NVIDIA row's fused_balanced
-     * (8192) for its last piece to read, so the combine kernel merges; at fused_balanced 1 the last piece does */
-    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_NVIDIA).fused_balanced, 8192);
+    /* the NVIDIA row keeps the combine kernel for balanced units until a card times the last piece's combine
+     * (fused_balanced 0); under the equal splits' cap of 8192 partial values the long batch's blocks, cut into ~34
+     * pieces, still hold too many for it; at fused_balanced 1 the last piece merges them */
+    ck_assert_int_eq(ifa__tuning_for(IFA_VENDOR_NVIDIA).fused_balanced, 0);
     ck_assert_int_eq(plan.fused_combine, 0);
     ck_assert_int_eq(plan.combine_counters, 0);
+    plan_tuned("fused_balanced=8192", &p, &h100, &plan);
+    ck_assert_int_eq(plan.split_kv, 3);
+    ck_assert_int_eq(plan.fused_combine, 0);
     plan_tuned("fused_balanced=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.split_kv, 3);
     ck_assert_int_eq(plan.fused_combine, 1);
@@ -570,6 +574,12 @@ START_TEST(fused_balanced_rule) {
     ifa_plan bad = plan;
     bad.total_cost = bad.units - 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* and a block's cost must fit the int32 counter its pieces add their cost positions to */
+    bad = plan;
+    bad.problem.max_length = (int64_t)INT32_MAX - bad.block_cost_rows + 1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    bad.fused_combine = 0, bad.combine_counters = 0; /* the same plan through the combine kernel */
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_OK);
     plan_tuned("fused_balanced=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_BALANCED);
     ck_assert_int_eq(plan.fused_combine, 0);

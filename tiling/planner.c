@@ -863,14 +863,17 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * many partial values, splits x rows x D_v, since one work-group reads them all while the combine kernel
      * spreads them over a work-group per row: on the H100 8192 of them fused ran faster, 32768 slower).
      * Partial rowmax only: the combine's rows are the block's own, with no prefix slot and no padding tokens to
-     * write. Balanced units by their own value (fused_balanced), where no unit's stretch is empty (each of a
-     * block's pieces then counts once); a block's pieces are at most ceil(its cost / the shortest stretch) + 1. */
+     * write. Balanced units by their own value (fused_balanced), where no unit's stretch is empty (the slots
+     * between a block's first and last unit then all hold its pieces) and a block's cost fits the int32 counter
+     * its pieces add their cost positions to; a block's pieces are at most ceil(its cost / the shortest stretch)
+     * + 1. */
     const int64_t counters = p->batch * ifa__plan_blocks(plan);
     const int64_t rows_dv = (int64_t)plan->heads_per_group * p->seq_q * ifa__value_dim(p);
     int fuse = 0;
     if (plan->split_kv == IFA_SPLIT_PARTIAL_ROWMAX) {
         fuse = t.fused_combine == 1 || (t.fused_combine > 1 && plan->max_splits * rows_dv <= t.fused_combine);
-    } else if (plan->split_kv == IFA_SPLIT_BALANCED && plan->total_cost >= plan->units) {
+    } else if (plan->split_kv == IFA_SPLIT_BALANCED && plan->total_cost >= plan->units &&
+               p->max_length + plan->block_cost_rows <= INT32_MAX) {
         const int64_t stretch = plan->total_cost / plan->units, bcost = p->max_length + plan->block_cost_rows;
         const int64_t pieces = (bcost + stretch - 1) / stretch + 1;
         fuse = t.fused_balanced == 1 || (t.fused_balanced > 1 && pieces * rows_dv <= t.fused_balanced);
@@ -1022,7 +1025,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         (plan->fused_combine != 0 && plan->fused_combine != 1) ||
         (plan->fused_combine &&
          ((plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX &&
-           (plan->split_kv != IFA_SPLIT_BALANCED || plan->total_cost < plan->units)) ||
+           (plan->split_kv != IFA_SPLIT_BALANCED || plan->total_cost < plan->units ||
+            plan->problem.max_length + plan->block_cost_rows > INT32_MAX)) ||
           plan->problem.has_prefix || plan->problem.q_lengths || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
           plan->combine_counters != plan->problem.batch * ifa__plan_blocks(plan))) ||
         (!plan->fused_combine && plan->combine_counters != 0) || plan->reserved0 != 0 || plan->problem.reserved1 != 0 ||

@@ -600,6 +600,13 @@ def mlatile(d, out):
                     "set mma_mla 1 in the NVIDIA row", "the lane shape")
 
 
+def fusedbal(d, out):
+    """Part fusedbal: balanced units' last piece combining each cut block (fused_balanced=1, first) against the
+    combine kernel the NVIDIA row keeps (its default, 0); a third variant at the equal splits' cap, 8192."""
+    new_against_old(d, out, "## Balanced units' last piece combines (part fusedbal)", "h100_fusedbal.csv",
+                    "set fused_balanced 1 in the NVIDIA row", "the combine kernel")
+
+
 def bisect(d, out):
     """Part bisect: each staged kernel folder's median per shape and combine form (rounds alternating), and each
     against the first folder's."""
@@ -718,7 +725,7 @@ def main(argv):
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
     for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
-                 gexp, mlatile, mla, ragged, paged):
+                 gexp, mlatile, fusedbal, mla, ragged, paged):
         part(a.dir, out)
         out.append("")
     print("\n".join(out))
