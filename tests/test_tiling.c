@@ -627,6 +627,22 @@ END_TEST
 /* Walks the units exactly as ifa_all_vector.cl does (BALANCED=1) and counts how often each KV row of each
  * block is processed: every row exactly once, and every block touched by at least one unit (so its output
  * is written, whole or through the combine), for skewed lengths including zeros. */
+/* ifa_common.cl's ifa_unit_of: the largest u with start(u) <= x, by bisection over q u + r u / units. */
+static int64_t unit_of(int64_t total, int64_t units, int64_t x) {
+    const int64_t q = total / units, r = total % units;
+    int64_t lo = 0, hi = units;
+    while (hi - lo > 1) {
+        const int64_t mid = (lo + hi) / 2;
+        const int64_t f = units <= 65536 ? (int64_t)((uint32_t)(r * mid) / (uint32_t)units) : r * mid / units;
+        if (q * mid + f <= x) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* Also what the fused combine of balanced units relies on (ifa_all_vector.cl, FUSED with BALANCED): a cut block's
+ * pieces add up to its cost (each piece counts its cost positions; the one completing the count combines), and
+ * the slots the last piece reads, units unit_of(pk) to unit_of(pe - 1) (slot 2u, or 2u + 1 for the first unit
+ * where the block is its last piece), are exactly the slots its pieces wrote. */
 START_TEST(balanced_walk_covers_every_row_once) {
     static const int64_t lens[] = {32768, 16, 0, 16, 1, 4095, 0};
     const int64_t nb = 7, kb = 3, c0 = 32, units = 264;
@@ -635,11 +651,15 @@ START_TEST(balanced_walk_covers_every_row_once) {
     const int64_t total = prefix[nb];
     static int32_t seen[7][3][32768];
     static int32_t touched[7][3];
+    static int64_t counted[7][3], slots[7][3][2 * 264];
     memset(seen, 0, sizeof seen);
     memset(touched, 0, sizeof touched);
+    memset(counted, 0, sizeof counted);
+    memset(slots, 0, sizeof slots);
     for (int64_t u = 0; u < units; ++u) {
         const int64_t x1 = ifa__unit_start(total, units, u + 1);
-        for (int64_t x = ifa__unit_start(total, units, u); x < x1;) {
+        int piece = 0;
+        for (int64_t x = ifa__unit_start(total, units, u); x < x1; ++piece) {
             int64_t b = 0;
             while (prefix[b + 1] <= x) ++b;
             const int64_t bcost = lens[b] + c0, blk = (x - prefix[b]) / bcost;
@@ -649,6 +669,10 @@ START_TEST(balanced_walk_covers_every_row_once) {
             ck_assert_int_le(end, lens[b]);
             for (int64_t r = first; r < end; ++r) seen[b][blk][r]++;
             touched[b][blk]++;
+            if (!(cut0 == 0 && pe <= x1)) { /* a partial: its slot, its cost positions */
+                counted[b][blk] += cut1 - cut0;
+                slots[b][blk][2 * u + (piece == 0 ? 0 : 1)]++;
+            }
             x = pe;
         }
     }
@@ -656,7 +680,28 @@ START_TEST(balanced_walk_covers_every_row_once) {
         for (int64_t k = 0; k < kb; ++k) {
             ck_assert_int_ge(touched[b][k], 1);
             for (int64_t r = 0; r < lens[b]; ++r) ck_assert_int_eq(seen[b][k][r], 1);
+            if (touched[b][k] == 1) {
+                ck_assert_int_eq(counted[b][k], 0); /* one unit held the block whole */
+                continue;
+            }
+            const int64_t bcost = lens[b] + c0, pk = prefix[b] + k * bcost, pe = pk + bcost;
+            ck_assert_int_eq(counted[b][k], bcost);
+            const int64_t uf = unit_of(total, units, pk), ns = unit_of(total, units, pe - 1) - uf + 1;
+            ck_assert_int_eq(ns, touched[b][k]);
+            const int64_t skip = ifa__unit_start(total, units, uf) < pk;
+            for (int64_t s = 0; s < ns; ++s) {
+                const int64_t slot = 2 * (uf + s) + (s == 0 ? skip : 0);
+                ck_assert_int_eq(slots[b][k][slot], 1);
+            }
         }
+    /* the search against ifa__unit_start at every cost position of a small line and the ends of this one */
+    for (int64_t t = 264; t < 300; ++t)
+        for (int64_t x = 0; x < t; ++x) {
+            const int64_t u = unit_of(t, 264, x);
+            ck_assert(ifa__unit_start(t, 264, u) <= x && (u == 263 || ifa__unit_start(t, 264, u + 1) > x));
+        }
+    ck_assert_int_eq(unit_of(total, units, 0), 0);
+    ck_assert_int_eq(unit_of(total, units, total - 1), units - 1);
 }
 END_TEST
 
