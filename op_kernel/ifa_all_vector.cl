@@ -1315,7 +1315,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         const int first = kv_lo + (int)clamp(cut0 - c0, 0L, (long)span);
         const int len = kv_lo + (int)clamp(cut1 - c0, 0L, (long)span);
         const int whole = cut0 == 0 && pe <= x1;
-        const ulong slot = 2 * (ulong)unit + (piece == 0 ? 0 : 1);
+        const ulong slot = ifa_unit_slot(unit, piece != 0);
         const int active = 1;
         x = pe;
 #else
@@ -3232,12 +3232,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (fc_last) {
 #if BALANCED
-        /* the block's pieces: units fc_uf to its last, split s the partial in slot 2 (fc_uf + s), or 2 fc_uf + 1 for
-         * s = 0 where the block is fc_uf's last piece (as ifa_combine.cl's IFA_PIDX) */
-        const long fc_uf = ifa_unit_of(total_cost, units, pk);
-        const int ns = (int)(ifa_unit_of(total_cost, units, pe - 1) - fc_uf + 1);
-        const ulong fc_skip = ifa_unit_start(total_cost, units, fc_uf) < pk;
-#define IFA_FPR(r, s) ((2 * (ulong)(fc_uf + (s)) + ((s) == 0 ? fc_skip : 0)) * (ulong)R + (ulong)(r))
+        /* the block's pieces, split s the partial its s-th unit wrote (no stretch is empty: the planner's rule) */
+        const ifa_pieces fc_p = ifa_pieces_of(total_cost, units, pk, bcost);
+        const int ns = fc_p.count;
+#define IFA_FPR(r, s) (ifa_piece_slot(fc_p, s) * (ulong)R + (ulong)(r))
 #endif
 /* the GPU shapes' splits loaded at once by a work-item (all 16 of a B = 1 row's) */
 #define IFA_FC_U 16

@@ -100,12 +100,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
     const ulong r = (ulong)(hh % gt) * (ulong)(QPACK ? max(qn, 1) : sq) + t;
     const long bcost = (long)span + c0;
     const long pk = prefix[prefix_off + b] + (long)blk * bcost;
-    const long uf = ifa_unit_of(total_cost, units, pk), ul = ifa_unit_of(total_cost, units, pk + bcost - 1);
-    const int nsplit = ul > uf ? (int)(ul - uf + 1) : 0; /* 0: one unit held the block and wrote it */
-    const ulong skip_first = ifa_unit_start(total_cost, units, uf) < pk; /* the block is uf's last piece */
-#define IFA_PIDX(s) ((2 * (ulong)(uf + (s)) + ((s) == 0 ? skip_first : 0)) * (ulong)(gt * sq) + r)
+    const ifa_pieces pc = ifa_pieces_of(total_cost, units, pk, bcost);
+    const int nsplit = pc.count > 1 ? pc.count : 0; /* 0: one unit held the block and wrote it */
+#define IFA_PIDX(s) (ifa_piece_slot(pc, s) * (ulong)(gt * sq) + r)
 /* a unit whose stretch is empty (more units than cost positions) ran nothing and wrote no slot */
-#define IFA_PVALID(s) (ifa_unit_start(total_cost, units, uf + (s)) < ifa_unit_start(total_cost, units, uf + (s) + 1))
+#define IFA_PVALID(s)                                                                                             \
+    (ifa_unit_start(total_cost, units, pc.first + (s)) < ifa_unit_start(total_cost, units, pc.first + (s) + 1))
 #elif CV
     /* entry (b, KV head, split) holds the gt x sq rows of the KV head's query heads; gt = group */
     const ulong ebase = (b * (ulong)(num_heads / group) + h / (ulong)group) * (ulong)max_splits;

@@ -236,6 +236,31 @@ inline long ifa_unit_of(long total, long units, long x) {
     return lo;
 }
 
+/* Balanced units' partial slots, the one rule the writer (ifa_all_vector.cl's piece loop) and the readers (the
+ * combine kernel, the fused combine's last piece) share: only a stretch's first and last pieces can be partial
+ * blocks, so unit u has two slots, 2u for its first piece and 2u + 1 for a later one (its last). */
+inline ulong ifa_unit_slot(long u, int later) { return 2 * (ulong)u + (later ? 1 : 0); }
+
+/* The pieces of the block at cost positions [pk, pk + bcost): units first to first + count - 1 ran them, in that
+ * order, and skip says the first piece is the first unit's last (its stretch starts before pk), the others being
+ * their units' first. count 1: one unit held the whole block. */
+typedef struct {
+    long first;
+    int count;
+    int skip;
+} ifa_pieces;
+
+inline ifa_pieces ifa_pieces_of(long total, long units, long pk, long bcost) {
+    ifa_pieces p;
+    p.first = ifa_unit_of(total, units, pk);
+    p.count = (int)(ifa_unit_of(total, units, pk + bcost - 1) - p.first + 1);
+    p.skip = ifa_unit_start(total, units, p.first) < pk;
+    return p;
+}
+
+/* The slot of piece s (0 <= s < count) of a block */
+inline ulong ifa_piece_slot(ifa_pieces p, int s) { return ifa_unit_slot(p.first + s, s == 0 && p.skip); }
+
 /* token pasting after expansion: IFA_CAT(float, VW) is float16 at VW = 16 (vector types and vload/vstore names) */
 #define IFA_CAT_(a, b) a##b
 #define IFA_CAT(a, b) IFA_CAT_(a, b)

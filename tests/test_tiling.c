@@ -642,7 +642,8 @@ static int64_t unit_of(int64_t total, int64_t units, int64_t x) {
 /* Also what the fused combine of balanced units relies on (ifa_all_vector.cl, FUSED with BALANCED): a cut block's
  * pieces add up to its cost (each piece counts its cost positions; the one completing the count combines), and
  * the slots the last piece reads, units unit_of(pk) to unit_of(pe - 1) (slot 2u, or 2u + 1 for the first unit
- * where the block is its last piece), are exactly the slots its pieces wrote. */
+ * where the block is its last piece: ifa_common.cl's ifa_pieces_of and ifa_piece_slot, which the combine kernel
+ * shares), are exactly the slots its pieces wrote (ifa_unit_slot). */
 START_TEST(balanced_walk_covers_every_row_once) {
     static const int64_t lens[] = {32768, 16, 0, 16, 1, 4095, 0};
     const int64_t nb = 7, kb = 3, c0 = 32, units = 264;
