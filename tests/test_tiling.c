@@ -624,9 +624,6 @@ START_TEST(unit_cuts_partition_the_cost_line) {
 }
 END_TEST
 
-/* Walks the units exactly as ifa_all_vector.cl does (BALANCED=1) and counts how often each KV row of each
- * block is processed: every row exactly once, and every block touched by at least one unit (so its output
- * is written, whole or through the combine), for skewed lengths including zeros. */
 /* ifa_common.cl's ifa_unit_of: the largest u with start(u) <= x, by bisection over q u + r u / units. */
 static int64_t unit_of(int64_t total, int64_t units, int64_t x) {
     const int64_t q = total / units, r = total % units;
@@ -639,7 +636,10 @@ static int64_t unit_of(int64_t total, int64_t units, int64_t x) {
     return lo;
 }
 
-/* Also what the fused combine of balanced units relies on (ifa_all_vector.cl, FUSED with BALANCED): a cut block's
+/* Walks the units exactly as ifa_all_vector.cl does (BALANCED=1) and counts how often each KV row of each
+ * block is processed: every row exactly once, and every block touched by at least one unit (so its output
+ * is written, whole or through the combine), for skewed lengths including zeros.
+ * Also what the fused combine of balanced units relies on (ifa_all_vector.cl, FUSED with BALANCED): a cut block's
  * pieces add up to its cost (each piece counts its cost positions; the one completing the count combines), and
  * the slots the last piece reads, units unit_of(pk) to unit_of(pe - 1) (slot 2u, or 2u + 1 for the first unit
  * where the block is its last piece: ifa_common.cl's ifa_pieces_of and ifa_piece_slot, which the combine kernel
@@ -703,6 +703,22 @@ START_TEST(balanced_walk_covers_every_row_once) {
         }
     ck_assert_int_eq(unit_of(total, units, 0), 0);
     ck_assert_int_eq(unit_of(total, units, total - 1), units - 1);
+    /* both sides of the 32-bit step's limit (r u < 2^32 up to 65536 units, the largest remainder), and a line
+     * near int64's end: each stretch's first and last positions and one inside */
+    static const int64_t wide[][2] = {{65536, 65536 * 7 + 65535},
+                                      {65537, 65537 * 3 + 65536},
+                                      {100003, 100003 * 11 + 99999},
+                                      {264, INT64_MAX / 2 + 263}};
+    for (size_t w = 0; w < sizeof wide / sizeof wide[0]; ++w) {
+        const int64_t n = wide[w][0], t = wide[w][1];
+        for (int64_t u = 0; u < n; u += 1 + u / 7) {
+            const int64_t a = ifa__unit_start(t, n, u), e = ifa__unit_start(t, n, u + 1);
+            ck_assert_int_lt(a, e);
+            ck_assert_int_eq(unit_of(t, n, a), u);
+            ck_assert_int_eq(unit_of(t, n, e - 1), u);
+            ck_assert_int_eq(unit_of(t, n, a + (e - a) / 2), u);
+        }
+    }
 }
 END_TEST
 
