@@ -715,8 +715,8 @@ START_TEST(fused_combine_queues) {
 }
 END_TEST
 
-/* The same for balanced units (fused_balanced): a block's counter counts the pieces of the units that cut it, and
- * the last piece combines (BSND: all KV heads in one work-group). */
+/* The same for balanced units (fused_balanced): the pieces of the units that cut a block add their cost positions
+ * to its counter, and the one that brings it to the block's cost combines (BSND: all KV heads in one work-group). */
 START_TEST(fused_balanced_queues) {
     static const int64_t lens[] = {900, 0, 1, 700, 64};
     const spec p = {"BSND", IFA_DTYPE_FLOAT16, IFA_DTYPE_FLOAT16, 5, 8, 2, 64, 900, lens, 5, 1, 2500};
