@@ -23,7 +23,8 @@
  * With BALANCED=1 the grid is one work-group per unit; unit u walks the blocks its stretch of the cost line
  * (see ifa_unit_start) touches, in order. A block wholly inside the stretch is written to the output; a
  * block cut by the stretch's ends leaves a partial (partial rowmax) in slot 2u (the unit's first block) or
- * 2u + 1 (its last), which ifa_combine.cl merges. prefix[b] is the cost position of batch b's first block.
+ * 2u + 1 (its last), which ifa_combine.cl merges (with FUSED, the block's last piece does). prefix[b] is the
+ * cost position of batch b's first block.
  *
  * Query rows. A work-group holds R = GT * SQ query rows, row r = g * SQ + t for head g of its group and
  * query token t (multi-token queries, speculative decoding). Every row shares the block's pass over K/V.
@@ -3214,11 +3215,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             mem_fence(CLK_GLOBAL_MEM_FENCE);
             last = atomic_add(cnt + ci, n) + n == (int)bcost;
 #else
-#if BATCH_FAST
         if (active) {
+#if BATCH_FAST
             const ulong ci = cnt_off + b * get_num_groups(1) + (ulong)blk;
 #else
-        if (active) {
             const ulong ci = cnt_off + b * get_num_groups(0) + (ulong)blk;
 #endif
             mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -3352,8 +3352,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int g = r / rq, t = r - g * rq;
             for (int d = 0; d < VDIM; d += VW) {
                 fv a = (fv)0.0f;
-                for (int s = 0; s < ns; ++s)
-                    a = fma(IFA_LV(part + part_acc + IFA_FPR(r, s) * VDIM + (ulong)d), (fv)part[part_m + IFA_FPR(r, s)], a);
+                for (int s = 0; s < ns; ++s) {
+                    const ulong pr = IFA_FPR(r, s);
+                    a = fma(IFA_LV(part + part_acc + pr * VDIM + (ulong)d), (fv)part[part_m + pr], a);
+                }
                 IFA_VSTORE(O_T, a, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
             }
         }
