@@ -1827,7 +1827,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_chunk_bytes_16, 0);
     ck_assert_int_eq(ti.pv_prefetch_rows_16, 2);
     ck_assert_int_eq(ta.pv_prefetch_rows_16, 4);
-    ck_assert_int_eq(ti.pv_prefetch_rows, 4);
+    ck_assert_int_eq(ti.pv_prefetch_rows, 64); /* the CPU row's since the sixtieth session */
     ck_assert_int_eq(ta.pv_prefetch_rows, 64);
     ck_assert_int_eq(ta.pv_prefetch_paged, 2);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
@@ -1839,7 +1839,6 @@ START_TEST(multi_heads_intel_row_and_fill) {
     same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
     same.multi_head_chunk_bytes_16 = ta.multi_head_chunk_bytes_16;
     same.pv_prefetch_rows_16 = ta.pv_prefetch_rows_16;
-    same.pv_prefetch_rows = ta.pv_prefetch_rows;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -1915,15 +1914,16 @@ START_TEST(multi_head_prefetch_distance) {
     plan = bsnd_plan(8, 16, 16, 128, 2048, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 2);
-    /* G = 8: the next-chunk prefetch too on AVX-512 (up to 64 rows), so 8 KiB; Intel's row (4 rows): none, the
-     * full distance */
+    /* G = 8: the next-chunk prefetch too on AVX-512 (up to 64 rows), so 8 KiB; Intel's row prefetches the next
+     * chunk too (the CPU row's 64 rows since the sixtieth session) but keeps the full distance (its
+     * multi_head_prefetch_bytes 0: BSND level either way on Emerald Rapids, sixtieth session) */
     plan = bsnd_plan(8, 64, 8, 128, 4096, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefetch_rows, 4);
     plan = bsnd_plan(8, 64, 8, 128, 4096, &intel);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
-    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefetch_rows, 16);
     /* one KV head per work-group (BNSD) keeps the rows; AVX2 at G = 1 (its P.V prefetch on) takes the bytes */
     p.layout = IFA_LAYOUT_BNSD;
@@ -2048,14 +2048,18 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(plan.pv_prefetch, 1); /* Intel's row took the CPU row's 64 rows (sixtieth session) */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
-    p.num_heads = 512; /* G = 64: the last the AVX-512 row takes */
+    p.num_heads = 512; /* G = 64: the last the AVX-512 rows take */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 1);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     p.seq_q = 2; /* 128 rows */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
+    ck_assert_int_eq(plan.pv_prefetch, 0);
+    ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     p.seq_q = 1, p.num_heads = 64;
     p.layout = IFA_LAYOUT_BSND; /* all 8 KV heads per work-group on AVX2: still the rows of one head */

@@ -149,16 +149,19 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
  * (1199-1222 against 1053), PoCL's own buffers 1.04-1.29x; the start repeats its effect every 1 KiB; BSND and
  * paged pools within 3 % (twenty-second session). The spread prefetch of the CPU row (all heads' register
  * tiles share out a score step's prefetches) was first measured here: BSND, cold, 8,32,8,128,4096 7.0-7.2 ->
- * 6.0-6.1 ms, 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). */
+ * 6.0-6.1 ms, 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). P.V's next-chunk prefetch up
+ * to the CPU row's 64 query rows per KV head (pv_prefetch_rows; it was 4 here): on a 2-core Emerald Rapids Xeon
+ * (300 MiB L3), cold BNSD fp16, the limit of 4 took 1.20-1.23x the time at D = 256 G = 8, 1.08-1.23x at G = 16,
+ * 1.04x at D = 128 G = 8; D = 64 G = 8 and int8 D = 256 G = 16 0.95-0.97x (within that VM's noise, as measured by a
+ * second copy of a variant: up to 8 %; sixtieth session). */
 static ifa_tuning intel_row(void) {
     ifa_tuning t = table[IFA_VENDOR_CPU];
     t.vendor = IFA_VENDOR_CPU_INTEL;
     t.multi_head_min_slice_bytes = 0;
     t.pv_prefetch_paged = 0;
-    t.pv_prefetch_rows = 4;    /* more measured on AMD's Zen 4 only */
     t.pv_prefetch_rows_16 = 2; /* 4 measured on AMD's Zen 3 only */
     t.buffer_offset = 640;
-    t.multi_head_prefetch_bytes = 0; /* measured on Zen 4 only, as the next */
+    t.multi_head_prefetch_bytes = 0; /* faster on Zen 4; with the next, level on Emerald Rapids (sixtieth session) */
     t.multi_head_chunk_bytes_g1 = 0;
     t.multi_head_chunk_bytes_16 = 0; /* measured on AMD's Zen 3 only */
     return t;
