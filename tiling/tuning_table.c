@@ -151,9 +151,9 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
  * tiles share out a score step's prefetches) was first measured here: BSND, cold, 8,32,8,128,4096 7.0-7.2 ->
  * 6.0-6.1 ms, 8,8,8,64,8192 5.7 -> 4.4, paged pools 1.15-1.19x (twenty-third session). P.V's next-chunk prefetch up
  * to the CPU row's 64 query rows per KV head (pv_prefetch_rows; it was 4 here): on a 2-core Emerald Rapids Xeon
- * (300 MiB L3), cold BNSD fp16, the limit of 4 took 1.20-1.23x the time at D = 256 G = 8, 1.08-1.23x at G = 16,
- * 1.04x at D = 128 G = 8; D = 64 G = 8 and int8 D = 256 G = 16 0.95-0.97x (within that VM's noise, as measured by a
- * second copy of a variant: up to 8 %; sixtieth session). */
+ * (300 MiB L3), cold BNSD fp16, the limit of 4 took 1.19-1.23x the time at D = 256 G = 8, 1.08-1.23x at G = 16,
+ * 1.04-1.06x at D = 128 G = 8 and 16; D = 64 G = 8 and int8 D = 256 G = 16 0.95-0.98x (within that VM's noise, as
+ * measured by a second copy of a variant: up to 8 %; sixtieth section of docs/performance.md). */
 static ifa_tuning intel_row(void) {
     ifa_tuning t = table[IFA_VENDOR_CPU];
     t.vendor = IFA_VENDOR_CPU_INTEL;
