@@ -20,7 +20,7 @@
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,
  * CHUNK, CAUSAL, HAS_MASK, HAS_PSE, HAS_ALIBI, SOFTCAP, HAS_PAD, QLEN, PAGED, ANTIQUANT, AQ_T, AQ_OFF, VAQ,
- * VAQ_T, VAQ_OFF, ROPE, ROPE_DIM, ROPE_OFF, ROPE_TAB, as in ifa_all_vector.cl. */
+ * VAQ_T, VAQ_OFF, ROPE, ROPE_DIM, ROPE_OFF, ROPE_TAB, as in ifa_all_vector_options.cl. */
 
 #define M_ROWS (GT * SQ)
 

@@ -12,6 +12,10 @@
 #include "templates/op_args.h"
 #include "tiling/planner.h"
 
+const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES] = {
+    "ifa_common.cl", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
+    "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
+
 /* Replaces the value of the argument whose value pointer is `was` (one of the main pass's variables). */
 static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now) {
     for (size_t i = 0; i < n; ++i)
@@ -37,8 +41,8 @@ static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cac
         {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"ROPE_OFF", p->rope_offset}, {"PREFETCH", plan->prefetch_rows},
         {"PV_PREFETCH", plan->prefix_pv_prefetch}, {"V8", 0},
     };
-    static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_all_vector", out));
+    IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines,
+                             sizeof defines / sizeof defines[0], "ifa_all_vector", out));
     return ifa__check_kernel(ctx, *out, plan->work_group_size);
 }
 
@@ -229,13 +233,13 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     const cl_ulong cnt_off = warm ? wr.cnt : 0;
     ifa__define defines[AV_DEFINES];
     const int nd = av_defines(plan, aligned, fused, defines);
-    static const char *const sources[] = {"ifa_common.cl", "ifa_all_vector.cl"};
     ifa__cached_kernel *k, *kmax = NULL;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &k));
+    IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines, nd, "ifa_all_vector", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
         av_max_pass(defines, nd);
-        IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_all_vector", &kmax));
+        IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines, nd, "ifa_all_vector",
+                                 &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
     /* the prefix pass's and the combine's kernels too, built before the first launch: built between two launches,

@@ -4,6 +4,11 @@
 
 #include "ifa/ifa.h"
 
+/* The fused kernel's program: these files of op_kernel/, in this order, as one source text (each may use what the
+ * ones before it define; op_kernel/ifa_all_vector_options.cl says what each holds). */
+enum { IFA__ALL_VECTOR_SOURCES = 6 };
+extern const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES];
+
 /* Enqueues the fused kernel for args (already checked against plan) on queue after the wait list, and
  * with split-KV the combine kernel after it. The plan's workspace regions start at workspace_offset.
  * *event receives the last kernel's event, and *first (if not NULL) the first kernel's (the caller releases

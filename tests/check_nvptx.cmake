@@ -8,16 +8,24 @@
 # fused combine). NVIDIA's compiler takes `asm`; clang's OpenCL C wants `__asm__` (-Dasm=__asm__).
 # Builtins stay external calls, so the PTX is for structure only. Skipped (exit 77) without a clang that
 # targets nvptx64.
-#   cmake -DCLANG=clang -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
+#   cmake -DCLANG=clang -DTILING=build/ifa-tiling -DSRC=op_kernel/ -DOUT=DIR -P check_nvptx.cmake
 cmake_policy(SET CMP0007 NEW) # "64|": the empty changes stay an element
 if(NOT CLANG)
   message("no clang: skipped")
   cmake_language(EXIT 77)
 endif()
 file(MAKE_DIRECTORY ${OUT})
-file(READ ${SRC}/ifa_common.cl common)
-file(READ ${SRC}/ifa_all_vector.cl fused)
-file(WRITE ${OUT}/lanes.cl "${common}${fused}")
+# the fused kernel's program: its files in the order the library builds them (ifa-tiling --sources)
+execute_process(COMMAND ${TILING} --sources RESULT_VARIABLE rc OUTPUT_VARIABLE sources OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR sources STREQUAL "")
+  message(FATAL_ERROR "${TILING} --sources failed (exit ${rc})")
+endif()
+string(REPLACE " " ";" sources "${sources}")
+file(WRITE ${OUT}/lanes.cl "")
+foreach(s ${sources})
+  file(READ ${SRC}/${s} text)
+  file(APPEND ${OUT}/lanes.cl "${text}")
+endforeach()
 # The defines templates/all_vector.c passes (a fp16 plan of the NVIDIA row at D = 128, G = 4), then each
 # variant's changes: NAME=VALUE pairs replacing the base's, and the shuffles it must hold (butterfly[/broadcast]).
 # lane_scores at G = 4, D = 128, 4 rows a step: 8+4+2+1 = 15 to sum 16 dot products, 2 for the row max, 2 after

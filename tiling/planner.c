@@ -211,7 +211,7 @@ static int64_t lanes_chunks(const ifa_problem *p) {
  * where the query in registers spilled 720 bytes). */
 static int64_t lane_rows_most(int q_local) { return q_local ? 16 : 8; }
 
-/* The lane shape's rule (ifa_all_vector.cl's LANES): any K/V type, D a multiple of 8 (D / 8 lanes per key row up
+/* The lane shape's rule (ifa_all_vector_gpu.cl's LANES): any K/V type, D a multiple of 8 (D / 8 lanes per key row up
  * to the next power of two, ifa__lanes_per_row: at most 32, dividing the group; past 256 columns more than one
  * chunk of 8 a lane), D_v <= D a multiple of 8, rows x chunks within lane_rows_most (q_local: whether the plan may
  * read the query from local memory; MLA's 3 chunks take 2 rows, 5 so), 1 to 8 rows per lane group and step. */
@@ -239,7 +239,7 @@ static int64_t mma_quarter(const ifa_problem *p) {
     return p->kv_dtype == IFA__KV_INT4 ? 128 : IFA__KV_ONE_BYTE(p->kv_dtype) ? 64 : 32;
 }
 
-/* What both matrix shapes take in (ifa_all_vector.cl's MMA): a 16-bit query, 16-bit, int8, float8 or int4 K/V
+/* What both matrix shapes take in (ifa_all_vector_mma.cl's MMA): a 16-bit query, 16-bit, int8, float8 or int4 K/V
  * (their values are exact in fp16), D_v = D, whole warps of 32, D a multiple of mma_quarter. */
 static int mma_inputs(const ifa_problem *p, int64_t wg) {
     return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
@@ -278,7 +278,7 @@ static int mma6_fit(const ifa_problem *p) {
     return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
 }
 
-/* The latent tile's rule (plan mma 7, ifa_all_vector.cl's IFA_MLA: 16 query rows against 16 keys a step, the
+/* The latent tile's rule (plan mma 7, ifa_all_vector_mma.cl's IFA_MLA: 16 query rows against 16 keys a step, the
  * warps sharing out the score's columns and then the value's): a 16-bit query, 16-bit K/V without scales or
  * one-byte K/V (float8, int8: exact in fp16) with per-tensor scales or none, 4 warps, at most 16 rows, D a multiple
  * of 64 and D_v of 256 up to D; no cascade (the prefix pass) and no per-batch query tokens. */
@@ -499,7 +499,7 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
     return (int32_t)rows;
 }
 
-/* P.V's next-chunk prefetch (ifa_all_vector.cl's PV_PREFETCH): while P.V reads a chunk's values from cache it
+/* P.V's next-chunk prefetch (ifa_all_vector_cpu.cl's PV_PREFETCH): while P.V reads a chunk's values from cache it
  * asks for the next chunk's keys, so the memory does not idle between the two passes. Faster where a KV head
  * has few query rows (rows, G x S1): one AVX-512 thread, G = 1, D = 64 1.8-2.2 -> 1.2-1.4 ms, G = 4, D = 128
  * 2.1-2.2 -> 2.0 (nineteenth session); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1

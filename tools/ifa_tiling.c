@@ -5,7 +5,9 @@
  *              [--device-profile NAME] [--time]
  *   ifa-tiling ... [--domain] [--per-batch]
  *   ifa-tiling --decode KEY
- * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
+ *   ifa-tiling --sources
+ * --sources: the fused kernel's program, its op_kernel/ files in order on one line (what scripts/nv-regs and
+ * ctest nvptx_lanes concatenate). --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
  * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
  * gives a --shape case B per-batch lengths (else none: every batch the same length). A --shape case with int8 or
  * int4 K/V has per-channel scales and offsets (float16, (2, N_kv, D)), as ifa-bench's default.
@@ -46,8 +48,17 @@ static int usage(void) {
                     "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
                     "                  [--device-profile h100|pocl-2|pocl-2-avx2|pocl-2-intel|generic-gpu-64cu | --device SELECTOR] [--time]\n"
                     "                  [--domain] [--per-batch]\n"
-                    "       ifa-tiling --decode KEY\n");
+                    "       ifa-tiling --decode KEY\n"
+                    "       ifa-tiling --sources\n");
     return 2;
+}
+
+/* The fused kernel's source files in program order, space-separated, into out (size bytes; truncated to fit). */
+static void all_vector_sources(char *out, size_t size) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < IFA__ALL_VECTOR_SOURCES && n < size; ++i)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", ifa__all_vector_sources[i]);
 }
 
 static cJSON *key_fields_json(uint64_t key) {
@@ -235,7 +246,9 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     if (ifa__all_vector_options(p, dev->vendor, 0, opts, sizeof opts)) {
         cJSON *b = cJSON_AddObjectToObject(o, "build");
         cJSON_AddStringToObject(b, "kernel", "ifa_all_vector");
-        cJSON_AddStringToObject(b, "sources", "ifa_common.cl ifa_all_vector.cl");
+        char sources[512];
+        all_vector_sources(sources, sizeof sources);
+        cJSON_AddStringToObject(b, "sources", sources);
         cJSON_AddStringToObject(b, "options", opts);
         if (ifa__all_vector_options(p, dev->vendor, 1, opts, sizeof opts))
             cJSON_AddStringToObject(b, "max_pass_options", opts);
@@ -290,6 +303,12 @@ int main(int argc, char **argv) {
     long long value_dim = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--decode") == 0 && i + 1 < argc) return decode(argv[i + 1]);
+        if (strcmp(argv[i], "--sources") == 0 && argc == 2) {
+            char sources[512];
+            all_vector_sources(sources, sizeof sources);
+            printf("%s\n", sources);
+            return 0;
+        }
         if (strcmp(argv[i], "--device-profile") == 0 && i + 1 < argc) profile = argv[++i];
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
