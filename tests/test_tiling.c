@@ -1831,6 +1831,8 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ta.pv_prefetch_rows, 64);
     ck_assert_int_eq(ta.pv_prefetch_paged, 2);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
+    ck_assert_int_eq(ti.pv_block_8rows, 0); /* measured on Zen 4 only */
+    ck_assert_int_eq(ta.pv_block_8rows, 1);
     /* the rest is the CPU row's */
     ifa_tuning same = ti;
     same.vendor = ta.vendor, same.multi_head_min_slice_bytes = ta.multi_head_min_slice_bytes;
@@ -1839,6 +1841,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     same.multi_head_chunk_bytes_g1 = ta.multi_head_chunk_bytes_g1;
     same.multi_head_chunk_bytes_16 = ta.multi_head_chunk_bytes_16;
     same.pv_prefetch_rows_16 = ta.pv_prefetch_rows_16;
+    same.pv_block_8rows = ta.pv_block_8rows;
     ck_assert_mem_eq(&same, &ta, sizeof same);
     ifa_problem p = problem(1, 16, 16, 64, 8192); /* 128-byte slices: the AMD row's one-head case */
     p.layout = IFA_LAYOUT_BSND;
@@ -2159,9 +2162,9 @@ START_TEST(vector_shape_follows_native_width) {
     } cases[] = {
         {0, 128, 4, 16, 32, 4, 4, 4},  {16, 128, 4, 16, 32, 4, 4, 4}, {8, 128, 4, 8, 16, 2, 4, 2},
         {8, 128, 1, 8, 16, 2, 1, 4},   {8, 128, 8, 8, 16, 2, 2, 4},   {8, 128, 16, 8, 16, 2, 2, 4},
-        {16, 64, 16, 16, 32, 4, 8, 2}, {4, 64, 4, 4, 32, 4, 4, 4},    {8, 40, 4, 8, 16, 2, 4, 2},
+        {16, 64, 16, 16, 32, 4, 8, 1}, {4, 64, 4, 4, 32, 4, 4, 4},    {8, 40, 4, 8, 16, 2, 4, 2},
         {16, 40, 4, 8, 32, 4, 4, 4},   {8, 4, 4, 4, 16, 2, 4, 2},     {8, 256, 16, 8, 16, 2, 2, 4},
-        {8, 64, 6, 8, 16, 2, 2, 4},    {16, 128, 8, 16, 32, 4, 8, 2},
+        {8, 64, 6, 8, 16, 2, 2, 4},    {16, 128, 8, 16, 32, 4, 8, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ifa_device_facts cpu = pocl;
@@ -2214,10 +2217,39 @@ START_TEST(vector_shape_follows_native_width) {
                           "int8 case %zu: pv_rows %d pv_block %d", i, plan.pv_rows, plan.pv_block);
         }
         p.kv_dtype = IFA_DTYPE_INT8;
-        /* AVX-512's 32 registers keep the 8-row blocks */
+        /* AVX-512's 32 registers keep the 8-row blocks, one vector each (pv_block_8rows) where the values need
+         * converting; fp32 values, the Intel row and the row without the column keep pv_block's two */
         cpu.native_float_width = 16;
         ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
         ck_assert_int_eq(plan.pv_rows, 8);
+        ck_assert_int_eq(plan.pv_block, 1);
+        static const ifa_dtype converted[] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16, IFA_DTYPE_INT4,
+                                              IFA_DTYPE_FLOAT8_E4M3, IFA_DTYPE_FLOAT8_E5M2};
+        for (size_t i = 0; i < sizeof converted / sizeof converted[0]; ++i) {
+            p.kv_dtype = converted[i];
+            ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+            ck_assert_msg(plan.pv_rows == 8 && plan.pv_block == 1, "dtype %d: pv_rows %d pv_block %d", (int)converted[i],
+                          plan.pv_rows, plan.pv_block);
+        }
+        p.kv_dtype = IFA_DTYPE_FLOAT32;
+        ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_block, 2);
+        p.kv_dtype = IFA_DTYPE_FLOAT16;
+        plan_tuned("pv_block_8rows=0", &p, &cpu, &plan);
+        ck_assert_int_eq(plan.pv_block, 2);
+        plan_tuned("pv_block_8rows=4", &p, &cpu, &plan); /* halved to fit half the registers: 8 x 2 */
+        ck_assert_int_eq(plan.pv_block, 2);
+        ifa_device_facts xeon = intel;
+        xeon.native_float_width = 16;
+        ck_assert_int_eq(ifa__plan_make(&p, &xeon, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 8);
+        ck_assert_int_eq(plan.pv_block, 2);
+        /* 4-row blocks keep pv_block's 4 vectors (G = 4) */
+        ifa_problem g4 = problem(1, 32, 8, 128, 4096);
+        g4.layout = IFA_LAYOUT_BNSD;
+        ck_assert_int_eq(ifa__plan_make(&g4, &cpu, &plan), IFA_STATUS_OK);
+        ck_assert_int_eq(plan.pv_rows, 4);
+        ck_assert_int_eq(plan.pv_block, 4);
     }
     /* several KV heads per work-group (BSND on a CPU): P.V blocks stay within one head's rows */
     {

@@ -459,9 +459,13 @@ static int32_t vector_registers(const ifa_device_facts *dev) { return dev->nativ
 
 /* P.V keeps pv_rows x pv_block vectors in registers: about half the register file, so fewer vectors per block
  * when a block holds many query rows (AVX2, 16 registers: G = 4 at D = 128 2 vectors, 45 -> 40 us;
- * docs/performance.md, eighth session). */
-static int32_t pv_block(int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_t regs) {
+ * docs/performance.md, eighth session). With 32 registers an 8-row block of values that need converting takes
+ * pv_block_8rows vectors where the row gives it (Zen 4: one vector, 0.89-0.96x of two's time; tuning_table.c). */
+static int32_t pv_block(const ifa_problem *p, int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_t regs) {
     int32_t xb = vw > 1 && t->pv_block > 0 ? t->pv_block : 1;
+    if (vw > 1 && regs == 32 && pv_rows == IFA_MAX_TILE_ROWS && t->pv_block_8rows > 0 &&
+        p->kv_dtype != IFA__KV_FLOAT32)
+        xb = t->pv_block_8rows;
     while (xb > 1 && pv_rows * xb > regs / 2) xb /= 2;
     return xb;
 }
@@ -783,7 +787,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     plan->chunk_rows = chunk;
     plan->vector_width = vw;
     plan->pv_rows = vw > 1 ? pv_rows(p, ifa__tile_rows(plan), plan->kv_heads_per_group, regs) : 0;
-    plan->pv_block = pv_block(vw, &t, plan->pv_rows, regs);
+    plan->pv_block = pv_block(p, vw, &t, plan->pv_rows, regs);
     /* the four-key-row score step holds 4 x score_rows accumulators, 4 key vectors and a query vector: 21 of
      * 32 registers with 4 rows; with 16 registers 2 rows (4 rows spill: G = 16, D = 128, 192 -> 177 us) */
     plan->vector_registers = regs;
@@ -841,7 +845,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
         const int64_t prefix_rows = pper * p->seq_q;
         plan->prefix_pv_rows =
             vw > 1 ? pv_rows(p, prefix_rows < IFA_MAX_TILE_ROWS ? prefix_rows : IFA_MAX_TILE_ROWS, 1, regs) : 0;
-        plan->prefix_pv_block = pv_block(vw, &t, plan->prefix_pv_rows, regs);
+        plan->prefix_pv_block = pv_block(p, vw, &t, plan->prefix_pv_rows, regs);
         plan->prefix_pv_prefetch = pv_prefetch(&t, plan->prefetch_rows, prefix_rows, regs, 0); /* a tensor of its own */
         if (plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX) {
             /* one split per batch (balanced units and global rowmax have no prefix slot) */

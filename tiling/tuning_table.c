@@ -38,10 +38,11 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (the last piece of a balanced block combines it: 1 in the CPU rows, DeepSeek's MLA with lengths 4096 and 1024
      * on 2 Zen 4 cores 0.92x of the time at G = 16 and 0.96x at G = 128, 2,8,1,128 with 8192 and 2048 0.91x,
      * fifty-eighth session; 0 in the GPU rows until a card times it: scripts/gpu-measure's part fusedbal, whose
-     * verdict says whether the NVIDIA row takes 1 or the equal splits' cap of 8192 partial values).
+     * verdict says whether the NVIDIA row takes 1 or the equal splits' cap of 8192 partial values), pv_block_8rows
+     * (1 in the CPU row, below; 0 elsewhere).
      * GPUs: the generic GPU row keeps the starting values (cv never chosen by itself, no 8-wide loads, no
      * key tile, no lane shape) until a GPU other than NVIDIA's measures them. */
-    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    [IFA_VENDOR_GENERIC_GPU] = {IFA_VENDOR_GENERIC_GPU, 128, 128, 1024, 512, 2, 64, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* NVIDIA: since the fortieth session (H100, 2026-11-27, docs/performance.md) the fused combine everywhere
      * (fused_combine 1: seven-shape geometric mean 87.7 -> 85.8 us once the last work-group's combine took one
      * round trip for 16 splits: B = 1 32K 64.3 -> 59.3, D = 256 77.3 -> 72.9, the rest level) and float8 K/V in
@@ -88,7 +89,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * G <= 8 row of docs/templates.md by 2.06-3.52x and cv every G >= 16 row by 1.65-2.06x (16 of 16 rows right
      * at cv_min_rows 16). On an H200 before the lane shape: partial rowmax beat global by 1.27-1.62x
      * (split_rowmax 1); 8-wide loads were 1.2-1.43x slower than scalar ones (vector_loads 0). */
-    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0, 0, 128, 0, 0},
+    [IFA_VENDOR_NVIDIA] = {IFA_VENDOR_NVIDIA, 128, 128, 1024, 512, 2, 256, 1, 32, 1100, 1, 1, 64, 0, 512, 256, 64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 5, 4, 256, 1, 0, 1, 1, 0, 1, 4, 1, 0, 0, 0, 0, 0, 128, 0, 0, 0},
     /* PoCL: one work-item per work-group with vectors along D up to 16 wide (the planner caps them at the
      * device's native width: 16 on AVX-512, 8 on AVX2), 128-row chunks and P.V blocks of up to 4 vectors per
      * query row (fewer where the register file is smaller); docs/performance.md has the measurements behind
@@ -132,8 +133,13 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * (split_min_work: a work-group's query rows x (D + D_v) a key row), whichever is fewer rows: the rows alone kept
      * MLA and G >= 32 on one core below 2048 rows (Zen 4, cold, against the rows alone: MLA G = 16 at 512-1536 rows
      * 0.61-0.71x of the time, G = 128 at 256-1536 0.52-0.66x, G = 32 and 64 at D = 128 0.62-0.67x, BSND all heads
-     * at G = 4 and 1024 rows 0.77x; splits of about 2 M multiply-adds were mixed, 0.77-1.2x; fifty-seventh session). */
-    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0, 4096, 1},
+     * at G = 4 and 1024 rows 0.77x; splits of about 2 M multiply-adds were mixed, 0.77-1.2x; fifty-seventh session).
+     * P.V blocks of 8 query rows hold one vector each, not 2 (pv_block_8rows): Zen 4, BNSD, in L3 and cold, medians
+     * of 6-10 alternating rounds with a second copy of each variant, G = 8 and 16 at D = 64, 128 and 256 0.91-0.96x
+     * of the time for fp16, bf16, int8, int4, e4m3fn and e5m2 (fp32 1.01-1.02x: no conversion, it keeps 2), BSND all
+     * heads at G = 8 0.89x, G = 4 with 2 query tokens 0.95x, MLA G = 16 and 128 0.95x; the same loop in C with
+     * intrinsics reached 100 % of the FMA peak at 8 x 1 against 87-89 % at 8 x 2 (sixty-first session). */
+    [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0, 4096, 1, 1},
 };
 
 /* Intel CPUs: the CPU row, but all KV heads per BSH/BSND work-group at any slice size (no
@@ -164,6 +170,7 @@ static ifa_tuning intel_row(void) {
     t.multi_head_prefetch_bytes = 0; /* faster on Zen 4; with the next, level on Emerald Rapids (sixtieth session) */
     t.multi_head_chunk_bytes_g1 = 0;
     t.multi_head_chunk_bytes_16 = 0; /* measured on AMD's Zen 3 only */
+    t.pv_block_8rows = 0;            /* measured on AMD's Zen 4 only (Intel's cores have two 512-bit FMA units) */
     return t;
 }
 
@@ -219,7 +226,8 @@ static const struct {
     {"mma_mla", offsetof(ifa_tuning, mma_mla), 0},
     {"mma_mla_split_tokens", offsetof(ifa_tuning, mma_mla_split_tokens), 0},
     {"split_min_work", offsetof(ifa_tuning, split_min_work), 0},
-    {"fused_balanced", offsetof(ifa_tuning, fused_balanced), 0}
+    {"fused_balanced", offsetof(ifa_tuning, fused_balanced), 0},
+    {"pv_block_8rows", offsetof(ifa_tuning, pv_block_8rows), 0}
 };
 enum { KEYS = sizeof keys / sizeof keys[0] };
 

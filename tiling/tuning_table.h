@@ -136,6 +136,9 @@ typedef struct ifa_tuning {
                                 * it, no unit's stretch empty): 1 the last piece to finish combines the block, above
                                 * 1 the same where its block has at most this many partial values (pieces x query
                                 * rows x D_v), 0 the combine kernel */
+    int32_t pv_block_8rows;    /* with 32 vector registers: vectors per P.V register block where the block holds 8
+                                * query rows and the values need converting (K/V other than fp32), in pv_block's
+                                * place (0: pv_block) */
 } ifa_tuning;
 
 /* The row for vendor (the generic GPU row for an unknown vendor), with the IFA_TUNING environment

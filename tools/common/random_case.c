@@ -594,9 +594,10 @@ int ifa_random_tuning_knobs(uint64_t seed, const char *tuning, char *out, size_t
     static const int64_t cv_mib[] = {2, 16, 64}; /* cv's workspace cap: small ones shrink its chunks, more steps */
     static const int64_t work[] = {0, 1, 64, 4096}; /* the split floor by work: off, a chunk's rows, a few, the CPU row's */
     static const int64_t fuse_bal[] = {0, 1, 8192}; /* balanced units' combine: the kernel, the last piece, the NVIDIA row's */
+    static const int64_t pv_8rows[] = {0, 1, 2, 4}; /* an 8-row P.V block's vectors: pv_block's, the CPU row's, more */
     draw g = {.seed = seed};
     ifa_rng_seed(&g.r, seed * 0xD1B54A32D192ED03ull + 97);
-    int64_t v[25];
+    int64_t v[26];
     int k = 0; /* one statement a draw: the order of a call's arguments is the compiler's */
     v[k++] = pick(&g, pv_block, 4);
     v[k++] = pick(&g, prefetch, 5);
@@ -623,16 +624,17 @@ int ifa_random_tuning_knobs(uint64_t seed, const char *tuning, char *out, size_t
     v[k++] = pick(&g, cv_mib, 3); /* drawn after the others: the draws before it are those of the seeds before it was added */
     v[k++] = pick(&g, work, 4);   /* likewise after cv_mib */
     v[k++] = pick(&g, fuse_bal, 3); /* and after that */
+    v[k++] = pick(&g, pv_8rows, 4); /* and after that */
     int w = snprintf(out, n,
                      "pv_block=%d,prefetch_rows=%d,pv_prefetch_rows=%d,pv_prefetch_rows_16=%d,pv_prefetch_paged=%d,"
                      "spread_prefetch=%d,strided_prefetch_bytes=%d,multi_head_prefetch_bytes=%d,"
                      "multi_head_chunk_bytes=%d,multi_head_chunk_bytes_g1=%d,multi_head_chunk_bytes_16=%d,"
                      "multi_head_min_slice_bytes=%d,multi_head_min_row_bytes=%d,multi_head_rows=%d,batch_fast=%d,"
                      "block_cost_rows=%d,cv_chunk_rows=%d,cv_work_group_size=%d,combine_work_group_size=%d,split_fill=%d,"
-                     "cv_workspace_mib=%d,split_min_work=%d,fused_balanced=%d",
+                     "cv_workspace_mib=%d,split_min_work=%d,fused_balanced=%d,pv_block_8rows=%d",
                      (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5], (int)v[6], (int)v[7], (int)v[8],
                      (int)v[9], (int)v[10], (int)v[11], (int)v[12], (int)v[13], (int)v[14], (int)v[15], (int)v[16],
-                     (int)v[17], (int)v[18], (int)v[19], (int)v[22], (int)v[23], (int)v[24]);
+                     (int)v[17], (int)v[18], (int)v[19], (int)v[22], (int)v[23], (int)v[24], (int)v[25]);
     /* a narrower vector than the device's (half the time), where the case did not pick the work-group shape's
      * width of 1: the vector shape's tiles at another width than the row's */
     if (v[21] && w >= 0 && (size_t)w < n && (!tuning || !strstr(tuning, "vector_width=")))
