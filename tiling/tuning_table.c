@@ -137,7 +137,7 @@ static const ifa_tuning table[IFA_VENDOR_CPU_INTEL] = {
      * P.V blocks of 8 query rows hold one vector each, not 2 (pv_block_8rows): Zen 4, BNSD, in L3 and cold, medians
      * of 6-10 alternating rounds with a second copy of each variant, G = 8 and 16 at D = 64, 128 and 256 0.91-0.96x
      * of the time for fp16, bf16, int8, int4, e4m3fn and e5m2 (fp32 1.01-1.02x: no conversion, it keeps 2), BSND all
-     * heads at G = 8 0.89x, G = 4 with 2 query tokens 0.95x, MLA G = 16 and 128 0.95x; the same loop in C with
+     * heads at G = 8 0.89x, G = 4 with 2 query tokens 0.95x, MLA G = 16 and 128 0.94-0.95x; the same loop in C with
      * intrinsics reached 100 % of the FMA peak at 8 x 1 against 87-89 % at 8 x 2 (sixty-first session). */
     [IFA_VENDOR_CPU] = {IFA_VENDOR_CPU, 1, 128, 0, 1024, 1, 16, 1, 32, 1100, 16, 4, 1, 0, 512, 64, 1, 64, 64, 0, 16, 1, 131072, 256, 0, 4096, 64, 4, 2, 0, 1, 8192, 32768, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 32768, 0, 0, 4096, 1, 1},
 };
@@ -170,7 +170,7 @@ static ifa_tuning intel_row(void) {
     t.multi_head_prefetch_bytes = 0; /* faster on Zen 4; with the next, level on Emerald Rapids (sixtieth session) */
     t.multi_head_chunk_bytes_g1 = 0;
     t.multi_head_chunk_bytes_16 = 0; /* measured on AMD's Zen 3 only */
-    t.pv_block_8rows = 0;            /* measured on AMD's Zen 4 only (Intel's cores have two 512-bit FMA units) */
+    t.pv_block_8rows = 0;            /* measured on Zen 4 only, whose cores run a 512-bit FMA as two 256-bit halves */
     return t;
 }
 
