@@ -2228,8 +2228,8 @@ START_TEST(vector_shape_follows_native_width) {
         for (size_t i = 0; i < sizeof converted / sizeof converted[0]; ++i) {
             p.kv_dtype = converted[i];
             ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);
-            ck_assert_msg(plan.pv_rows == 8 && plan.pv_block == 1, "dtype %d: pv_rows %d pv_block %d", (int)converted[i],
-                          plan.pv_rows, plan.pv_block);
+            ck_assert_msg(plan.pv_rows == 8 && plan.pv_block == 1, "dtype %d: pv_rows %d pv_block %d",
+                          (int)converted[i], plan.pv_rows, plan.pv_block);
         }
         p.kv_dtype = IFA_DTYPE_FLOAT32;
         ck_assert_int_eq(ifa__plan_make(&p, &cpu, &plan), IFA_STATUS_OK);

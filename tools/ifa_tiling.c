@@ -7,7 +7,8 @@
  *   ifa-tiling --decode KEY
  *   ifa-tiling --sources
  * --sources: the fused kernel's program, its op_kernel/ files in order on one line (what scripts/nv-regs and
- * ctest nvptx_lanes concatenate). --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
+ * ctest nvptx_lanes concatenate).
+ * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
  * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
  * gives a --shape case B per-batch lengths (else none: every batch the same length). A --shape case with int8 or
  * int4 K/V has per-channel scales and offsets (float16, (2, N_kv, D)), as ifa-bench's default.
