@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Draws ifa-bench results: achieved GB/s against KV bytes, the device's streaming-read bandwidth as a line,
 and the peer's GB/s on the same rows (from the peer time in the CSV). NumPy and Matplotlib from Debian
-(python3-numpy, python3-matplotlib; `scripts/deps --plot` installs them).
+(python3-numpy, python3-matplotlib; `scripts/deps` installs them).
 
-usage: tools/plot_bench.py RESULTS.csv OUT.png [--title TEXT]
+usage: tools/plot_bench.py RESULTS.csv OUT.png [--title TEXT] [--peer-label NAME]
+--peer-label: the legend's name for the peer rows (default "peer"; e.g. "PyTorch SDPA", "ggml").
 """
 import argparse
 import csv
@@ -35,6 +36,7 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("png")
     ap.add_argument("--title", default="")
+    ap.add_argument("--peer-label", default="peer")
     a = ap.parse_args()
     device, rows = load(a.csv)
     if not rows:
@@ -46,7 +48,7 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.scatter(mb, gbps, label="ifa", color="tab:blue", zorder=3)
     if np.isfinite(peer).any():
-        ax.scatter(mb, peer, label="peer", marker="x", color="tab:red", zorder=3)
+        ax.scatter(mb, peer, label=a.peer_label, marker="x", color="tab:red", zorder=3)
     ax.axhline(bw, color="gray", linestyle="--", label="streaming read %.0f GB/s" % bw)
     ax.set_xscale("log")
     ax.set_xlabel("K + V bytes (MB)")
