@@ -21,8 +21,8 @@ if(NOT rc EQUAL 2 OR NOT err MATCHES "layout")
   message(FATAL_ERROR "an illegal key gave ${rc}: ${err}")
 endif()
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,32768 --device-profile a100 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "an unknown profile gave ${rc}")
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown profile \"a100\" \\(h100, pocl-2, pocl-2-avx2, pocl-2-intel, generic-gpu-64cu\\)")
+  message(FATAL_ERROR "an unknown profile gave ${rc}: ${err}")
 endif()
 # The template candidates: all_vector chosen by the h100 row (cv never by itself: the lane shape in head groups
 # beat it at every G) and by a threshold rule (cv from 16 query rows per KV head), cv when forced (with its

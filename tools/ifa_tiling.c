@@ -338,7 +338,11 @@ int main(int argc, char **argv) {
         size_t i = 0;
         while (i < sizeof profiles / sizeof profiles[0] && strcmp(profiles[i].name, profile)) ++i;
         if (i == sizeof profiles / sizeof profiles[0]) {
-            fprintf(stderr, "ifa-tiling: unknown profile \"%s\" (h100, pocl-2, pocl-2-avx2, generic-gpu-64cu)\n", profile);
+            /* the names from the table, so that the list cannot fall behind it */
+            fprintf(stderr, "ifa-tiling: unknown profile \"%s\" (", profile);
+            for (size_t j = 0; j < sizeof profiles / sizeof profiles[0]; ++j)
+                fprintf(stderr, "%s%s", j ? ", " : "", profiles[j].name);
+            fprintf(stderr, ")\n");
             return 2;
         }
         facts = profiles[i].facts;
