@@ -1,5 +1,5 @@
 /* The tools' shared pieces: .npy files, the JSON case loader, half/bf16 conversions, and the host work split
- * (random fills and the float64 reference over several threads). */
+ * (random fills and the float64 reference over several threads), the strict option values. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include "common/args.h"
 #include "common/bench_variants.h"
 #include "common/block_pool.h"
 #include "common/case.h"
@@ -738,6 +740,122 @@ START_TEST(reference_same_on_any_thread_count) {
 }
 END_TEST
 
+/* stderr into a file while f runs, then the file's text into out */
+static void stderr_of(void (*f)(void), char *out, size_t size) {
+    const char *path = path_in("stderr.txt");
+    fflush(stderr);
+    const int saved = dup(2);
+    FILE *sink = fopen(path, "w");
+    ck_assert_ptr_nonnull(sink);
+    dup2(fileno(sink), 2);
+    f();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(sink);
+    FILE *in = fopen(path, "r");
+    const size_t n = fread(out, 1, size - 1, in);
+    out[n] = '\0';
+    fclose(in);
+}
+
+static void refuse_runs(void) {
+    int v = 7;
+    ck_assert_int_eq(ifa_arg_int32("tool", "--runs", "0", 1, 100, &v), -1);
+    ck_assert_int_eq(v, 7);
+}
+static void refuse_window(void) {
+    long long v = 7;
+    ck_assert_int_eq(ifa_arg_int("tool", "--window", "-1", 0, IFA_ARG_NO_MAX, &v), -1);
+}
+static void refuse_dtype(void) {
+    ifa_dtype d = IFA_DTYPE_FLOAT16;
+    ck_assert_int_eq(ifa_arg_dtype("tool", "--kv-dtype", "f17", &d), -1);
+    ck_assert_int_eq(d, IFA_DTYPE_FLOAT16);
+}
+static void refuse_choice(void) {
+    static const char *const names[] = {"channel", "token"};
+    int k = 5;
+    ck_assert_int_eq(ifa_arg_choice("tool", "--scales", "chan", names, 2, &k), -1);
+    ck_assert_int_eq(k, 5);
+}
+static void refuse_list(void) {
+    long long v[5] = {9, 9, 9, 9, 9};
+    ck_assert_int_eq(ifa_arg_int_list("tool", "--shape", "1,2,,4,5", "B,N,N_kv,D,S", 5, 0, v), -1);
+    ck_assert(v[0] == 9 && v[4] == 9);
+}
+static void refuse_real(void) {
+    double x = 0.5;
+    ck_assert_int_eq(ifa_arg_real("tool", "--follow-up", "1.5", 0, 1, &x), -1);
+    ck_assert(x == 0.5);
+}
+
+/* A value is the whole argument and inside its rule, or refused with a message naming the option, the value and
+ * the rule; a refusal leaves the destination as it was. */
+START_TEST(strict_args_accept_and_refuse) {
+    long long v = 0;
+    int i = 0;
+    ck_assert_int_eq(ifa_arg_int("t", "--x", "-12", -20, 20, &v), 0);
+    ck_assert_int_eq(v, -12);
+    ck_assert_int_eq(ifa_arg_int("t", "--x", "9223372036854775807", 0, IFA_ARG_NO_MAX, &v), 0);
+    ck_assert(v == 9223372036854775807LL);
+    ck_assert_int_eq(ifa_arg_int32("t", "--x", "100", 1, 100, &i), 0);
+    ck_assert_int_eq(i, 100);
+    /* not whole, out of range or out of long long's: refused */
+    const char *bad[] = {"", "5x", " 5", "+5", "1e3", "0x10", "-", "101", "0", "99999999999999999999", NULL};
+    char msg[512];
+    fflush(stderr);
+    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    for (int k = 0; k < 11; ++k) {
+        i = 42;
+        ck_assert_msg(ifa_arg_int32("t", "--x", bad[k], 1, 100, &i) == -1 && i == 42, "\"%s\" taken",
+                      bad[k] ? bad[k] : "NULL");
+    }
+    unsigned long long u = 3;
+    ck_assert_int_eq(ifa_arg_u64("t", "--seed", "18446744073709551615", &u), 0);
+    ck_assert(u == 18446744073709551615ULL);
+    ck_assert_int_eq(ifa_arg_u64("t", "--seed", "18446744073709551616", &u), -1);
+    ck_assert_int_eq(ifa_arg_u64("t", "--seed", "-1", &u), -1);
+    double x = 0;
+    ck_assert_int_eq(ifa_arg_real("t", "--p", "0.25", 0, 1, &x), 0);
+    ck_assert(x == 0.25);
+    ck_assert_int_eq(ifa_arg_real("t", "--p", "nan", 0, 1, &x), -1);
+    ck_assert_int_eq(ifa_arg_real("t", "--p", "0.5q", 0, 1, &x), -1);
+    ifa_dtype d;
+    ck_assert_int_eq(ifa_arg_dtype("t", "--dtype", "bf16", &d), 0);
+    ck_assert_int_eq(d, IFA_DTYPE_BFLOAT16);
+    static const char *const names[] = {"channel", "token", "kivi"};
+    ck_assert_int_eq(ifa_arg_choice("t", "--scales", "kivi", names, 3, &i), 0);
+    ck_assert_int_eq(i, 2);
+    long long l5[5];
+    ck_assert_int_eq(ifa_arg_int_list("t", "--shape", "1,32,8,128,8192", "B,N,N_kv,D,S", 5, 0, l5), 0);
+    ck_assert(l5[0] == 1 && l5[1] == 32 && l5[2] == 8 && l5[3] == 128 && l5[4] == 8192);
+    const char *bad_lists[] = {"1,2,3,4", "1,2,3,4,5,6", "1,2,3,4,5,", ",1,2,3,4", "1,2,-3,4,5", "1,2,3,4,5x", ""};
+    for (int k = 0; k < 7; ++k)
+        ck_assert_msg(ifa_arg_int_list("t", "--shape", bad_lists[k], "B,N,N_kv,D,S", 5, 0, l5) == -1, "\"%s\" taken",
+                      bad_lists[k]);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    /* the messages */
+    stderr_of(refuse_runs, msg, sizeof msg);
+    ck_assert_str_eq(msg, "tool: --runs 0: want an integer in [1, 100]\n");
+    stderr_of(refuse_window, msg, sizeof msg);
+    ck_assert_str_eq(msg, "tool: --window -1: want an integer >= 0\n");
+    stderr_of(refuse_dtype, msg, sizeof msg);
+    ck_assert_msg(strstr(msg, "tool: --kv-dtype f17: want a dtype (float32, float16, bfloat16,") == msg &&
+                      strstr(msg, "float8_e5m2)\n"), "%s", msg);
+    stderr_of(refuse_choice, msg, sizeof msg);
+    ck_assert_str_eq(msg, "tool: --scales chan: want one of channel, token\n");
+    stderr_of(refuse_list, msg, sizeof msg);
+    ck_assert_str_eq(msg, "tool: --shape 1,2,,4,5: want B,N,N_kv,D,S: 5 integers >= 0, separated by commas\n");
+    stderr_of(refuse_real, msg, sizeof msg);
+    ck_assert_str_eq(msg, "tool: --follow-up 1.5: want a number in [0, 1]\n");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tools");
     TCase *t = test_tcase_create("tools");
@@ -759,6 +877,7 @@ int main(void) {
     tcase_add_test(t, parallel_for_covers_each_item_once);
     tcase_add_test(t, fill_random_same_on_any_thread_count);
     tcase_add_test(t, reference_same_on_any_thread_count);
+    tcase_add_test(t, strict_args_accept_and_refuse);
     suite_add_tcase(s, t);
     return test_run_suite(s);
 }

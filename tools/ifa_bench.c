@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/args.h"
 #include "common/bench_shapes.h"
 #include "common/bench_variants.h"
 #include "common/pin.h"
@@ -795,6 +796,9 @@ int main(int argc, char **argv) {
         }
         if (!val) return usage();
         ++i;
+        /* each value whole and in its rule, or a message naming it (the op checks the rest: its own messages) */
+        const char *tool = "ifa-bench";
+        int bad = 0;
         if (strcmp(arg, "--variant") == 0) {
             char why[320] = "at most 8 variants";
             if (o.nvariants == IFA_BENCH_MAX_VARIANTS || ifa_bench_variant_parse(val, &o.variants[o.nvariants++], why, sizeof why) != 0) {
@@ -802,41 +806,48 @@ int main(int argc, char **argv) {
                 free(shapes);
                 return 2;
             }
-        } else if (strcmp(arg, "--rounds") == 0) o.rounds = atoi(val);
+        } else if (strcmp(arg, "--rounds") == 0) bad = ifa_arg_int32(tool, arg, val, 1, 64, &o.rounds);
         else if (strcmp(arg, "--shapes") == 0) shapes_file = val;
         else if (strcmp(arg, "--scales") == 0) {
-            if (strcmp(val, "channel") == 0) o.scales = SCALES_CHANNEL;
-            else if (strcmp(val, "token") == 0) o.scales = SCALES_TOKEN;
-            else if (strcmp(val, "kivi") == 0) o.scales = SCALES_KIVI;
-            else if (strcmp(val, "tensor") == 0) o.scales = SCALES_TENSOR;
-            else return usage();
+            static const char *const names[] = {"channel", "token", "kivi", "tensor"};
+            static const int codes[] = {SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI, SCALES_TENSOR};
+            int k = 0;
+            bad = ifa_arg_choice(tool, arg, val, names, 4, &k);
+            o.scales = codes[k];
         }
         else if (strcmp(arg, "--peers") == 0) peers_file = val;
         else if (strcmp(arg, "--csv") == 0) csv_out = val;
         else if (strcmp(arg, "--device") == 0) device = val;
         else if (strcmp(arg, "--layout") == 0) o.layout = val;
-        else if (strcmp(arg, "--warmup") == 0) o.warmup = atoi(val);
-        else if (strcmp(arg, "--runs") == 0) o.runs = atoi(val);
-        else if (strcmp(arg, "--prefix") == 0) o.prefix = atoll(val);
-        else if (strcmp(arg, "--window") == 0) o.window = atoll(val);
-        else if (strcmp(arg, "--value-dim") == 0) o.value_dim = atoll(val);
+        else if (strcmp(arg, "--warmup") == 0) bad = ifa_arg_int32(tool, arg, val, 0, 1000000, &o.warmup);
+        else if (strcmp(arg, "--runs") == 0) bad = ifa_arg_int32(tool, arg, val, 1, 1000000, &o.runs);
+        else if (strcmp(arg, "--prefix") == 0) bad = ifa_arg_int64(tool, arg, val, 0, IFA_ARG_NO_MAX, &o.prefix);
+        else if (strcmp(arg, "--window") == 0) bad = ifa_arg_int64(tool, arg, val, 0, IFA_ARG_NO_MAX, &o.window);
+        else if (strcmp(arg, "--value-dim") == 0) bad = ifa_arg_int64(tool, arg, val, 0, IFA_ARG_NO_MAX, &o.value_dim);
         else if (strcmp(arg, "--rope") == 0) o.rope = val;
-        else if (strcmp(arg, "--rope-offset") == 0) o.rope_offset = atoll(val);
-        else if (strcmp(arg, "--query-len") == 0) o.query_len = atoll(val);
+        else if (strcmp(arg, "--rope-offset") == 0)
+            bad = ifa_arg_int64(tool, arg, val, 0, IFA_ARG_NO_MAX, &o.rope_offset);
+        else if (strcmp(arg, "--query-len") == 0) bad = ifa_arg_int64(tool, arg, val, 1, IFA_ARG_NO_MAX, &o.query_len);
         else if (strcmp(arg, "--lengths") == 0) o.lengths = val;
-        else if (strcmp(arg, "--block-size") == 0) o.block_size = atoll(val);
+        else if (strcmp(arg, "--block-size") == 0) bad = ifa_arg_int64(tool, arg, val, 1, 512, &o.block_size);
         else if (strcmp(arg, "--template") == 0) o.template_mode = val;
-        else if (strcmp(arg, "--rotate") == 0) o.rotate = strcmp(val, "auto") == 0 ? 0 : atoi(val);
-        else if (strcmp(arg, "--dtype") == 0) {
-            if (ifa_dtype_from_name(val, &o.q) != 0) return usage();
-        } else if (strcmp(arg, "--kv-dtype") == 0) {
-            if (ifa_dtype_from_name(val, &o.kv) != 0) return usage();
+        else if (strcmp(arg, "--rotate") == 0) {
+            if (strcmp(val, "auto") == 0)
+                o.rotate = 0;
+            else
+                bad = ifa_arg_int32(tool, arg, val, 1, 1000000, &o.rotate); /* or auto */
+        } else if (strcmp(arg, "--dtype") == 0) bad = ifa_arg_dtype(tool, arg, val, &o.q);
+        else if (strcmp(arg, "--kv-dtype") == 0) {
+            bad = ifa_arg_dtype(tool, arg, val, &o.kv);
             kv_set = 1;
         } else if (strcmp(arg, "--shape") == 0) {
             ifa_bench_shape s = {0};
-            long long b, n, nkv, d, len;
-            if (sscanf(val, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &len) != 5) return usage();
-            s.b = b, s.n = n, s.nkv = nkv, s.d = d, s.s = len;
+            long long d5[5];
+            if (ifa_arg_int_list(tool, arg, val, "B,N,N_kv,D,S", 5, 0, d5) != 0) {
+                free(shapes);
+                return 2;
+            }
+            s.b = d5[0], s.n = d5[1], s.nkv = d5[2], s.d = d5[3], s.s = d5[4];
             snprintf(s.kv_type, sizeof s.kv_type, "f16");
             ifa_bench_shape *grown = realloc(shapes, sizeof *shapes * (size_t)(nshapes + 1));
             if (!grown) return 3;
@@ -845,13 +856,27 @@ int main(int argc, char **argv) {
         } else {
             return usage();
         }
+        if (bad) {
+            free(shapes);
+            return 2;
+        }
     }
     if (!kv_set) o.kv = o.q;
     /* a shared prefix's copied variant lengthens every sequence, which a list of lengths cannot follow */
-    if (o.runs < 1 || o.warmup < 0 || o.rotate < 0 || o.window < 0 || strlen(o.layout) > 4 || o.query_len < 1 ||
-        (o.lengths && o.prefix > 0) || o.block_size < 0 || o.block_size > 512 || (o.blocks_in_order && !o.block_size) ||
-        o.rounds < 1 || o.rounds > 64 || (o.nvariants && (o.compare || o.prefix > 0)))
-        return usage();
+    const char *clash = NULL;
+    if (o.lengths && o.prefix > 0)
+        clash = "--lengths and --prefix do not go together (the prefix's copied variant lengthens every sequence)";
+    else if (o.blocks_in_order && !o.block_size)
+        clash = "--blocks-in-order needs --block-size";
+    else if (o.nvariants && (o.compare || o.prefix > 0))
+        clash = "--variant goes with neither --compare-templates nor --prefix";
+    else if (strlen(o.layout) > 4)
+        clash = "--layout: want BSH, BSND or BNSD";
+    if (clash) {
+        fprintf(stderr, "ifa-bench: %s\n", clash);
+        free(shapes);
+        return 2;
+    }
     /* the environment's IFA_TUNING: the base every variant's entries follow */
     const char *env_tuning = getenv("IFA_TUNING");
     char *base_tuning = env_tuning ? strdup(env_tuning) : NULL;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/args.h"
 #include "common/bench_variants.h"
 #include "common/block_pool.h"
 #include "common/kv_quant.h"
@@ -784,21 +785,29 @@ out: /* every path after the query was drawn and the append enqueued ends here *
 
 /* ---- setup and report ------------------------------------------------------------------------------- */
 
-static int parse_pair(const char *s, int64_t *a, int64_t *b) {
-    long long x, y;
-    if (sscanf(s, "%lld,%lld", &x, &y) != 2 || x < 1 || y < x) return -1;
-    *a = x, *b = y;
+/* MIN,MAX with 1 <= MIN <= MAX */
+static int parse_pair(const char *opt, const char *s, int64_t *a, int64_t *b) {
+    long long xy[2];
+    if (ifa_arg_int_list("ifa-decode", opt, s, "MIN,MAX", 2, 1, xy) != 0) return -1;
+    if (xy[1] < xy[0]) {
+        fprintf(stderr, "ifa-decode: %s %s: want MIN <= MAX\n", opt, s);
+        return -1;
+    }
+    *a = xy[0], *b = xy[1];
     return 0;
 }
 
+/* Returns 0; -1 for the usage text (an unknown option, a missing value); -2 when a message said what is wrong. */
 static int parse_args(int argc, char **argv, opts *o) {
     *o = (opts){.layout = "BSND", .slots = 8, .requests = 32, .prefixes = 0, .verify = 0, .prompt_min = 32,
                 .prompt_max = 256, .output_min = 16, .output_max = 96, .prefix_len = 64, .heads = 8, .kv_heads = 2,
                 .dim = 64, .block_size = 16, .pool_blocks = 0, .max_steps = 1000000, .follow_up = 0, .seed = 1,
                 .dtype = IFA_DTYPE_FLOAT16, .kv_dtype = IFA_DTYPE_FLOAT16};
+    const char *tool = "ifa-decode";
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int used = 1;
+        int used = 1, bad = 0;
+        unsigned long long seed = 0;
         if (strcmp(a, "--quiet") == 0) o->quiet = 1, used = 0;
         else if (strcmp(a, "--symmetric") == 0) o->symmetric = 1, used = 0;
         else if (strcmp(a, "--scaled") == 0) o->scaled = 1, used = 0;
@@ -812,44 +821,48 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--layout") == 0) o->layout = v;
         else if (strcmp(a, "--rope") == 0) o->rope = v;
         else if (strcmp(a, "--template") == 0) o->template_mode = v;
-        else if (strcmp(a, "--slots") == 0) o->slots = atoi(v);
-        else if (strcmp(a, "--requests") == 0) o->requests = atoi(v);
-        else if (strcmp(a, "--prefixes") == 0) o->prefixes = atoi(v);
-        else if (strcmp(a, "--verify") == 0) o->verify = atoi(v);
-        else if (strcmp(a, "--prefix-len") == 0) o->prefix_len = atoll(v);
-        else if (strcmp(a, "--heads") == 0) o->heads = atoll(v);
-        else if (strcmp(a, "--kv-heads") == 0) o->kv_heads = atoll(v);
-        else if (strcmp(a, "--dim") == 0) o->dim = atoll(v);
-        else if (strcmp(a, "--block-size") == 0) o->block_size = atoll(v);
-        else if (strcmp(a, "--pool-blocks") == 0) o->pool_blocks = atoll(v);
-        else if (strcmp(a, "--max-steps") == 0) o->max_steps = atoll(v);
-        else if (strcmp(a, "--window") == 0) o->window = atoll(v);
-        else if (strcmp(a, "--latent") == 0) o->latent = atoll(v);
-        else if (strcmp(a, "--draft") == 0) o->draft = atoll(v);
-        else if (strcmp(a, "--rope-offset") == 0) o->rope_offset = atoll(v);
-        else if (strcmp(a, "--follow-up") == 0) o->follow_up = atof(v);
-        else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
-        else if (strcmp(a, "--prompt") == 0) { if (parse_pair(v, &o->prompt_min, &o->prompt_max)) return -1; }
-        else if (strcmp(a, "--output") == 0) { if (parse_pair(v, &o->output_min, &o->output_max)) return -1; }
-        else if (strcmp(a, "--dtype") == 0) { if (ifa_dtype_from_name(v, &o->dtype)) return -1; }
-        else if (strcmp(a, "--kv-dtype") == 0) { if (ifa_dtype_from_name(v, &o->kv_dtype)) return -1; }
+        else if (strcmp(a, "--slots") == 0) bad = ifa_arg_int32(tool, a, v, 1, 4096, &o->slots);
+        else if (strcmp(a, "--requests") == 0) bad = ifa_arg_int32(tool, a, v, 1, 1 << 30, &o->requests);
+        else if (strcmp(a, "--prefixes") == 0) bad = ifa_arg_int32(tool, a, v, 0, 1 << 20, &o->prefixes);
+        else if (strcmp(a, "--verify") == 0) bad = ifa_arg_int32(tool, a, v, 0, 1 << 30, &o->verify);
+        else if (strcmp(a, "--prefix-len") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->prefix_len);
+        else if (strcmp(a, "--heads") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->heads);
+        else if (strcmp(a, "--kv-heads") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->kv_heads);
+        else if (strcmp(a, "--dim") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->dim);
+        else if (strcmp(a, "--block-size") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->block_size);
+        else if (strcmp(a, "--pool-blocks") == 0) bad = ifa_arg_int64(tool, a, v, 0, IFA_ARG_NO_MAX, &o->pool_blocks);
+        else if (strcmp(a, "--max-steps") == 0) bad = ifa_arg_int64(tool, a, v, 1, IFA_ARG_NO_MAX, &o->max_steps);
+        else if (strcmp(a, "--window") == 0) bad = ifa_arg_int64(tool, a, v, 0, IFA_ARG_NO_MAX, &o->window);
+        else if (strcmp(a, "--latent") == 0) bad = ifa_arg_int64(tool, a, v, 0, IFA_ARG_NO_MAX, &o->latent);
+        else if (strcmp(a, "--draft") == 0) bad = ifa_arg_int64(tool, a, v, 0, 16, &o->draft);
+        else if (strcmp(a, "--rope-offset") == 0) bad = ifa_arg_int64(tool, a, v, 0, IFA_ARG_NO_MAX, &o->rope_offset);
+        else if (strcmp(a, "--follow-up") == 0) bad = ifa_arg_real(tool, a, v, 0, 1, &o->follow_up);
+        else if (strcmp(a, "--seed") == 0) bad = ifa_arg_u64(tool, a, v, &seed), o->seed = bad ? o->seed : seed;
+        else if (strcmp(a, "--prompt") == 0) bad = parse_pair(a, v, &o->prompt_min, &o->prompt_max);
+        else if (strcmp(a, "--output") == 0) bad = parse_pair(a, v, &o->output_min, &o->output_max);
+        else if (strcmp(a, "--dtype") == 0) bad = ifa_arg_dtype(tool, a, v, &o->dtype);
+        else if (strcmp(a, "--kv-dtype") == 0) bad = ifa_arg_dtype(tool, a, v, &o->kv_dtype);
         else return -1;
+        if (bad) return -2;
         i += used;
     }
-    if (o->slots < 1 || o->slots > 4096 || o->requests < 1 || o->block_size < 1 || o->heads < 1 || o->kv_heads < 1 ||
-        o->dim < 1 || o->verify < 0 || o->prefixes < 0 || o->follow_up < 0 || o->follow_up > 1 || o->max_steps < 1 ||
-        o->window < 0 || o->latent < 0 || o->latent > o->dim || o->draft < 0 || o->draft > 16 || o->rope_offset < 0 ||
-        o->rope_offset >= o->dim || (o->rope_offset && !o->rope))
-        return -1;
+    const char *clash = o->latent > o->dim ? "--latent DV: want DV <= --dim"
+                        : o->rope_offset && !o->rope ? "--rope-offset needs --rope"
+                        : o->rope_offset >= o->dim ? "--rope-offset R: want R < --dim"
+                                                   : NULL;
+    if (clash) {
+        fprintf(stderr, "ifa-decode: %s\n", clash);
+        return -2;
+    }
     const int fp8 = ifa__is_float8(o->kv_dtype);
     if (o->scaled && !fp8) {
         fprintf(stderr, "ifa-decode: --scaled applies to float8 caches (int8/int4 are always scaled)\n");
-        return -1;
+        return -2;
     }
     if (o->scaled) o->symmetric = 1; /* float8 rows are scaled symmetrically, without offsets */
     if (o->kivi && ((o->kv_dtype != IFA_DTYPE_INT8 && o->kv_dtype != IFA_DTYPE_INT4) || o->latent)) {
         fprintf(stderr, "ifa-decode: --kivi takes an int8 or int4 cache with value rows of its own (no --latent)\n");
-        return -1;
+        return -2;
     }
     return 0;
 }
@@ -1127,7 +1140,9 @@ static void teardown(driver *dr) {
 int main(int argc, char **argv) {
     driver dr;
     memset(&dr, 0, sizeof dr);
-    if (parse_args(argc, argv, &dr.o) != 0) return usage();
+    const int parsed = parse_args(argc, argv, &dr.o);
+    if (parsed == -1) return usage();
+    if (parsed != 0) return 2;
     ifa_rng_seed(&dr.rng, dr.o.seed);
     if (load_trace(&dr) != 0) {
         fprintf(stderr, "ifa-decode: no requests\n");

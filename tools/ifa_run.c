@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/append_check.h"
+#include "common/args.h"
 #include "common/bench_variants.h"
 #include "common/generic_run.h"
 #include "common/case.h"
@@ -368,7 +369,10 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) o.out_dir = argv[++i];
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) o.runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            if (ifa_arg_int32("ifa-run", argv[i], argv[i + 1], 1, 1000000, &o.runs) != 0) return 2;
+            ++i;
+        }
         else if (strcmp(argv[i], "--check") == 0) o.check = 1;
         else if (strcmp(argv[i], "--buffer-create") == 0) o.buffer_create = 1;
         else if (strcmp(argv[i], "--far-kv") == 0) o.far_kv = 1;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "common/append_check.h"
+#include "common/args.h"
 #include "common/case.h"
 #include "common/generic_run.h"
 #include "common/merge_case.h"
@@ -154,8 +155,13 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
         else if (strcmp(argv[i], "--draw-knobs") == 0) knobs = 1;
         else if (i + 1 >= argc) return usage();
-        else if (strcmp(argv[i], "--cases") == 0) cases = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--seed") == 0) seed = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--cases") == 0) {
+            if (ifa_arg_int("ifa-soak", argv[i], argv[i + 1], 1, IFA_ARG_NO_MAX, &cases) != 0) return 2;
+            ++i;
+        } else if (strcmp(argv[i], "--seed") == 0) {
+            if (ifa_arg_int("ifa-soak", argv[i], argv[i + 1], 0, 1000000000LL, &seed) != 0) return 2;
+            ++i;
+        }
         else if (strcmp(argv[i], "--out") == 0) dir = argv[++i];
         else if (strcmp(argv[i], "--device") == 0) device = argv[++i];
         else if (strcmp(argv[i], "--op") == 0) op = argv[++i];
@@ -171,7 +177,10 @@ int main(int argc, char **argv) {
         } else return usage();
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
-    if (cases < 1 || seed < 0 || seed > 1000000000LL || (!append && !merge && strcmp(op, "ifa") != 0)) return usage();
+    if (!append && !merge && strcmp(op, "ifa") != 0) {
+        fprintf(stderr, "ifa-soak: --op %s: want ifa, append or merge\n", op);
+        return 2;
+    }
     if (extra) { /* the planner skips a bad IFA_TUNING entry silently; a soak asked for it must not run without it */
         ifa_tuning scratch = {0};
         char why[256];
