@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/args.h"
 #include "common/case.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
@@ -315,11 +316,15 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
         else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) layout = argv[++i];
         else if (strcmp(argv[i], "--template") == 0 && i + 1 < argc) tmpl = argv[++i];
-        else if (strcmp(argv[i], "--value-dim") == 0 && i + 1 < argc) value_dim = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
-            if (ifa_dtype_from_name(argv[++i], &qdt) != 0) return usage();
+        else if (strcmp(argv[i], "--value-dim") == 0 && i + 1 < argc) {
+            if (ifa_arg_int("ifa-tiling", argv[i], argv[i + 1], 0, IFA_ARG_NO_MAX, &value_dim) != 0) return 2;
+            ++i;
+        } else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
+            if (ifa_arg_dtype("ifa-tiling", argv[i], argv[i + 1], &qdt) != 0) return 2;
+            ++i;
         } else if (strcmp(argv[i], "--kv-dtype") == 0 && i + 1 < argc) {
-            if (ifa_dtype_from_name(argv[++i], &kvdt) != 0) return usage();
+            if (ifa_arg_dtype("ifa-tiling", argv[i], argv[i + 1], &kvdt) != 0) return 2;
+            ++i;
             kv_set = 1;
         } else if (strcmp(argv[i], "--lse") == 0) lse = 1;
         else if (strcmp(argv[i], "--time") == 0) timing = 1;
@@ -376,8 +381,9 @@ int main(int argc, char **argv) {
         ifa_case_output_forms(&c, &out_host, &lse_host);
         ifa_case_describe(&c, &out_host, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
     } else {
-        long long b, n, nkv, d, s;
-        if (sscanf(shape, "%lld,%lld,%lld,%lld,%lld", &b, &n, &nkv, &d, &s) != 5) return usage();
+        long long d5[5];
+        if (ifa_arg_int_list("ifa-tiling", "--shape", shape, "B,N,N_kv,D,S", 5, 0, d5) != 0) return 2;
+        const long long b = d5[0], n = d5[1], nkv = d5[2], d = d5[3], s = d5[4];
         int bnsd = strcmp(layout, "BNSD") == 0, bsh = strcmp(layout, "BSH") == 0;
         int64_t qs[4] = {b, bnsd ? n : 1, bnsd ? 1 : n, d}, ks[4] = {b, bnsd ? nkv : s, bnsd ? s : nkv, d};
         int64_t qs3[3] = {b, 1, n * d}, ks3[3] = {b, s, nkv * d};
