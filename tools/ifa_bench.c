@@ -17,6 +17,7 @@
 #include "common/args.h"
 #include "common/bench_shapes.h"
 #include "common/bench_variants.h"
+#include "common/env_check.h"
 #include "common/pin.h"
 #include "common/reference.h"
 #include "common/rng.h"
@@ -898,6 +899,10 @@ int main(int argc, char **argv) {
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
         return 3;
+    }
+    if (ifa_tool_check_env("ifa-bench", &ctx->facts) != 0) {
+        ifa_context_destroy(ctx);
+        return 2;
     }
     cl_int cerr;
     cl_command_queue queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &cerr);

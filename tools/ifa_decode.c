@@ -30,6 +30,7 @@
 
 #include "common/args.h"
 #include "common/bench_variants.h"
+#include "common/env_check.h"
 #include "common/block_pool.h"
 #include "common/kv_quant.h"
 #include "common/pin.h"
@@ -37,6 +38,7 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "common/stream_buffer.h"
+#include "op_host/context.h"
 #include "op_host/tensor_check.h"
 
 static int usage(void) {
@@ -954,6 +956,7 @@ static int setup(driver *dr) {
     dr->pocl_affinity = ifa_tool_pin_pocl_workers();
     ifa_status s = ifa_context_create_default(o->device, &dr->ctx);
     if (s != IFA_STATUS_OK) return fail("context", s);
+    if (ifa_tool_check_env("ifa-decode", &dr->ctx->facts) != 0) return 2;
     dr->clc = ifa_context_cl_context(dr->ctx);
     cl_int err;
     dr->q = clCreateCommandQueue(dr->clc, ifa_context_device(dr->ctx), CL_QUEUE_PROFILING_ENABLE, &err);

@@ -18,11 +18,13 @@
 #include "common/append_check.h"
 #include "common/args.h"
 #include "common/bench_variants.h"
+#include "common/env_check.h"
 #include "common/generic_run.h"
 #include "common/case.h"
 #include "common/generic_case.h"
 #include "common/merge_case.h"
 #include "common/npy.h"
+#include "op_host/context.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [--mode run|test|perf|support] [--check]\n"
@@ -393,6 +395,10 @@ int main(int argc, char **argv) {
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
         return 3;
+    }
+    if (ifa_tool_check_env("ifa-run", &ctx->facts) != 0) {
+        ifa_context_destroy(ctx);
+        return 2;
     }
     char name[256] = "";
     clGetDeviceInfo(ifa_context_device(ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);

@@ -18,6 +18,7 @@
 #include "common/append_check.h"
 #include "common/args.h"
 #include "common/case.h"
+#include "common/env_check.h"
 #include "common/generic_run.h"
 #include "common/merge_case.h"
 #include "common/random_case.h"
@@ -189,6 +190,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (ifa_tool_check_tuning_env("ifa-soak") != 0) return 2; /* the facts below, with --facts */
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());

@@ -26,6 +26,7 @@
 
 #include "common/args.h"
 #include "common/case.h"
+#include "common/env_check.h"
 #include "op_host/context.h"
 #include "op_host/ifa_check.h"
 #include "templates/all_vector.h"
@@ -359,6 +360,10 @@ int main(int argc, char **argv) {
         }
         facts = ctx->facts;
         snprintf(device_name, sizeof device_name, "%s", ctx->device_name);
+    }
+    if (ifa_tool_check_env("ifa-tiling", &facts) != 0) {
+        if (ctx) ifa_context_destroy(ctx);
+        return 2;
     }
     facts = ifa__device_facts_effective(&facts); /* IFA_DEVICE_FACTS, as get_workspace_size reads it */
 
