@@ -795,7 +795,10 @@ int main(int argc, char **argv) {
             o.value_is_key = 1;
             continue;
         }
-        if (!val) return usage();
+        if (!val) {
+            free(shapes);
+            return usage();
+        }
         ++i;
         /* each value whole and in its rule, or a message naming it (the op checks the rest: its own messages) */
         const char *tool = "ifa-bench";
@@ -851,10 +854,14 @@ int main(int argc, char **argv) {
             s.b = d5[0], s.n = d5[1], s.nkv = d5[2], s.d = d5[3], s.s = d5[4];
             snprintf(s.kv_type, sizeof s.kv_type, "f16");
             ifa_bench_shape *grown = realloc(shapes, sizeof *shapes * (size_t)(nshapes + 1));
-            if (!grown) return 3;
+            if (!grown) {
+                free(shapes);
+                return 3;
+            }
             shapes = grown;
             shapes[nshapes++] = s;
         } else {
+            free(shapes);
             return usage();
         }
         if (bad) {
@@ -882,34 +889,38 @@ int main(int argc, char **argv) {
     const char *env_tuning = getenv("IFA_TUNING");
     char *base_tuning = env_tuning ? strdup(env_tuning) : NULL;
     char err[256];
-    if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
-        fprintf(stderr, "ifa-bench: %s\n", err);
-        return 2;
-    }
-    if (nshapes == 0) return usage();
     ifa_bench_shape *peers = NULL;
     int npeers = 0;
-    if (peers_file && ifa_bench_shapes_load(peers_file, &peers, &npeers, err, sizeof err) != 0) {
+    ifa_context *ctx = NULL;
+    /* the early exits below free what is held so far (the sanitizer stage's leak check runs the refusals) */
+    int early = 0;
+    if (shapes_file && ifa_bench_shapes_load(shapes_file, &shapes, &nshapes, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-bench: %s\n", err);
-        return 2;
+        early = 2;
+    } else if (nshapes == 0) {
+        early = usage();
+    } else if (peers_file && ifa_bench_shapes_load(peers_file, &peers, &npeers, err, sizeof err) != 0) {
+        fprintf(stderr, "ifa-bench: %s\n", err);
+        early = 2;
     }
-
-    const char *pocl_affinity = ifa_tool_pin_pocl_workers();
-    ifa_context *ctx;
-    if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
+    const char *pocl_affinity = early ? NULL : ifa_tool_pin_pocl_workers();
+    if (!early && ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
-        return 3;
+        early = 3;
     }
-    if (ifa_tool_check_env("ifa-bench", &ctx->facts) != 0) {
-        ifa_context_destroy(ctx);
-        return 2;
-    }
+    if (!early && ifa_tool_check_env("ifa-bench", &ctx->facts) != 0) early = 2;
     cl_int cerr;
-    cl_command_queue queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &cerr);
-    if (!queue) {
+    cl_command_queue queue = NULL;
+    if (!early && !(queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &cerr))) {
         fprintf(stderr, "ifa-bench: clCreateCommandQueue failed (%d)\n", (int)cerr);
+        early = 3;
+    }
+    if (early) {
         ifa_context_destroy(ctx);
-        return 3;
+        free(shapes);
+        free(peers);
+        free(base_tuning);
+        return early;
     }
     int64_t device_cache = 0;
     const int64_t llc = last_level_cache(ctx, &device_cache);

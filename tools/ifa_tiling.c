@@ -387,7 +387,10 @@ int main(int argc, char **argv) {
         ifa_case_describe(&c, &out_host, c.softmax_lse_flag ? &lse_host : NULL, NULL, &ct, &a);
     } else {
         long long d5[5];
-        if (ifa_arg_int_list("ifa-tiling", "--shape", shape, "B,N,N_kv,D,S", 5, 0, d5) != 0) return 2;
+        if (ifa_arg_int_list("ifa-tiling", "--shape", shape, "B,N,N_kv,D,S", 5, 0, d5) != 0) {
+            ifa_context_destroy(ctx);
+            return 2;
+        }
         const long long b = d5[0], n = d5[1], nkv = d5[2], d = d5[3], s = d5[4];
         int bnsd = strcmp(layout, "BNSD") == 0, bsh = strcmp(layout, "BSH") == 0;
         int64_t qs[4] = {b, bnsd ? n : 1, bnsd ? 1 : n, d}, ks[4] = {b, bnsd ? nkv : s, bnsd ? s : nkv, d};
