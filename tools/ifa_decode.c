@@ -30,8 +30,8 @@
 
 #include "common/args.h"
 #include "common/bench_variants.h"
-#include "common/env_check.h"
 #include "common/block_pool.h"
+#include "common/env_check.h"
 #include "common/kv_quant.h"
 #include "common/pin.h"
 #include "common/reference.h"
@@ -839,7 +839,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--draft") == 0) bad = ifa_arg_int64(tool, a, v, 0, 16, &o->draft);
         else if (strcmp(a, "--rope-offset") == 0) bad = ifa_arg_int64(tool, a, v, 0, IFA_ARG_NO_MAX, &o->rope_offset);
         else if (strcmp(a, "--follow-up") == 0) bad = ifa_arg_real(tool, a, v, 0, 1, &o->follow_up);
-        else if (strcmp(a, "--seed") == 0) bad = ifa_arg_u64(tool, a, v, &seed), o->seed = bad ? o->seed : seed;
+        else if (strcmp(a, "--seed") == 0) bad = ifa_arg_u64(tool, a, v, &seed), o->seed = seed; /* read if good */
         else if (strcmp(a, "--prompt") == 0) bad = parse_pair(a, v, &o->prompt_min, &o->prompt_max);
         else if (strcmp(a, "--output") == 0) bad = parse_pair(a, v, &o->output_min, &o->output_max);
         else if (strcmp(a, "--dtype") == 0) bad = ifa_arg_dtype(tool, a, v, &o->dtype);
