@@ -1,11 +1,16 @@
 # tools/plot_bench.py on ifa-bench's own CSV (issue #8's plot): ifa-bench runs two small rows with a peer file
-# (synthetic times), writes its CSV with peer_us, and the script draws it as a PNG (its signature checked); a CSV
-# without measured rows is refused with a message. (tests/CMakeLists.txt skips it where Matplotlib is missing.)
+# (synthetic times), writes its CSV with peer_us and a "# peers:" line (the legend's default name), and the script
+# draws it as a PNG (its signature checked); a CSV without measured rows is refused with a message.
+# (tests/CMakeLists.txt skips it where Matplotlib is missing.)
 file(REMOVE "${OUT}.csv" "${OUT}.png" "${OUT}_empty.csv" "${OUT}_empty.png")
 execute_process(COMMAND ${BENCH} --shapes ${PEERS} --peers ${PEERS} --csv ${OUT}.csv --runs 2 --warmup 1
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ifa-bench failed (${rc}): ${out} ${err}")
+endif()
+file(STRINGS ${OUT}.csv peers_line REGEX "^# peers: ")
+if(NOT peers_line STREQUAL "# peers: ${PEERS}")
+  message(FATAL_ERROR "ifa-bench's CSV names its peers as '${peers_line}', not '# peers: ${PEERS}'")
 endif()
 file(STRINGS ${OUT}.csv rows REGEX ",pass,1000000\\.00,")
 list(LENGTH rows n)

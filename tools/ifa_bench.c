@@ -985,9 +985,11 @@ int main(int argc, char **argv) {
                                    : "B,N,N_kv,D,S_kv,prefix,kv_type,kv_MB,us,best_us,GBps,pct_bw,copies,host_run_us,host_busy_us,plan_us,"
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len,tail_us";
     printf("%s\n", header);
-    if (csv) fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n%s%s\n", ctx->device_name, bw, date,
-                     pocl_affinity, header,
-                     o.compare || o.nvariants ? "" : ",bw_GBps");
+    if (csv) {
+        fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n", ctx->device_name, bw, date, pocl_affinity);
+        if (peers_file) fprintf(csv, "# peers: %s\n", peers_file); /* the name tools/plot_bench.py's legend gives */
+        fprintf(csv, "%s%s\n", header, o.compare || o.nvariants ? "" : ",bw_GBps");
+    }
     int failures = 0, compared = 0, right = 0;
     double log_ratio = 0;
     int nratio = 0;

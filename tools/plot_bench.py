@@ -4,10 +4,12 @@ and the peer's GB/s on the same rows (from the peer time in the CSV). NumPy and 
 (python3-numpy, python3-matplotlib; `scripts/deps` installs them).
 
 usage: tools/plot_bench.py RESULTS.csv OUT.png [--title TEXT] [--peer-label NAME]
---peer-label: the legend's name for the peer rows (default "peer"; e.g. "PyTorch SDPA", "ggml").
+--peer-label: the legend's name for the peer rows (e.g. "PyTorch SDPA", "ggml"; default: the name of the peers'
+file the CSV's "# peers:" line gives, else "peer").
 """
 import argparse
 import csv
+import os
 import sys
 
 import matplotlib
@@ -18,17 +20,19 @@ import numpy as np  # noqa: E402
 
 
 def load(path):
-    device, rows = "", []
+    device, peers, rows = "", "", []
     with open(path, newline="") as f:
         lines = [l for l in f if l.strip()]
     for l in lines:
         if l.startswith("# device:"):
             device = l[len("# device:"):].strip()
+        if l.startswith("# peers:"):
+            peers = os.path.splitext(os.path.basename(l[len("# peers:"):].strip()))[0]
     body = [l for l in lines if not l.startswith("#")]
     for r in csv.DictReader(body):
         if r.get("us"):
             rows.append(r)
-    return device, rows
+    return device, peers, rows
 
 
 def main():
@@ -36,9 +40,9 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("png")
     ap.add_argument("--title", default="")
-    ap.add_argument("--peer-label", default="peer")
+    ap.add_argument("--peer-label", default="")
     a = ap.parse_args()
-    device, rows = load(a.csv)
+    device, peers, rows = load(a.csv)
     if not rows:
         sys.exit("no measured rows in " + a.csv)
     mb = np.array([float(r["kv_MB"]) for r in rows])
@@ -48,7 +52,7 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.scatter(mb, gbps, label="ifa", color="tab:blue", zorder=3)
     if np.isfinite(peer).any():
-        ax.scatter(mb, peer, label=a.peer_label, marker="x", color="tab:red", zorder=3)
+        ax.scatter(mb, peer, label=a.peer_label or peers or "peer", marker="x", color="tab:red", zorder=3)
     ax.axhline(bw, color="gray", linestyle="--", label="streaming read %.0f GB/s" % bw)
     ax.set_xscale("log")
     ax.set_xlabel("K + V bytes (MB)")
