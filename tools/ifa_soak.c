@@ -24,8 +24,6 @@
 #include "common/random_case.h"
 #include "ifa/ifa.h"
 #include "op_host/context.h"
-#include "tiling/device_facts.h"
-#include "tiling/tuning_table.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
@@ -182,28 +180,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ifa-soak: --op %s: want ifa, append or merge\n", op);
         return 2;
     }
-    if (extra) { /* the planner skips a bad IFA_TUNING entry silently; a soak asked for it must not run without it */
-        ifa_tuning scratch = {0};
-        char why[256];
-        if (ifa__tuning_apply(&scratch, extra, why, sizeof why) != 0) {
-            fprintf(stderr, "ifa-soak: --tuning: %s%s\n", why, strstr(why, "is not key=value") ? " (device facts: --facts)" : "");
-            return 2;
-        }
-    }
-    if (ifa_tool_check_tuning_env("ifa-soak") != 0) return 2; /* the facts below, with --facts */
+    /* the planner skips a bad entry silently; a soak asked for it must not run without it (the facts below, against
+     * the device, with --facts) */
+    if (ifa_tool_check_tuning("ifa-soak", "--tuning", extra, "--facts") != 0 ||
+        ifa_tool_check_tuning("ifa-soak", "IFA_TUNING", getenv("IFA_TUNING"), NULL) != 0)
+        return 2;
     ifa_context *ctx;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-soak: %s\n", ifa_last_error());
         return 3;
     }
-    if (facts) { /* by the planner's own parser, against this device's facts: it would skip a bad entry silently */
-        ifa_device_facts e = ctx->facts;
-        char why[400];
-        if (ifa__device_facts_apply(&e, &ctx->facts, facts, why, sizeof why) != 0) {
-            fprintf(stderr, "ifa-soak: --facts (or IFA_DEVICE_FACTS): %s\n", why);
-            ifa_context_destroy(ctx);
-            return 2;
-        }
+    if (ifa_tool_check_facts("ifa-soak", "--facts (or IFA_DEVICE_FACTS)", facts, &ctx->facts) != 0) {
+        ifa_context_destroy(ctx);
+        return 2;
     }
     cl_int cerr;
     cl_command_queue q = clCreateCommandQueue(ifa_context_cl_context(ctx), ifa_context_device(ctx), 0, &cerr);
