@@ -813,11 +813,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(arg, "--rounds") == 0) bad = ifa_arg_int32(tool, arg, val, 1, 64, &o.rounds);
         else if (strcmp(arg, "--shapes") == 0) shapes_file = val;
         else if (strcmp(arg, "--scales") == 0) {
-            static const char *const names[] = {"channel", "token", "kivi", "tensor"};
-            static const int codes[] = {SCALES_CHANNEL, SCALES_TOKEN, SCALES_KIVI, SCALES_TENSOR};
-            int k = 0;
-            bad = ifa_arg_choice(tool, arg, val, names, 4, &k);
-            o.scales = codes[k];
+            static const char *const names[] = {"channel", "token", "kivi", "tensor"}; /* the SCALES_ codes' order */
+            bad = ifa_arg_choice(tool, arg, val, names, 4, &o.scales);
         }
         else if (strcmp(arg, "--peers") == 0) peers_file = val;
         else if (strcmp(arg, "--csv") == 0) csv_out = val;
@@ -847,19 +844,18 @@ int main(int argc, char **argv) {
         } else if (strcmp(arg, "--shape") == 0) {
             ifa_bench_shape s = {0};
             long long d5[5];
-            if (ifa_arg_int_list(tool, arg, val, "B,N,N_kv,D,S", 5, 0, d5) != 0) {
-                free(shapes);
-                return 2;
+            bad = ifa_arg_int_list(tool, arg, val, "B,N,N_kv,D,S", 5, 0, d5);
+            if (!bad) {
+                s.b = d5[0], s.n = d5[1], s.nkv = d5[2], s.d = d5[3], s.s = d5[4];
+                snprintf(s.kv_type, sizeof s.kv_type, "f16");
+                ifa_bench_shape *grown = realloc(shapes, sizeof *shapes * (size_t)(nshapes + 1));
+                if (!grown) {
+                    free(shapes);
+                    return 3;
+                }
+                shapes = grown;
+                shapes[nshapes++] = s;
             }
-            s.b = d5[0], s.n = d5[1], s.nkv = d5[2], s.d = d5[3], s.s = d5[4];
-            snprintf(s.kv_type, sizeof s.kv_type, "f16");
-            ifa_bench_shape *grown = realloc(shapes, sizeof *shapes * (size_t)(nshapes + 1));
-            if (!grown) {
-                free(shapes);
-                return 3;
-            }
-            shapes = grown;
-            shapes[nshapes++] = s;
         } else {
             free(shapes);
             return usage();
