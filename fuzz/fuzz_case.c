@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
-/* libFuzzer target: the JSON case loader (tools/common/case.c, merge_case.c) on arbitrary bytes. It must
+/* libFuzzer target: the JSON case loaders (tools/common/case.c, merge_case.c, generic_case.c) on arbitrary bytes,
+ * up to 1 MiB (scripts/fuzz: long arrays, deep nesting). It must
  * return a case or a message, never crash, hang, leak or trip a sanitizer. File inputs resolve against a
  * folder that does not exist, and generated tensors are capped at 4096 elements. */
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "common/case.h"
+#include "common/generic_case.h"
 #include "common/merge_case.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -28,6 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ifa_case_parse(text, "/nonexistent-ifa-fuzz", &c, err, sizeof err) == 0) ifa_case_free(&c);
     ifa_merge_case m;
     if (ifa_merge_case_parse(text, "/nonexistent-ifa-fuzz", &m, err, sizeof err) == 0) ifa_merge_case_free(&m);
+    ifa_generic_case g;
+    if (ifa_generic_case_parse(text, "/nonexistent-ifa-fuzz", &g, err, sizeof err) == 0) ifa_generic_case_free(&g);
     free(text);
     return 0;
 }

@@ -480,17 +480,17 @@ static ifa_status pass_kernel(ifa_context *ctx, const ifa_kv_cache_append_args *
 static ifa_status check_launch(ifa_context *ctx, const ifa_kv_cache_append_args *args, const append_shape *m,
                                size_t table_bytes, cl_mem workspace, size_t workspace_offset, cl_command_queue queue,
                                ifa__cached_kernel *k[2], int32_t *wg_out, int32_t *hpg_out) {
-    IFA__TRY(ifa__check_buffer(args->key, "key"));
-    if (args->value) IFA__TRY(ifa__check_buffer(args->value, "value"));
-    IFA__TRY(ifa__check_buffer(args->key_cache, "key_cache"));
-    if (args->value_cache) IFA__TRY(ifa__check_buffer(args->value_cache, "value_cache"));
+    IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->key, "key"));
+    if (args->value) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->value, "value"));
+    IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->key_cache, "key_cache"));
+    if (args->value_cache) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->value_cache, "value_cache"));
     const ifa_tensor *const scales[6] = {args->antiquant_scale,     args->antiquant_offset,
                                          args->key_antiquant_scale, args->key_antiquant_offset,
                                          args->value_antiquant_scale, args->value_antiquant_offset};
     for (int i = 0; i < 6; ++i)
-        if (scales[i]) IFA__TRY(ifa__check_buffer(scales[i], scale_names[i]));
-    if (args->rope_cos) IFA__TRY(ifa__check_buffer(args->rope_cos, "rope_cos"));
-    if (args->rope_sin) IFA__TRY(ifa__check_buffer(args->rope_sin, "rope_sin"));
+        if (scales[i]) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, scales[i], scale_names[i]));
+    if (args->rope_cos) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->rope_cos, "rope_cos"));
+    if (args->rope_sin) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->rope_sin, "rope_sin"));
     IFA__TRY(ifa__check_workspace((int64_t)table_bytes, workspace, workspace_offset));
     IFA__TRY(ifa__check_queue(ctx, queue));
 

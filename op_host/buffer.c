@@ -23,6 +23,25 @@ static void CL_CALLBACK free_host(cl_mem mem, void *data) {
     free(data);
 }
 
+/* The buffer of bytes at start, inside host (malloc'd memory the buffer now owns: freed when the runtime drops it,
+ * or here on failure). */
+static ifa_status wrap_host(ifa_context *ctx, cl_mem_flags flags, size_t bytes, void *host, void *start, cl_mem *out) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx->cl_ctx, flags | CL_MEM_USE_HOST_PTR, bytes, start, &err);
+    if (!m) {
+        free(host);
+        return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes of host memory with CL_MEM_USE_HOST_PTR", bytes);
+    }
+    err = clSetMemObjectDestructorCallback(m, free_host, host);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(m); /* without the callback the memory cannot be freed after the runtime's last use */
+        free(host);
+        return ifa__fail_cl(err, "clSetMemObjectDestructorCallback", "the host memory of a %zu-byte buffer", bytes);
+    }
+    *out = m;
+    return IFA_STATUS_OK;
+}
+
 ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes, cl_mem *out) {
     if (!out) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "out is NULL");
     *out = NULL;
@@ -47,12 +66,21 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
                              "bytes = %zu is over the device's largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu)", bytes,
                              (unsigned long long)max_alloc);
     }
-    /* under one huge page there is nothing to gain, and rounding up would waste the rest of it */
-    if (!(type & CL_DEVICE_TYPE_CPU) || bytes < IFA__HUGE_PAGE) {
+    if (!(type & CL_DEVICE_TYPE_CPU)) {
         cl_mem m = clCreateBuffer(ctx->cl_ctx, flags, bytes, NULL, &err);
         if (!m) return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes", bytes);
         *out = m;
         return IFA_STATUS_OK;
+    }
+    /* a CPU device: host memory of the buffer's own, taken now (PoCL backs a plain buffer at its first use, inside a
+     * run, and stops the process when that fails). Under one huge page: 128-byte aligned, nothing to gain from
+     * rounding up to a huge page. */
+    if (bytes < IFA__HUGE_PAGE) {
+        const size_t whole = (bytes + 127) / 128 * 128;
+        void *host = aligned_alloc(128, whole);
+        if (!host) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "%zu bytes of host memory for a CPU device's buffer", whole);
+        memset(host, 0, whole);
+        return wrap_host(ctx, flags, bytes, host, host, out);
     }
     /* where the buffer starts past the huge page's boundary: the vendor row's (the kernels' loads interact
      * with the start's low bits; tiling/tuning_table.c has the measurements) */
@@ -70,17 +98,5 @@ ifa_status ifa_buffer_create(ifa_context *ctx, cl_mem_flags flags, size_t bytes,
     /* touched now, not while serving: a huge page's first write faults in (and zeroes) 2 MiB, which in the
      * decode loop put 40-50 ms into the prefill appends and 7 ms into a step's p99 */
     memset(host, 0, whole);
-    cl_mem m = clCreateBuffer(ctx->cl_ctx, flags | CL_MEM_USE_HOST_PTR, bytes, (char *)host + at, &err);
-    if (!m) {
-        free(host);
-        return ifa__fail_cl(err, "clCreateBuffer", "%zu bytes of host memory with CL_MEM_USE_HOST_PTR", bytes);
-    }
-    err = clSetMemObjectDestructorCallback(m, free_host, host);
-    if (err != CL_SUCCESS) {
-        clReleaseMemObject(m); /* without the callback the memory cannot be freed after the runtime's last use */
-        free(host);
-        return ifa__fail_cl(err, "clSetMemObjectDestructorCallback", "the host memory of a %zu-byte buffer", bytes);
-    }
-    *out = m;
-    return IFA_STATUS_OK;
+    return wrap_host(ctx, flags, bytes, host, (char *)host + at, out);
 }

@@ -1,8 +1,10 @@
 /* Contexts: the OpenCL objects ifa works with, the device's facts for the planner, and the program cache. */
+#define _POSIX_C_SOURCE 200809L /* access */
 #include <clblast_c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "op_host/cl_status.h"
 #include "op_host/context.h"
@@ -75,6 +77,26 @@ ifa_status ifa_context_create(cl_context cl_ctx, cl_device_id device, ifa_contex
     return IFA_STATUS_OK;
 }
 
+/* No device on any platform, and PoCL among them with none: PoCL offers no device when it cannot use its kernel
+ * cache folder (POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl), so that folder is named when it
+ * cannot be written; NO_DEVICE's usual message otherwise. */
+static ifa_status no_device(const char *sel, int pocl_without_devices) {
+    char dir[1024] = "";
+    const char *env = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/pocl", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/pocl", home);
+    if (pocl_without_devices && dir[0] && access(dir, W_OK) != 0)
+        return ifa__fail(IFA_STATUS_NO_DEVICE, "PoCL offers no device: its kernel cache folder \"%.900s\" (%s) is missing "
+                         "and could not be made, or is not writable; set POCL_CACHE_DIR to a writable folder", dir,
+                         env && *env ? "POCL_CACHE_DIR" : xdg && *xdg ? "$XDG_CACHE_HOME/pocl" : "$HOME/.cache/pocl");
+    return ifa__fail(IFA_STATUS_NO_DEVICE, "no OpenCL device matches selector \"%.64s\" (use P:D indices as clinfo -l "
+                     "lists them, or part of a device or platform name)", sel ? sel : "");
+}
+
 /* Picks a device by the selector rules of ifa_context_create_default. */
 static ifa_status select_device(const char *sel, cl_device_id *out) {
     cl_platform_id platforms[16];
@@ -89,13 +111,18 @@ static ifa_status select_device(const char *sel, cl_device_id *out) {
         int consumed = 0;
         if (sscanf(sel, "%d:%d%n", &want_p, &want_d, &consumed) != 2 || sel[consumed] != '\0') want_p = want_d = -1;
     }
+    int any_device = 0, pocl_without_devices = 0;
     for (cl_uint p = 0; p < np; ++p) {
         cl_device_id devs[64];
         cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
-        if (nd > 64) nd = 64;
         char pname[256] = "";
         clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS || nd == 0) {
+            pocl_without_devices |= strstr(pname, "Portable Computing Language") != NULL;
+            continue;
+        }
+        any_device = 1;
+        if (nd > 64) nd = 64;
         for (cl_uint d = 0; d < nd; ++d) {
             char dname[256] = "";
             clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
@@ -112,8 +139,7 @@ static ifa_status select_device(const char *sel, cl_device_id *out) {
             }
         }
     }
-    return ifa__fail(IFA_STATUS_NO_DEVICE, "no OpenCL device matches selector \"%.64s\" (use P:D indices as clinfo -l "
-                     "lists them, or part of a device or platform name)", sel ? sel : "");
+    return no_device(sel, !any_device && pocl_without_devices);
 }
 
 ifa_status ifa_context_create_default(const char *selector, ifa_context **out) {

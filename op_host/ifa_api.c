@@ -162,7 +162,7 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
     ifa_problem problem;
     IFA__TRY(ifa__ifa_check_args(args, &problem));
     IFA__TRY(compare_problem(&problem, &plan->problem));
-    IFA__TRY(ifa__ifa_check_buffers(args));
+    IFA__TRY(ifa__ifa_check_buffers(ctx->cl_ctx, args, workspace, workspace_offset, plan->workspace_bytes));
     IFA__TRY(ifa__check_workspace(plan->workspace_bytes, workspace, workspace_offset));
     IFA__TRY(ifa__check_queue(ctx, queue));
 

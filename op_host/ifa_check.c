@@ -840,25 +840,49 @@ ifa_status ifa__ifa_check_args(const ifa_incre_flash_attention_args *a, ifa_prob
     return check_rope(a, p);
 }
 
-ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *a) {
-    IFA__TRY(ifa__check_buffer(a->query, "query"));
-    IFA__TRY(ifa__check_buffer(a->key, "key"));
-    IFA__TRY(ifa__check_buffer(a->value, "value"));
-    IFA__TRY(ifa__check_buffer(a->attention_out, "attention_out"));
-    if (a->softmax_lse) IFA__TRY(ifa__check_buffer(a->softmax_lse, "softmax_lse"));
-    if (a->atten_mask) IFA__TRY(ifa__check_buffer(a->atten_mask, "atten_mask"));
-    if (a->pse_shift) IFA__TRY(ifa__check_buffer(a->pse_shift, "pse_shift"));
-    if (a->sinks) IFA__TRY(ifa__check_buffer(a->sinks, "sinks"));
-    if (a->alibi_slopes) IFA__TRY(ifa__check_buffer(a->alibi_slopes, "alibi_slopes"));
+ifa_status ifa__ifa_check_buffers(cl_context cl, const ifa_incre_flash_attention_args *a, cl_mem workspace,
+                                  size_t workspace_offset, int64_t workspace_bytes) {
+    IFA__TRY(ifa__check_buffer(cl, a->query, "query"));
+    IFA__TRY(ifa__check_buffer(cl, a->key, "key"));
+    IFA__TRY(ifa__check_buffer(cl, a->value, "value"));
+    IFA__TRY(ifa__check_buffer(cl, a->attention_out, "attention_out"));
+    if (a->softmax_lse) IFA__TRY(ifa__check_buffer(cl, a->softmax_lse, "softmax_lse"));
+    if (a->atten_mask) IFA__TRY(ifa__check_buffer(cl, a->atten_mask, "atten_mask"));
+    if (a->pse_shift) IFA__TRY(ifa__check_buffer(cl, a->pse_shift, "pse_shift"));
+    if (a->sinks) IFA__TRY(ifa__check_buffer(cl, a->sinks, "sinks"));
+    if (a->alibi_slopes) IFA__TRY(ifa__check_buffer(cl, a->alibi_slopes, "alibi_slopes"));
     const ifa_tensor *const aq[6] = {a->antiquant_scale,     a->antiquant_offset,    a->key_antiquant_scale,
                                      a->key_antiquant_offset, a->value_antiquant_scale, a->value_antiquant_offset};
     for (int i = 0; i < 6; ++i)
-        if (aq[i]) IFA__TRY(ifa__check_buffer(aq[i], aq_names[i]));
-    if (a->quant_scale2) IFA__TRY(ifa__check_buffer(a->quant_scale2, "quant_scale2"));
-    if (a->quant_offset2) IFA__TRY(ifa__check_buffer(a->quant_offset2, "quant_offset2"));
-    if (a->key_shared_prefix) IFA__TRY(ifa__check_buffer(a->key_shared_prefix, "key_shared_prefix"));
-    if (a->value_shared_prefix) IFA__TRY(ifa__check_buffer(a->value_shared_prefix, "value_shared_prefix"));
-    if (a->rope_cos) IFA__TRY(ifa__check_buffer(a->rope_cos, "rope_cos"));
-    if (a->rope_sin) IFA__TRY(ifa__check_buffer(a->rope_sin, "rope_sin"));
+        if (aq[i]) IFA__TRY(ifa__check_buffer(cl, aq[i], aq_names[i]));
+    if (a->quant_scale2) IFA__TRY(ifa__check_buffer(cl, a->quant_scale2, "quant_scale2"));
+    if (a->quant_offset2) IFA__TRY(ifa__check_buffer(cl, a->quant_offset2, "quant_offset2"));
+    if (a->key_shared_prefix) IFA__TRY(ifa__check_buffer(cl, a->key_shared_prefix, "key_shared_prefix"));
+    if (a->value_shared_prefix) IFA__TRY(ifa__check_buffer(cl, a->value_shared_prefix, "value_shared_prefix"));
+    if (a->rope_cos) IFA__TRY(ifa__check_buffer(cl, a->rope_cos, "rope_cos"));
+    if (a->rope_sin) IFA__TRY(ifa__check_buffer(cl, a->rope_sin, "rope_sin"));
+    /* the outputs apart from every other tensor and the workspace */
+    const ifa_tensor *const ins[] = {a->query, a->key, a->value, a->atten_mask, a->pse_shift, a->sinks,
+                                     a->alibi_slopes, a->antiquant_scale, a->antiquant_offset, a->key_antiquant_scale,
+                                     a->key_antiquant_offset, a->value_antiquant_scale, a->value_antiquant_offset,
+                                     a->quant_scale2, a->quant_offset2, a->key_shared_prefix, a->value_shared_prefix,
+                                     a->rope_cos, a->rope_sin, a->softmax_lse};
+    static const char *const in_names[] = {"query", "key", "value", "atten_mask", "pse_shift", "sinks", "alibi_slopes",
+                                           "antiquant_scale", "antiquant_offset", "key_antiquant_scale",
+                                           "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset",
+                                           "quant_scale2", "quant_offset2", "key_shared_prefix", "value_shared_prefix",
+                                           "rope_cos", "rope_sin", "softmax_lse"};
+    const ifa_tensor *const outs[2] = {a->attention_out, a->softmax_lse};
+    static const char *const out_names[2] = {"attention_out", "softmax_lse"};
+    for (int o = 0; o < 2; ++o) {
+        if (!outs[o]) continue;
+        for (size_t i = 0; i < sizeof ins / sizeof ins[0]; ++i)
+            if (ins[i] && ins[i] != outs[o])
+                IFA__TRY(ifa__check_apart(outs[o], out_names[o], ins[i]->buffer, ins[i]->offset,
+                                          (uint64_t)ifa_tensor_bytes(ins[i]), in_names[i]));
+        if (workspace_bytes > 0)
+            IFA__TRY(ifa__check_apart(outs[o], out_names[o], workspace, workspace_offset, (uint64_t)workspace_bytes,
+                                      "the workspace"));
+    }
     return IFA_STATUS_OK;
 }

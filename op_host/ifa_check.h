@@ -37,7 +37,8 @@ ifa_status ifa__ifa_rope_positions(const ifa_incre_flash_attention_args *args, c
                                    int64_t *first);
 
 /* Checks that every tensor of args names a buffer large enough for offset + its bytes. */
-ifa_status ifa__ifa_check_buffers(const ifa_incre_flash_attention_args *args);
+ifa_status ifa__ifa_check_buffers(cl_context cl, const ifa_incre_flash_attention_args *args, cl_mem workspace,
+                                  size_t workspace_offset, int64_t workspace_bytes);
 
 /* Parses an input_layout string; returns 0 and sets *out, or -1. */
 int ifa__layout_from_name(const char *name, ifa_layout *out);

@@ -105,10 +105,19 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
                          (unsigned)num_events_in_wait_list);
     merge_shape m;
     IFA__TRY(check_args(args, &m));
-    IFA__TRY(ifa__check_buffer(args->partial_outputs, "partial_outputs"));
-    IFA__TRY(ifa__check_buffer(args->partial_lses, "partial_lses"));
-    IFA__TRY(ifa__check_buffer(args->merged_output, "merged_output"));
-    if (args->merged_lse) IFA__TRY(ifa__check_buffer(args->merged_lse, "merged_lse"));
+    IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->partial_outputs, "partial_outputs"));
+    IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->partial_lses, "partial_lses"));
+    IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->merged_output, "merged_output"));
+    if (args->merged_lse) IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->merged_lse, "merged_lse"));
+    const ifa_tensor *const ins[3] = {args->partial_outputs, args->partial_lses, args->merged_lse};
+    static const char *const in_names[3] = {"partial_outputs", "partial_lses", "merged_lse"};
+    const ifa_tensor *const outs[2] = {args->merged_output, args->merged_lse};
+    static const char *const out_names[2] = {"merged_output", "merged_lse"};
+    for (int o = 0; o < 2; ++o)
+        for (int i = 0; outs[o] && i < 3; ++i)
+            if (ins[i] && ins[i] != outs[o])
+                IFA__TRY(ifa__check_apart(outs[o], out_names[o], ins[i]->buffer, ins[i]->offset,
+                                          (uint64_t)ifa_tensor_bytes(ins[i]), in_names[i]));
     ifa__verbose_merge(args);
 
     const ifa_tuning t = ifa__tuning_for(ctx->facts.vendor);

@@ -35,11 +35,18 @@ ifa_status ifa__check_descriptor(const ifa_tensor *t, const char *name) {
     return IFA_STATUS_OK;
 }
 
-ifa_status ifa__check_buffer(const ifa_tensor *t, const char *name) {
+ifa_status ifa__check_buffer(cl_context cl, const ifa_tensor *t, const char *name) {
     if (!t->buffer) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "%s.buffer is NULL; run needs a cl_mem for it", name);
     size_t size = 0;
     cl_int err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
     if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "%s.buffer is not a valid cl_mem", name);
+    cl_context owner = NULL;
+    err = clGetMemObjectInfo(t->buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err != CL_SUCCESS) return ifa__fail_cl(err, "clGetMemObjectInfo", "CL_MEM_CONTEXT of %s.buffer", name);
+    if (cl && owner != cl)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s.buffer belongs to another cl_context than the ifa context's; create it in "
+                         "ifa_context_cl_context(ctx)", name);
     uint64_t need = (uint64_t)ifa_tensor_bytes(t);
     if (t->offset > size || need > size - t->offset)
         return ifa__fail(IFA_STATUS_BUFFER_TOO_SMALL,
@@ -48,3 +55,14 @@ ifa_status ifa__check_buffer(const ifa_tensor *t, const char *name) {
     return IFA_STATUS_OK;
 }
 
+ifa_status ifa__check_apart(const ifa_tensor *out, const char *out_name, cl_mem buf, size_t offset, uint64_t bytes,
+                            const char *name) {
+    if (!out || !buf || out->buffer != buf) return IFA_STATUS_OK;
+    const uint64_t a0 = out->offset, a1 = a0 + (uint64_t)ifa_tensor_bytes(out), b0 = offset, b1 = b0 + bytes;
+    if (a0 < b1 && b0 < a1)
+        return ifa__fail(IFA_STATUS_INVALID_ATTRIBUTE,
+                         "%s (bytes [%" PRIu64 ", %" PRIu64 ") of its buffer) overlaps %s (bytes [%" PRIu64 ", %" PRIu64
+                         ")) in the same buffer; an output may not alias an input, another output or the workspace",
+                         out_name, a0, a1, name, b0, b1);
+    return IFA_STATUS_OK;
+}

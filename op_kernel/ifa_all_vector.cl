@@ -135,9 +135,11 @@ typedef IFA_STORE_TYPE(KV_T) kv_store;
 typedef IFA_STORE_TYPE(O_T) o_store;
 
 #if FUSED
-/* (max, sum) of a row's softmax merged with another part's (mk, lk), mk finite: the online softmax's step */
+/* (max, sum) of a row's softmax merged with another part's (mk, lk): the online softmax's step. A part that saw
+ * nothing (mk -inf) adds 0 x lk, which keeps a NaN sum (IFA_PART_W) */
 inline float2 ifa_merge_ml(float2 a, float mk, float lk) {
-    return mk > a.x ? (float2)(mk, a.y * exp(a.x - mk) + lk) : (float2)(a.x, a.y + lk * exp(mk - a.x));
+    if (mk == -INFINITY) return (float2)(a.x, fma(lk, 0.0f, a.y));
+    return mk > a.x ? (float2)(mk, a.y * IFA_PART_W(a.x, mk) + lk) : (float2)(a.x, a.y + lk * exp(mk - a.x));
 }
 #endif
 
@@ -180,6 +182,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if !LANES && !MMA
     __local float sc[R * CHUNK];
+#endif
+#define IFA_MASK_SKIP (HAS_MASK && !PREFIX && !LANES && !MMA && !MAX_PASS)
+#if IFA_MASK_SKIP
+#define IFA_PV_HID(j) pv_hid[j]
+#define IFA_PV_ROW(j) ((j) < rows && !pv_hid[j])
+#else
+#define IFA_PV_HID(j) 0
+#define IFA_PV_ROW(j) ((j) < rows)
+#endif
+#if IFA_MASK_SKIP
+    __local uchar pv_hid[CHUNK]; /* the chunk's rows the mask hides from every query token (IFA_HIDDEN) */
 #endif
     __local float m_s[R], l_s[R], a_s[R];
 #if IFA_PACKED
@@ -332,6 +345,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #else
 #define IFA_AQ_POS(mode, p) ((ulong)(row0 + (p)))
 #endif
+/* IFA_VREAD(p): whether the block reads value row p (and its token scale): inside the block and not hidden by the
+ * mask from every query token (ifa_hidden). IFA_MASK_SKIP: the chunk shapes' P.V skips the rows pv_hid marks. */
+#if HAS_MASK && !PREFIX
+#define IFA_HIDDEN(p) ifa_hidden(mask, mask_off + b * mask_bstride + (ulong)(p), mask_tstride, qn)
+#define IFA_VREAD(p) ((p) < len && !IFA_HIDDEN(p))
+#else
+#define IFA_HIDDEN(p) 0
+#define IFA_VREAD(p) ((p) < len)
+#endif
 #if MMA
 /* K/V rows as loaded (IFA_MMA_RK words a lane's quarter of a key row, IFA_MMA_RV its eighth of a value row) and
  * their conversion into the operands' fp16x2 words (IFA_MMA_CVT: int8's exact, fp16's a copy). MMA 5 keeps its
@@ -359,12 +381,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_MMA_AT(t, i) ((t) + (i))
 #endif
 /* the lane's quarter of rows pa and pb of tensor t (k or v, from offset off; IFA_KWCOL) as loaded into ra and rb
- * (zero past len): 16-byte loads; IFA_MMA_ROWS: as fp16x2 words wa and wb */
+ * (zero past len, and for v where the mask hides the row: IFA_VREAD): 16-byte loads; IFA_MMA_ROWS: as fp16x2 words
+ * wa and wb */
+#define IFA_MMA_READ_k(p) ((p) < len)
+#define IFA_MMA_READ_v(p) IFA_VREAD(p)
 #define IFA_MMA_RAWROWS(ra, rb, t, off)                                                                            \
     _Pragma("unroll") for (int u = 0; u < IFA_MMA_RK / 4; ++u) {                                                  \
         const ulong c_ = IFA_KWCOL(IFA_KE / 2 * u);                                                                \
-        const uint4 x0 = pa < len ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + roa + c_) : (uint4)0;         \
-        const uint4 x1 = pb < len ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + rob + c_) : (uint4)0;         \
+        const uint4 x0 = IFA_MMA_READ_##t(pa) ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + roa + c_) : (uint4)0; \
+        const uint4 x1 = IFA_MMA_READ_##t(pb) ? *(__global const uint4 *)IFA_MMA_AT(t, (off) + rob + c_) : (uint4)0; \
         ra[4 * u] = x0.x, ra[4 * u + 1] = x0.y, ra[4 * u + 2] = x0.z, ra[4 * u + 3] = x0.w;                       \
         rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
     }
@@ -382,14 +407,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         IFA_MMA_CVT(wb, rb_, IFA_MMA_RK);                                                                          \
     }
 #endif
-/* MMA 3 to 6: the lane's eighth of value row p as loaded into rd (zero past len): load u the row's chunk of 8
- * elements 8 u + mg (IFA_VWCOL); IFA_MMA_VROW: as IFA_VT fp16x2 words wd */
+/* MMA 3 to 6: the lane's eighth of value row p as loaded into rd (zero where not IFA_VREAD): load u the row's chunk
+ * of 8 elements 8 u + mg (IFA_VWCOL); IFA_MMA_VROW: as IFA_VT fp16x2 words wd */
 #if IFA_KV1
 #define IFA_MMA_RAWVROW(rd, p)                                                                                      \
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint2 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
+            const uint2 x_ = IFA_VREAD(p) ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint2)0;             \
             rd[2 * u] = x_.x, rd[2 * u + 1] = x_.y;                                                                \
         }                                                                                                          \
     } while (0)
@@ -398,14 +423,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u)                                                     \
-            rd[u] = (p) < len ? *(__global const uint *)IFA_MMA_AT(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : 0u;   \
+            rd[u] = IFA_VREAD(p) ? *(__global const uint *)IFA_MMA_AT(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : 0u; \
     } while (0)
 #else
 #define IFA_MMA_RAWVROW(rd, p)                                                                                      \
     do {                                                                                                           \
         const ulong ro_ = (p) < len ? IFA_ROW_OFF(p) : 0;                                                          \
         _Pragma("unroll") for (int u = 0; u < IFA_VT / 4; ++u) {                                                   \
-            const uint4 x_ = (p) < len ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
+            const uint4 x_ = IFA_VREAD(p) ? IFA_RAW8(v, v_off + ro_ + (ulong)IFA_VWCOL(4 * u)) : (uint4)0;             \
             rd[4 * u] = x_.x, rd[4 * u + 1] = x_.y, rd[4 * u + 2] = x_.z, rd[4 * u + 3] = x_.w;                        \
         }                                                                                                          \
     } while (0)
@@ -646,7 +671,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #define IFA_SCORE_BASE(d, r, ko, ks) ((d) * scale)
 #elif ANTIQUANT == 2 && MMA
     /* the matrix shapes' per-tensor key scale: s (q.k + q.o), after the products (IFA_AQ_FOLD) */
-    const float scale_kt = scale * AQ_SCALE(AQ_IDX(0, 0));
+    const float scale_kt = scale * AQ_ROW_SCALE(AQ_IDX(0, 0)); /* applied to whole dot products: ifa_common.cl */
 #define IFA_SCORE_BASE(d, r, ko, ks) (((d) + aq_q[r]) * scale_kt)
 #elif ANTIQUANT <= 2
 #define IFA_SCORE_BASE(d, r, ko, ks) (((d) + aq_q[r]) * scale)
@@ -697,7 +722,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         (x) = vis_ ? sc_ : -INFINITY;                                                                             \
     } else                                                                                                        \
         (x) = -INFINITY
-#define IFA_MMA_P(x, mn) ((mn) == -INFINITY ? 0.0f : IFA_GEXP((x) - (mn)))
+#define IFA_MMA_P(x, mn) IFA_GEXP((x) - IFA_MAX_BASE(mn))
 /* the 16-row shapes' step after its score products (MMA 1, 2 and 7): sa and sb (keys c, c + 1 of rows r0 (x, y) and
  * r1 (z, w); sb at c + 8, c + 9) scored, each row's max over its quad's 16 keys, the rows' rescales al0 and al1 (1
  * while a row has seen nothing) and probabilities pa4 and pb4, the running sums and maxima moved on */
@@ -743,9 +768,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     if (lid < R) {                                                                                                 \
         float mx = -INFINITY, sum = 0.0f;                                                                          \
         for (int q = 0; q < IFA_NW; ++q) mx = fmax(mx, mg_m[q * R + lid]);                                         \
-        for (int q = 0; q < IFA_NW; ++q)                                                                           \
-            if (mg_m[q * R + lid] != -INFINITY)                                                                    \
-                sum += mg_l[q * R + lid] * IFA_GEXP(mg_m[q * R + lid] - mx);                                       \
+        for (int q = 0; q < IFA_NW; ++q) /* a warp that saw nothing weighs 0 (its sum 0, or NaN: kept) */        \
+            sum += mg_l[q * R + lid] * (mg_m[q * R + lid] == -INFINITY ? 0.0f : IFA_GEXP(mg_m[q * R + lid] - mx)); \
         m_s[lid] = mx;                                                                                             \
         l_s[lid] = sum;                                                                                            \
     }
@@ -880,7 +904,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const int pv = jb + 2 * mt4 + (t & 1) + 8 * (t >> 1);
                 const ulong ro = pv < len ? IFA_ROW_OFF(pv) : 0;
                 _Pragma("unroll") for (int u = 0; u < IFA_LC; ++u) {
-                    const uint4 x = pv < len ? IFA_L7_W8(v, v_off + ro + (ulong)IFA_LVCOL(8 * u, mg)) : (uint4)0;
+                    const uint4 x = IFA_VREAD(pv) ? IFA_L7_W8(v, v_off + ro + (ulong)IFA_LVCOL(8 * u, mg)) : (uint4)0;
                     vr[t][4 * u] = x.x, vr[t][4 * u + 1] = x.y, vr[t][4 * u + 2] = x.z, vr[t][4 * u + 3] = x.w;
                 }
             }
@@ -1073,10 +1097,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if ANTIQUANT >= 3
             /* keys pa and pb's token scales and offsets */
-            const float ksa = pa < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
-            const float koa = pa < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
-            const float ksb = pb < len ? AQ_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
-            const float kob = pb < len ? AQ_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
+            const float ksa = pa < len ? AQ_ROW_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
+            const float koa = pa < len ? AQ_ROW_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pa), 0)) : 0.0f;
+            const float ksb = pb < len ? AQ_ROW_SCALE(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
+            const float kob = pb < len ? AQ_ROW_OFFSET(AQ_IDX(IFA_AQ_POS(ANTIQUANT, pb), 0)) : 0.0f;
 #else
             const float ksa = 1.0f, koa = 0.0f, ksb = 1.0f, kob = 0.0f;
 #endif
@@ -1101,10 +1125,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
              * row brought by a power of two (its largest p s over the step's 16 keys: 3 shuffles) below 2^14 so that
              * fp16 keeps it whatever the scales' range, the step's products scaled back exactly; the rows' sums of
              * p s o (co0, co1) are added to every column at the end */
-            const float vsa = pa < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
-            const float vsb = pb < len ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
-            const float voa = pa < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
-            const float vob = pb < len ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
+            const float vsa = IFA_VREAD(pa) ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
+            const float vsb = IFA_VREAD(pb) ? VAQ_SCALE(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
+            const float voa = IFA_VREAD(pa) ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pa), 0)) : 0.0f;
+            const float vob = IFA_VREAD(pb) ? VAQ_OFFSET(VAQ_IDX(IFA_AQ_POS(VAQ, pb), 0)) : 0.0f;
             float4 ps = p4 * (float4)(vsa, vsa, vsb, vsb);
             co0 = co0 * al0 + fma(ps.x, voa, ps.z * vob);
             co1 = co1 * al1 + fma(ps.y, voa, ps.w * vob);
@@ -1340,19 +1364,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
     _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCV; ++c_) if (IFA_LX(c_) < VDIM)                                  \
         rv[u][c_] = IFA_RAW8(v, v_off + (ro) + (ulong)IFA_LX(c_))
 #endif
-/* a token mode's scale and offset at position p into sa[u] and oa[u] (zero past the block's end) */
-#define IFA_LANE_TS(sa, oa, mode, IDX, SCALE, OFFSET, u, p)                                                      \
-    sa[u] = (p) < len ? SCALE(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f,                                                \
-    oa[u] = (p) < len ? OFFSET(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f
+/* a token mode's scale and offset at position p into sa[u] and oa[u] (zero where not read: past the block's end;
+ * for the value's, READ is IFA_VREAD) */
+#define IFA_LANE_TS(sa, oa, mode, IDX, SCALE, OFFSET, u, p, READ)                                                \
+    sa[u] = READ(p) ? SCALE(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f,                                                  \
+    oa[u] = READ(p) ? OFFSET(IDX(IFA_AQ_POS(mode, p), 0)) : 0.0f
+#define IFA_KREAD(p) ((p) < len)
 #if ANTIQUANT >= 3
         float rks[LANES], rko[LANES];
-#define IFA_LANE_KS(u, p) IFA_LANE_TS(rks, rko, ANTIQUANT, AQ_IDX, AQ_SCALE, AQ_OFFSET, u, p)
+#define IFA_LANE_KS(u, p) IFA_LANE_TS(rks, rko, ANTIQUANT, AQ_IDX, AQ_ROW_SCALE, AQ_ROW_OFFSET, u, p, IFA_KREAD)
 #else
 #define IFA_LANE_KS(u, p)
 #endif
 #if VAQ >= 3 && !MAX_PASS
         float rvs[LANES], rvo[LANES];
-#define IFA_LANE_VS(u, p) IFA_LANE_TS(rvs, rvo, VAQ, VAQ_IDX, VAQ_SCALE, VAQ_OFFSET, u, p)
+#define IFA_LANE_VS(u, p) IFA_LANE_TS(rvs, rvo, VAQ, VAQ_IDX, VAQ_SCALE, VAQ_OFFSET, u, p, IFA_VREAD)
 #else
 #define IFA_LANE_VS(u, p)
 #endif
@@ -1365,7 +1391,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const ulong ro = IFA_ROW_OFF(p);                                                                      \
             _Pragma("unroll") for (int c_ = 0; c_ < IFA_LCK; ++c_) if (!IFA_LPAD || IFA_LX(c_) < HEAD_DIM)        \
                 rk[u][c_] = IFA_RAW8(k, k_off + ro + (ulong)IFA_LX(c_));                                          \
-            IFA_LANE_VLOAD(u, ro);                                                                                \
+            if (!IFA_HIDDEN(p)) IFA_LANE_VLOAD(u, ro);                                                            \
         }                                                                                                         \
         IFA_LANE_KS(u, p);                                                                                        \
         IFA_LANE_VS(u, p);                                                                                        \
@@ -1496,7 +1522,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* own probabilities and the row's rescale (1 and 0 while the row has seen nothing) */
             float pown[IFA_SOWN + 1], ps = 0.0f;
             _Pragma("unroll") for (int i = 0; i < IFA_SOWN; ++i) {
-                pown[i] = mn == -INFINITY ? 0.0f : IFA_GEXP(sv[i] - mn);
+                pown[i] = IFA_GEXP(sv[i] - IFA_MAX_BASE(mn));
                 ps += pown[i];
             }
             pown[IFA_SOWN] = mn == -INFINITY ? 1.0f : IFA_GEXP(m_own - mn);
@@ -1564,13 +1590,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if MAX_PASS
                 m[r] = mn;
 #else
-                if (mn != -INFINITY) {
-                    const float al = IFA_GEXP(m[r] - mn);
-                    float ps = 0.0f, pu[LANES];
-                    _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
-                        pu[u] = IFA_GEXP(sd[u][r] - mn);
-                        ps += pu[u];
-                    }
+                float ps = 0.0f, pu[LANES];
+                _Pragma("unroll") for (int u = 0; u < LANES; ++u) {
+                    pu[u] = IFA_GEXP(sd[u][r] - IFA_MAX_BASE(mn));
+                    ps += pu[u];
+                }
+                /* a step whose keys all weigh 0 for the row adds nothing (their values are not multiplied); a NaN
+                 * weight (a NaN score) makes the sum NaN and enters */
+                if (ps != 0.0f) {
+                    const float al = mn == -INFINITY ? 1.0f : IFA_GEXP(m[r] - mn);
                     IFA_LANE_ROW_PV(r, al, pu);
                     l[r] = l[r] * al + ps;
                     m[r] = mn;
@@ -1615,8 +1643,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             _Pragma("unroll") for (int c = 0; c < IFA_LCV; ++c) o[r][c] *= f;
             if (lid == 0) {
                 float sum = 0.0f;
-                for (int q = 0; q < IFA_NG; ++q)
-                    if (lg_m[q * R + r] != -INFINITY) sum += lg_l[q * R + r] * IFA_GEXP(lg_m[q * R + r] - mx);
+                for (int q = 0; q < IFA_NG; ++q) /* a group that saw nothing weighs 0 (a NaN sum is kept) */
+                    sum += lg_l[q * R + r] * (lg_m[q * R + r] == -INFINITY ? 0.0f : IFA_GEXP(lg_m[q * R + r] - mx));
                 m_s[r] = mx;
                 l_s[r] = sum;
             }
@@ -1687,6 +1715,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if IFA_ROFF_KEPT
                     roff[j] = ro;
 #endif
+#if IFA_MASK_SKIP
+                    pv_hid[j] = IFA_HIDDEN(p);
+#endif
 #if PREFETCH > 0
 #if IFA_SLICE_PF
                     pf_j[jj] = p + PREFETCH < len ? IFA_ROW_OFF(p + PREFETCH) : ULONG_MAX;
@@ -1701,14 +1732,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #endif
 #if ANTIQUANT >= 3
                     const ulong ai = AQ_IDX(IFA_AQ_POS(ANTIQUANT, p), 0);
-                    ks_j[jj] = AQ_SCALE(ai);
-                    ko_j[jj] = AQ_OFFSET(ai);
+                    ks_j[jj] = AQ_ROW_SCALE(ai);
+                    ko_j[jj] = AQ_ROW_OFFSET(ai);
 #endif
 #if VAQ >= 3 && !MAX_PASS
                     const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ, p), 0);
-                    const float vs = VAQ_SCALE(vai);
+                    const int vread = !IFA_HIDDEN(p); /* a hidden row's scale is not read either */
+                    const float vs = vread ? VAQ_SCALE(vai) : 0.0f;
                     aq_t[j] = vs;
-                    aq_t[CHUNK + j] = VAQ_OFFSET(vai) * vs;
+                    aq_t[CHUNK + j] = vread ? VAQ_OFFSET(vai) * vs : 0.0f;
 #endif
                 }
 #if IFA_VFOLD
@@ -1947,7 +1979,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 float8 vv[IFA_KT_B];
                 _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
                     const int j = j0 + u * IFA_ZV;
-                    vv[u] = j < rows ? IFA_KT_G(v, v_off + roff[j] + (ulong)pv_x) : (float8)0.0f;
+                    vv[u] = IFA_PV_ROW(j) ? IFA_KT_G(v, v_off + roff[j] + (ulong)pv_x) : (float8)0.0f;
                 }
                 _Pragma("unroll") for (int u = 0; u < IFA_KT_B; ++u) {
                     const int j = j0 + u * IFA_ZV;
@@ -1970,6 +2002,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 __local float *la = lacc + (z * R + r) * VDIM + x;
                 float8 a = r < rn ? vload8(0, la) * a_s[r] : (float8)0.0f;
                 for (int j = z; j < rows; j += IFA_ZV) {
+                    if (IFA_PV_HID(j)) continue;
                     float8 vv = IFA_L8(KV_T, v, v_off + roff[j] + (ulong)x);
 #if VAQ == 1 || VAQ == 2
                     vv = fma(vv, vload8(0, aq_v + x), vload8(0, aq_v + VDIM + x));
@@ -1988,6 +2021,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             float a[R];
             for (int r = 0; r < R; ++r) a[r] = r < rn ? acc[r * VDIM + d] * a_s[r] : 0.0f;
             for (int j = 0; j < rows; ++j) {
+                if (IFA_PV_HID(j)) continue;
                 float vv = IFA_LOAD(KV_T, v, v_off + roff[j] + d);
 #if VAQ == 1 || VAQ == 2
                 vv = fma(vv, aq_v[d], aq_v[VDIM + d]);
@@ -2043,6 +2077,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 const ulong pv_rj = pv_ro;
                 pv_ro += kv_rstride;
 #endif
+                if (IFA_PV_HID(j)) continue;
 #if IFA_PV_PF && PAGED
                 _Pragma("unroll") for (int u = 0; u < IFA_LK; ++u) {
                     if (pf_n > 0) {
@@ -2224,23 +2259,22 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 }
                 float gm = mx;
                 _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) gm = fmax(gm, mu[u]);
-                if (gm != -INFINITY) { /* a split that saw nothing (max -inf) weighs 0 */
-                    const float k = mx == -INFINITY ? 0.0f : exp(mx - gm);
-                    sum *= k;
-                    a *= k;
-                    _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
-                        const float w = mu[u] == -INFINITY ? 0.0f : exp(mu[u] - gm);
-                        sum = fma(lu[u], w, sum);
-                        a = fma(xu[u], (float4)w, a);
-                    }
-                    mx = gm;
+                /* a split that saw nothing (max -inf) weighs 0, multiplied in: a NaN it holds stays */
+                const float k = IFA_PART_W(mx, gm);
+                sum *= k;
+                a *= k;
+                _Pragma("unroll") for (int u = 0; u < IFA_FC_U; ++u) {
+                    const float w = IFA_PART_W(mu[u], gm);
+                    sum = fma(lu[u], w, sum);
+                    a = fma(xu[u], (float4)w, a);
                 }
+                mx = gm;
             }
             /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out */
 #if SINK
             const float f = ifa_sink_factor(mx, sum, sinks[sinks_off + h0 + r / rq]);
 #else
-            const float f = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const float f = IFA_SEEN(sum) ? 1.0f / sum : 0.0f;
 #endif
             const float4 y = a * f;
             const int g = r / rq, t = r - g * rq;
@@ -2250,7 +2284,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if SINK
                 lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(mx, sum, sinks[sinks_off + h0 + r / rq]);
 #else
-                lse[lse_off + IFA_GROW(r)] = sum > 0.0f ? mx + log(sum) : -INFINITY;
+                lse[lse_off + IFA_GROW(r)] = ifa_lse(mx, sum);
 #endif
 #endif
         }
@@ -2266,13 +2300,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 /* the sum loaded beside the max, not behind it: one round trip a split, not two */
                 const ulong pr = IFA_FPR(r, s);
                 const float ms = part[part_m + pr], ls = part[part_l + pr];
-                if (ms != -INFINITY) ml = ifa_merge_ml(ml, ms, ls);
+                ml = ifa_merge_ml(ml, ms, ls);
             }
             fc_red[lid] = (float4)(ml, 0.0f, 0.0f);
             barrier(CLK_LOCAL_MEM_FENCE);
             if (mine && j == 0) {
                 for (int k = 1; k < T; ++k)
-                    if (fc_red[lid + k].x != -INFINITY) ml = ifa_merge_ml(ml, fc_red[lid + k].x, fc_red[lid + k].y);
+                    ml = ifa_merge_ml(ml, fc_red[lid + k].x, fc_red[lid + k].y);
                 m_s[r] = ml.x;
                 /* the row's output factor: its sum's reciprocal, or with a sink the sink's share taken out; the
                  * row's LSE here, where its work-item is known to hold a row (a loop of its own after the columns,
@@ -2284,9 +2318,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
                 lse[lse_off + IFA_GROW(r)] = ifa_sink_lse(ml.x, ml.y, sinks[sinks_off + h0 + r / rq]);
 #endif
 #else
-                a_s[r] = ml.y > 0.0f ? 1.0f / ml.y : 0.0f;
+                a_s[r] = IFA_SEEN(ml.y) ? 1.0f / ml.y : 0.0f;
 #if HAS_LSE
-                lse[lse_off + IFA_GROW(r)] = ml.y > 0.0f ? ml.x + log(ml.y) : -INFINITY;
+                lse[lse_off + IFA_GROW(r)] = ifa_lse(ml.x, ml.y);
 #endif
 #endif
             }
@@ -2298,7 +2332,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const int r = i / ns, s = i - r * ns;
             const ulong pr = IFA_FPR(r, s);
             const float ms = part[part_m + pr];
-            part[part_m + pr] = ms == -INFINITY ? 0.0f : exp(ms - m_s[r]) * a_s[r];
+            part[part_m + pr] = IFA_PART_W(ms, m_s[r]) * a_s[r];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
 #if IFA_VEC_OUT
@@ -2372,7 +2406,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const fv x = IFA_LV(acc + i) * IFA_SINK_FACTOR(r, g);
 #else
             const float l = l_s[r];
-            const fv x = l > 0.0f ? IFA_LV(acc + i) / l : 0.0f;
+            const fv x = IFA_SEEN(l) ? IFA_LV(acc + i) / l : 0.0f;
 #endif
             IFA_VSTORE(O_T, x, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);
         }
@@ -2384,7 +2418,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             const float x = acc[i] * IFA_SINK_FACTOR(r, g);
 #else
             const float l = l_s[r];
-            const float x = l > 0.0f ? acc[i] / l : 0.0f;
+            const float x = IFA_SEEN(l) ? acc[i] / l : 0.0f;
 #endif
             IFA_STORE(O_T, IFA_QUANT(x, h0 + g, d), o,
                       obase + (ulong)g * o_hstride + (ulong)t * o_tstride + d);
@@ -2397,7 +2431,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
 #if SINK
                 ifa_sink_lse(m_s[r], l, sinks[sinks_off + h0 + r / rq]);
 #else
-                l > 0.0f ? m_s[r] + log(l) : -INFINITY;
+                ifa_lse(m_s[r], l);
 #endif
         }
 #endif

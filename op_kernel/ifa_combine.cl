@@ -135,8 +135,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if ROWMAX == 2
         l += part[part_l + IFA_PIDX(s)];
 #else
-        const float ms = part[part_m + IFA_PIDX(s)];
-        if (ms != -INFINITY) l += part[part_l + IFA_PIDX(s)] * exp(ms - m);
+        /* a split that saw nothing weighs 0, multiplied in (a NaN sum stays: ifa_common.cl's IFA_PART_W) */
+        l += part[part_l + IFA_PIDX(s)] * IFA_PART_W(part[part_m + IFA_PIDX(s)], m);
 #endif
     }
     l = ifa_combine_reduce(red, l, lid, 0);
@@ -158,9 +158,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
             const int ok = IFA_PVALID(s);
             const float w = 1.0f;
 #else
-            const float ms = IFA_PVALID(s) ? part[part_m + IFA_PIDX(s)] : -INFINITY;
-            const int ok = ms != -INFINITY; /* a split that saw nothing adds nothing */
-            const float w = ok ? exp(ms - m) : 0.0f;
+            const int ok = IFA_PVALID(s);
+            const float w = ok ? IFA_PART_W(part[part_m + IFA_PIDX(s)], m) : 0.0f;
 #endif
             if (ok)
                 acc = fma(IFA_CAT(vload, CVW)(0, part + part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)d), (fcv)w,
@@ -169,7 +168,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if SINK
         acc *= f;
 #else
-        acc = l > 0.0f ? acc / l : (fcv)0.0f;
+        acc = IFA_SEEN(l) ? acc / l : (fcv)0.0f;
 #endif
         float a_[CVW];
         IFA_CAT(vstore, CVW)(acc, 0, a_);
@@ -194,9 +193,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if ROWMAX == 2
                 w4[u] = 1.0f;
 #else
-                const float ms = ok ? part[part_m + IFA_PIDX(s)] : -INFINITY;
-                ok = ok && ms != -INFINITY; /* a split that saw nothing adds nothing */
-                w4[u] = ok ? exp(ms - m) : 0.0f;
+                w4[u] = ok ? IFA_PART_W(part[part_m + IFA_PIDX(s)], m) : 0.0f;
 #endif
                 const ulong at = ok ? part_acc + IFA_PIDX(s) * (ulong)head_dim + (ulong)(cc * cw) : 0;
                 x4[u] = ok ? ifa_load_cols(part, at, cw) : (float4)0.0f;
@@ -212,7 +209,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if SINK
             acc *= f;
 #else
-            acc = l > 0.0f ? acc / l : (float4)0.0f;
+            acc = IFA_SEEN(l) ? acc / l : (float4)0.0f;
 #endif
             const int d = cc * cw;
             IFA_STORE_COLS(acc, cw, h, d, o, obase + d);
@@ -223,6 +220,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
 #if HAS_LSE && SINK
     if (lid == 0) lse[lse_off + row] = ifa_sink_lse(m, l, sinks[sinks_off + h]);
 #elif HAS_LSE
-    if (lid == 0) lse[lse_off + row] = l > 0.0f ? m + log(l) : -INFINITY;
+    if (lid == 0) lse[lse_off + row] = ifa_lse(m, l);
 #endif
 }

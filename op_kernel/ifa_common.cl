@@ -340,21 +340,49 @@ inline float4 ifa_load_cols(__global const float *p, ulong at, int cw) {
 #define Q2_T 0
 #endif
 
+/* Non-finite values (docs/op.md, "Non-finite values"). The softmax's max is fmax, which passes over a NaN score,
+ * so a NaN reaches a row through its weight e^(s - m) and from there its sum and accumulators; these rules keep it
+ * there on every shape and through every merge of parts (splits, warps, lane groups, units):
+ * IFA_MAX_BASE(m): the max a row's scores are taken from: m, or 0 while the row has seen only -inf (and NaN)
+ *   scores, so that a -inf score weighs e^-inf = 0 while a NaN one still weighs NaN (testing the max instead,
+ *   m == -inf ? 0 : e^(s - m), would give the NaN score a weight of 0).
+ * IFA_PART_W(mp, mx): the weight of a part whose max is mp in a row whose max is mx: 0 for a part that saw only
+ *   -inf (or NaN) scores. The part's sum and accumulators are multiplied by it, never skipped, so that a NaN they
+ *   hold survives (0 x NaN); every part a merge reads has written its sum and accumulators (0 when it saw nothing).
+ * IFA_SEEN(l): whether a row with sum l saw a key of any weight: l != 0, so that a NaN sum (not > 0) still divides
+ *   the row into NaN instead of leaving zeros, and only a row that saw nothing gets zeros and a -inf LSE. */
+#define IFA_MAX_BASE(m) ((m) == -INFINITY ? 0.0f : (m))
+#define IFA_PART_W(mp, mx) ((mp) == -INFINITY ? 0.0f : exp((mp) - (mx)))
+#define IFA_SEEN(l) ((l) != 0.0f)
+/* a row's LSE from its max and sum (-inf for a row that saw nothing, NaN for a NaN sum) */
+inline float ifa_lse(float m, float l) { return IFA_SEEN(l) ? m + log(l) : -INFINITY; }
+
+/* Whether atten_mask hides key position p from every one of a batch's qn query tokens (at: the mask's element of
+ * token 0 at p, tstride its token stride, 0 for a mask the tokens share): a hidden position's value is never
+ * read, so that whatever it holds (NaN in a padded slot) cannot reach a row through 0 x NaN. A position some
+ * tokens of a step see is multiplied by 0 for the others (docs/op.md, "Non-finite values"). */
+inline int ifa_hidden(__global const uchar *mask, ulong at, ulong tstride, int qn) {
+    int seen = 0;
+    for (int t = 0; t < max(qn, 1); ++t) seen |= mask[at + (ulong)t * tstride] == 0;
+    return !seen;
+}
+
 /* Attention sinks (SINK 1): the final normalisation of a row whose scores have max m and sum
  * l = sum_j e^(s_j - m), with the head's sink logit z joining the sum as a key with no value. With
  * M = max(m, z): den = l e^(m - M) + e^(z - M); the output is acc e^(m - M) / den, the lse M + log(den).
  * A row with no visible key (m = -inf, l = 0) gets factor 0 and lse z; z = -inf is no sink (factor 1 / l,
- * or 0 and lse -inf for an empty row), never exp(-inf - -inf) = NaN. */
+ * or 0 and lse -inf for an empty row), never exp(-inf - -inf) = NaN; a NaN sum or sink logit gives NaN. */
 #ifndef SINK
 #define SINK 0
 #endif
 inline float ifa_sink_factor(float m, float l, float z) {
     const float mm = fmax(m, z);
-    return mm == -INFINITY ? 0.0f : exp(m - mm) / fma(l, exp(m - mm), exp(z - mm));
+    /* no sink and no key: 0 x l keeps a NaN sum (a row of NaN scores) */
+    return m == -INFINITY && z == -INFINITY ? 0.0f * l : exp(m - mm) / fma(l, exp(m - mm), exp(z - mm));
 }
 inline float ifa_sink_lse(float m, float l, float z) {
     const float mm = fmax(m, z);
-    return mm == -INFINITY ? -INFINITY : mm + log(fma(l, exp(m - mm), exp(z - mm)));
+    return m == -INFINITY && z == -INFINITY ? ifa_lse(m, l) : mm + log(fma(l, exp(m - mm), exp(z - mm)));
 }
 typedef IFA_STORE_TYPE(Q2_T) q2_store;
 
@@ -486,3 +514,10 @@ typedef IFA_STORE_TYPE(VAQ_T) vaq_store;
 #else
 #define VAQ_OFFSET(i) 0.0f
 #endif
+/* The key's token scale and offset (modes 3 to 5), which the kernels apply to a row's whole dot product
+ * ((q.k + o q.1) s) instead of to each element ((k_i + o) s): an infinite one becomes NaN, what the elements'
+ * products would sum to over a row of both signs (docs/op.md, "Non-finite values"), so that a row's result is
+ * the same as the dequantised keys' and the cv template's. */
+#define IFA_ROW_FACTOR(x) (fabs(x) < INFINITY ? (x) : NAN) /* false for +-inf and NaN */
+#define AQ_ROW_SCALE(i) IFA_ROW_FACTOR(AQ_SCALE(i))
+#define AQ_ROW_OFFSET(i) IFA_ROW_FACTOR(AQ_OFFSET(i))

@@ -6,7 +6,8 @@
  *   ifa_cv_gather   the chunk's K rows (E, CHUNK, D) and the first D_v = VDIM columns of its V rows
  *                   (E, CHUNK, D_v) of every entry as fp32: converted from the
  *                   storage dtype, dequantised (antiquant), fetched through the block table; rows past the
- *                   entry's end are written as zeros without being read;
+ *                   entry's end, and value rows the mask hides from every query token, are written as zeros
+ *                   without being read;
  *   (CLBlast)       S = Q x K^T, (E, M, CHUNK);
  *   ifa_cv_softmax  one work-group per (entry, row): scale, pse, ALiBi, softcap and visibility (length, causal
  *                   query tokens, window, mask) turn S into scores; the online softmax updates the row's max
@@ -72,7 +73,8 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
                             ulong aqs_off, __global const aq_store *aqo, ulong aqo_off, ulong aq_bstride,
                             ulong aq_hstride, __global const vaq_store *vaqs, ulong vaqs_off,
                             __global const vaq_store *vaqo, ulong vaqo_off, ulong vaq_bstride, ulong vaq_hstride,
-                            __global float *ws, ulong kt_off, ulong vt_off) {
+                            __global float *ws, ulong kt_off, ulong vt_off, __global const uchar *mask,
+                            ulong mask_off, ulong mask_bstride, ulong mask_tstride) {
     const int d = (int)get_global_id(0), j = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     ulong b, kvh;
@@ -95,7 +97,16 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
 #endif
         const ulong at = ro + kvh * kv_hstride + (ulong)d;
         kx = IFA_LOAD(KV_T, k, k_off + at);
-        if (d < VDIM) vx = IFA_LOAD(KV_T, v, v_off + at);
+#if HAS_MASK
+        /* a row the mask hides from every query token: its value is zero, never read (P x V would multiply what
+         * it holds by 0, and 0 x NaN is NaN; its key's scores are -inf whatever it holds) */
+        const int vread =
+            d < VDIM && !ifa_hidden(mask, mask_off + b * mask_bstride + (ulong)p, mask_tstride, IFA_QLEN(b));
+#else
+        const int vread = d < VDIM;
+        (void)mask, (void)mask_off, (void)mask_bstride, (void)mask_tstride;
+#endif
+        if (vread) vx = IFA_LOAD(KV_T, v, v_off + at);
         /* the position a token-mode scale form indexes: the pool's row (mode 5), the logical position (paged)
          * or the key row */
 #if PAGED
@@ -108,7 +119,7 @@ __kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global co
         kx = (kx + AQ_OFFSET(ai)) * AQ_SCALE(ai);
 #endif
 #if VAQ
-        if (d < VDIM) {
+        if (vread) {
             const ulong vai = VAQ_IDX(IFA_AQ_POS(VAQ), d);
             vx = (vx + VAQ_OFFSET(vai)) * VAQ_SCALE(vai);
         }

@@ -98,7 +98,8 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         {sizeof(cl_mem), &a.vaqs},       {sizeof a.vaqs_off, &a.vaqs_off}, {sizeof(cl_mem), &a.vaqo},
         {sizeof a.vaqo_off, &a.vaqo_off}, {sizeof a.vaq_bstride, &a.vaq_bstride},
         {sizeof a.vaq_hstride, &a.vaq_hstride}, {sizeof(cl_mem), &workspace}, {sizeof kt, &kt},
-        {sizeof vt, &vt},
+        {sizeof vt, &vt},               {sizeof(cl_mem), &a.mask},        {sizeof a.mask_off, &a.mask_off},
+        {sizeof a.mask_bstride, &a.mask_bstride}, {sizeof a.mask_tstride, &a.mask_tstride},
     };
     const ifa__karg sargs[] = {
         {sizeof(cl_mem), &workspace},   {sizeof st, &st},                 {sizeof c.acc, &c.acc},

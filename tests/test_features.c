@@ -512,9 +512,9 @@ static void check(const fspec *p, ifa_case_result *keep) {
         ifa_case_check k;
         ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
         last_tolerance = k.tolerance;
-        ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld int8_bad=%lld", what,
-                      k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad,
-                      (long long)k.int8_bad);
+        ck_assert_msg(k.pass, "%s: rel_l2=%.3g (tol %.0e) max_abs=%.3g nonfinite=%lld lse_bad=%lld int8_bad=%lld "
+                      "round_bias=%.3f ulp", what, k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite,
+                      (long long)k.lse_bad, (long long)k.int8_bad, k.round_bias);
         if (keep && pass == 0)
             *keep = r;
         else

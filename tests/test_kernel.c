@@ -78,10 +78,10 @@ static void check_spec_with(const spec *p, int (*adjust)(ifa_plan *, void *), vo
     ck_assert_int_eq(ifa_case_check_result(&c, &r, &k), 0);
     ck_assert_msg(k.pass,
                   "%s q=%s kv=%s B=%lld N=%lld N_kv=%lld D=%lld S=%lld: rel_l2=%.3g (tol %.0e) max_abs=%.3g "
-                  "nonfinite=%lld lse_bad=%lld",
+                  "nonfinite=%lld lse_bad=%lld round_bias=%.3f ulp",
                   p->layout, ifa_dtype_name(p->q), ifa_dtype_name(p->kv), (long long)p->b, (long long)p->n,
                   (long long)p->nkv, (long long)p->d, (long long)p->s, k.rel_l2, k.tolerance, k.max_abs,
-                  (long long)k.nonfinite, (long long)k.lse_bad);
+                  (long long)k.nonfinite, (long long)k.lse_bad, k.round_bias);
     ifa_case_result_free(&r);
     ifa_case_free(&c);
 }
@@ -370,11 +370,15 @@ START_TEST(buffer_create) {
         ck_assert_uint_eq((uintptr_t)host % ((uintptr_t)2 << 20), 896);
         clReleaseMemObject(m);
     }
-    /* under one huge page: a plain buffer */
+    /* under one huge page: on a CPU host memory of its own, 128-byte aligned, taken at creation; else a plain buffer */
     ck_assert_int_eq(ifa_buffer_create(ctx, CL_MEM_READ_ONLY, 4096, &m), IFA_STATUS_OK);
     ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL), CL_SUCCESS);
-    ck_assert(!(flags & CL_MEM_USE_HOST_PTR));
+    ck_assert(!(flags & CL_MEM_USE_HOST_PTR) == !(type & CL_DEVICE_TYPE_CPU));
     ck_assert(flags & CL_MEM_READ_ONLY);
+    if (type & CL_DEVICE_TYPE_CPU) {
+        ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host, &host, NULL), CL_SUCCESS);
+        ck_assert_uint_eq((uintptr_t)host % 128, 0);
+    }
     clReleaseMemObject(m);
     /* refused */
     m = NULL;
@@ -759,6 +763,47 @@ START_TEST(balanced_gqa_head_dims_and_edges) {
 }
 END_TEST
 
+/* The output store rounds to nearest even, ties included: one key (its weight exactly 1, so each output element is
+ * its value element in fp32), fp32 values placed on the half-way points between neighbouring fp16 (bf16) values,
+ * odd and even mantissas, both signs, normal and small; each stored element must be the value rounded to even. */
+START_TEST(output_rounds_ties_to_even) {
+    static const ifa_dtype outs[2] = {IFA_DTYPE_FLOAT16, IFA_DTYPE_BFLOAT16};
+    for (int o = 0; o < 2; ++o) {
+        const int mant = outs[o] == IFA_DTYPE_FLOAT16 ? 10 : 7;
+        ifa_case c;
+        ifa_case_init(&c);
+        const int64_t qs[4] = {1, 4, 1, 64}, ks[4] = {1, 1, 1, 64};
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c.query, outs[o], 4, qs), 0);
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c.key, IFA_DTYPE_FLOAT32, 4, ks), 0);
+        ck_assert_int_eq(ifa_host_tensor_alloc(&c.value, IFA_DTYPE_FLOAT32, 4, ks), 0);
+        ifa_host_fill_random(&c.query, 5, -1, 1);
+        ifa_host_fill_random(&c.key, 6, -1, 1);
+        for (int d = 0; d < 64; ++d) {
+            /* (1 + k 2^-mant + 2^-(mant+1)) 2^e: k odd rounds up, k even down; a few non-ties among them */
+            const int k = d % 8, e = d / 8 % 4 * 3 - 4;
+            const double tie = ldexp(1.0 + k * ldexp(1.0, -mant) + (d % 16 == 15 ? 0.3 : 0.5) * ldexp(1.0, -mant), e);
+            ifa_host_set(&c.value, d, d % 2 ? -tie : tie);
+        }
+        c.num_heads = 4, c.num_key_value_heads = 1, c.scale_value = 0.125, c.softmax_lse_flag = 1;
+        strcpy(c.input_layout, "BNSD");
+        ifa_case_result r;
+        ck_assert_msg(ifa_case_run(test_ctx(), test_queue(), &c, NULL, NULL, &r) == IFA_STATUS_OK, "%s", r.error);
+        ifa_host_tensor want;
+        ck_assert_int_eq(ifa_host_tensor_alloc(&want, outs[o], 1, (const int64_t[]){64}), 0);
+        for (int d = 0; d < 64; ++d) ifa_host_set(&want, d, ifa_host_get(&c.value, d)); /* rounds to nearest even */
+        for (int h = 0; h < 4; ++h)
+            for (int d = 0; d < 64; ++d)
+                ck_assert_msg(ifa_host_get(&r.out, h * 64 + d) == ifa_host_get(&want, d),
+                              "%s head %d element %d: stored %.9g, the value %.9g rounds to nearest even as %.9g",
+                              ifa_dtype_name(outs[o]), h, d, ifa_host_get(&r.out, h * 64 + d), ifa_host_get(&c.value, d),
+                              ifa_host_get(&want, d));
+        ifa_host_tensor_free(&want);
+        ifa_case_result_free(&r);
+        ifa_case_free(&c);
+    }
+}
+END_TEST
+
 START_TEST(split_kv_all_empty_and_uniform) {
     static const int64_t zero[] = {0}, some[] = {3000};
     split_force f = {64, "split_min_tokens=64,chunk_rows=64,balance_milli=1000000", 0, 0}; /* max length 0: nothing to split */
@@ -799,6 +844,7 @@ Suite *kernel_suite(void) {
     test_add_loop(t, split_kv_gqa_and_head_dims, 0, 2 * 6);
     test_add_loop(t, split_kv_empty_splits, 0, 2 * 3);
     tcase_add_test(t, split_kv_all_empty_and_uniform);
+    tcase_add_test(t, output_rounds_ties_to_even);
     test_add_loop(t, split_equals_non_split, 0, 3);
     tcase_add_test(t, fused_combine_queues);
     tcase_add_test(t, fused_balanced_queues);

@@ -186,6 +186,23 @@ START_TEST(merge_rules) {
     ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, test_queue(), 0, NULL, NULL), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "partial_outputs.buffer is NULL"));
     ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, NULL, 0, NULL, NULL), IFA_STATUS_INVALID_QUEUE);
+    {
+        /* the outputs apart from the inputs: merged_output over partial_outputs' bytes in one buffer is refused */
+        cl_int err;
+        cl_mem one = clCreateBuffer(ifa_context_cl_context(test_ctx()), CL_MEM_READ_WRITE, 8192, NULL, &err);
+        ck_assert_ptr_nonnull(one);
+        RESET();
+        po.buffer = pl.buffer = o.buffer = l.buffer = one;
+        pl.offset = 4096, o.offset = 2048, l.offset = 6144;
+        ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, test_queue(), 0, NULL, NULL),
+                         IFA_STATUS_INVALID_ATTRIBUTE);
+        ck_assert_msg(strstr(ifa_last_error(), "merged_output (bytes [2048, 2816) of its buffer) overlaps partial_outputs"),
+                      "%s", ifa_last_error());
+        o.offset = 5120; /* past partial_outputs' 3072 bytes and partial_lses' 96 */
+        ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, test_queue(), 0, NULL, NULL), IFA_STATUS_OK);
+        ck_assert_int_eq(clFinish(test_queue()), CL_SUCCESS);
+        clReleaseMemObject(one);
+    }
 #undef RESET
 }
 END_TEST

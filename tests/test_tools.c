@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/args.h"
@@ -109,6 +111,48 @@ START_TEST(npy_rejects_malformed) {
                         "element 0 is 8, outside int4's [-8, 7]");
     expect_npy_error_as("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n", 3, 0xf7, IFA_DTYPE_INT4,
                         "element 0 is -9");
+    /* the header as the Python literal it is: no space after the colon is still True, a key twice or an unknown
+     * key is refused, a claimed size past the file's is refused before any allocation (8 GB for a 4 KB file), a
+     * product past 2^63 is refused, not wrapped */
+    expect_npy_error("{'descr': '<f4', 'fortran_order':True, 'shape': (2,), }\n", 8, "Fortran");
+    expect_npy_error("{'descr':'<f4','fortran_order':False,'shape':(2,),'shape':(2,)}\n", 8, "names a key twice");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}\n", 8, "a key other than");
+    expect_npy_error("{'descr': '<f4', 'shape': (2,), }\n", 8, "no 'fortran_order'");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }\n", 8, "neither True nor False");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } junk\n", 8, "text after");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2000000000,), }\n", 8,
+                     "data shorter than the shape says (8000000000 bytes, the file holds 8)");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (576460752303423487,), }\n", 8,
+                     "data shorter than the shape says (2305843009213693948 bytes");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (576460752303423487, 16), }\n", 8,
+                     "its bytes pass 2^63");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }\n", 8,
+                     "past 2^63");
+    expect_npy_error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 9, "data longer");
+    {
+        /* no space after the colons, keys in another order, double quotes: read as NumPy would */
+        static const char ok[] = "\x93NUMPY\x01\x00\x37\x00{\"shape\":(2,),\"fortran_order\":False,\"descr\":\"<f4\"}    \n"
+                                 "\x00\x00\x80\x3f\x00\x00\x00\x40";
+        write_bytes(path_in("ok.npy"), ok, sizeof ok - 1);
+        ifa_host_tensor t;
+        char err[256] = "";
+        ck_assert_msg(ifa_npy_read(path_in("ok.npy"), IFA_DTYPE_COUNT_, &t, err, sizeof err) == 0, "%s", err);
+        ck_assert(t.ndim == 1 && t.shape[0] == 2 && ifa_host_get(&t, 0) == 1.0 && ifa_host_get(&t, 1) == 2.0);
+        ifa_host_tensor_free(&t);
+    }
+    {
+        /* a folder and a FIFO are not regular files (a FIFO blocked in fopen forever) */
+        ifa_host_tensor t;
+        char err[256] = "";
+        ck_assert_int_eq(ifa_npy_read((make_dir(), dir), IFA_DTYPE_COUNT_, &t, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+        const char *fifo = path_in("fifo.npy");
+        unlink(fifo);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        ck_assert_int_eq(ifa_npy_read(fifo, IFA_DTYPE_COUNT_, &t, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+        unlink(fifo);
+    }
     static const char zip[] = "PK\x03\x04 not npy";
     write_bytes(path_in("magic.npy"), zip, sizeof zip - 1);
     ifa_host_tensor t;
@@ -313,7 +357,16 @@ START_TEST(case_rejects_bad_fields) {
     static const struct {
         const char *json, *needle;
     } bad[] = {
-        {"[1, 2]", "\"op\""},
+        {"[1, 2]", "a case must be a JSON object"},
+        /* strict JSON: nothing after the case, no key twice, no unknown key (the nearest known one named) */
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {}} {}",
+         "text after the case's object at byte 71"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2, \"num_heads\": 3}, \"inputs\": {}}",
+         "case.attrs has the key \"num_heads\" twice"},
+        {"{\"op\": \"IncreFlashAttention\", \"atrs\": {\"num_heads\": 2}, \"inputs\": {}}",
+         "the case has the unknown key \"atrs\" (did you mean \"attrs\"?)"},
+        {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_head\": 2}, \"inputs\": {}}",
+         "attrs.num_head is not an attribute of IncreFlashAttention (did you mean \"num_heads\"?)"},
         {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 1.5}, \"inputs\": {}}", "attrs.num_heads must be an integer"},
         {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2, \"softmax_lse_flag\": 1}, \"inputs\": {}}", "softmax_lse_flag"},
         {"{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"mask\": 1}}", "inputs.mask"},
@@ -346,6 +399,46 @@ START_TEST(case_rejects_bad_fields) {
         ck_assert_int_eq(ifa_case_parse(bad[i].json, "/tmp", &c, err, sizeof err), -1);
         ck_assert_msg(strstr(err, bad[i].needle), "case %zu: error \"%s\" lacks \"%s\"", i, err, bad[i].needle);
     }
+}
+END_TEST
+
+/* JSON arrays are read along their lists: 400,000 lengths and a 1,000 x 1,000 block table in well under a second
+ * each (cJSON_GetArrayItem in a loop took 95 s for 200,000 lengths; the op refuses the case later, not the loader). */
+START_TEST(case_arrays_linear) {
+    const int n = 400000;
+    /* the larger text: 10^6 block ids of up to 3 digits and a comma each, and the brackets of 1,000 rows */
+    const size_t room = (size_t)1000 * 1000 * 4 + 1000 * 3 + 4096;
+    char *json = malloc(room);
+    ck_assert_ptr_nonnull(json);
+    for (int form = 0; form < 2; ++form) {
+        int w = sprintf(json, "{\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": 2}, \"inputs\": {\"%s\": [",
+                        form ? "block_table" : "actual_seq_lengths");
+        for (int i = 0; i < (form ? 1000 : n); ++i) {
+            if (form) {
+                w += sprintf(json + w, "%s[", i ? "," : "");
+                for (int k = 0; k < 1000; ++k) w += sprintf(json + w, "%s%d", k ? "," : "", k);
+                w += sprintf(json + w, "]");
+            } else {
+                w += sprintf(json + w, "%s%d", i ? "," : "", i % 1000);
+            }
+        }
+        sprintf(json + w, "], \"query\": {\"shape\": [%d, 1, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 1}}, "
+                "\"key\": {\"shape\": [4, 1, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 2}}, "
+                "\"value\": {\"shape\": [4, 1, 2], \"dtype\": \"float16\", \"random\": {\"seed\": 3}}}}",
+                form ? 1000 : 1);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ifa_case c;
+        char err[256] = "";
+        ck_assert_msg(ifa_case_parse(json, "/tmp", &c, err, sizeof err) == 0, "form %d: %s", form, err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        ck_assert(form ? c.block_table_cols == 1000 && c.block_table[999 * 1000 + 999] == 999
+                       : c.lengths_count == n && c.lengths[n - 1] == (n - 1) % 1000);
+        ck_assert_msg(s < 5.0, "form %d: %.1f s to read the case", form, s);
+        ifa_case_free(&c);
+    }
+    free(json);
 }
 END_TEST
 
@@ -869,6 +962,7 @@ int main(void) {
     tcase_add_test(t, case_with_npy_inputs_runs);
     tcase_add_test(t, case_with_every_input_runs);
     tcase_add_test(t, case_rejects_bad_fields);
+    tcase_add_test(t, case_arrays_linear);
     tcase_add_test(t, poison_unread_marks_the_unread_rows);
     tcase_add_test(t, latent_value_cases);
     tcase_add_test(t, pin_sets_affinity_unless_given);

@@ -270,10 +270,15 @@ START_TEST(mask_bias_window_padding_rules) {
     }
     setup(&f), f.a.window = -1;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "window = -1 is negative");
+    /* both sides of each bound: S_kv and 0 accepted, S_kv + 1 and -1 refused */
     setup(&f), f.pad = 33, f.a.kv_padding_size = &f.pad;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size = 33 is outside [0, S_kv = 32]");
+    f.pad = 32; /* every batch's rows start before 0: legal, each sees nothing */
+    expect(&f, IFA_STATUS_OK, NULL);
     setup(&f), f.pad = -1, f.a.kv_padding_size = &f.pad;
     expect(&f, IFA_STATUS_INVALID_ATTRIBUTE, "kv_padding_size = -1");
+    f.pad = 0;
+    expect(&f, IFA_STATUS_OK, NULL);
     setup(&f), f.pad = 4, f.a.kv_padding_size = &f.pad, f.a.actual_seq_lengths = NULL, f.a.actual_seq_lengths_count = 0;
     expect(&f, IFA_STATUS_INVALID_SEQ_LENGTHS, "kv_padding_size needs actual_seq_lengths");
     setup(&f), f.pad = 30, f.a.kv_padding_size = &f.pad; /* batch 0's rows start before 0: legal, it sees nothing */
@@ -977,8 +982,48 @@ START_TEST(run_rules) {
     l.f.o.offset = 4;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "attention_out needs 1024 bytes from offset 4");
     l.f.o.offset = 0;
-    l.f.lse.buffer = l.q; /* 1024 bytes: large enough, accepted */
-    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_OK, NULL);
+    /* an output may not share bytes with an input, the other output or the workspace (the run would read what it
+     * wrote); apart in one buffer it may */
+    l.f.lse.buffer = l.q;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_INVALID_ATTRIBUTE,
+               "softmax_lse (bytes [0, 64) of its buffer) overlaps query (bytes [0, 1024)) in the same buffer");
+    l.f.lse.buffer = l.o, l.f.lse.offset = 1020;
+    expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "softmax_lse needs 64 bytes from offset 1020");
+    {
+        cl_mem big = buf(2048);
+        l.f.o.buffer = l.f.lse.buffer = big, l.f.lse.offset = 1020;
+        expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_INVALID_ATTRIBUTE, "attention_out (bytes [0, 1024) of its buffer) "
+                                                                        "overlaps softmax_lse (bytes [1020, 1084))");
+        l.f.lse.offset = 1024; /* right after the output: apart */
+        expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_OK, NULL);
+        ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+        ck_assert_int_gt((int)l.ws_bytes, 0); /* per-batch lengths go through the workspace */
+        cl_mem shared = buf(l.ws_bytes + 2048);
+        l.f.o.buffer = shared, l.f.lse.buffer = l.lse, l.f.lse.offset = 0;
+        expect_run(&l, &l.plan, shared, q, IFA_STATUS_INVALID_ATTRIBUTE, "overlaps the workspace");
+        l.f.o.offset = (l.ws_bytes + 63) / 64 * 64; /* past the workspace's bytes: apart */
+        expect_run(&l, &l.plan, shared, q, IFA_STATUS_OK, NULL);
+        ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+        l.f.o.buffer = l.o, l.f.o.offset = 0;
+        clReleaseMemObject(shared);
+        clReleaseMemObject(big);
+    }
+    l.f.lse.buffer = l.lse, l.f.lse.offset = 0;
+    /* a buffer of another cl_context (the same device) */
+    {
+        cl_int err;
+        cl_device_id dev = ifa_context_device(test_ctx());
+        cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        ck_assert_ptr_nonnull(other);
+        cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, 2 * 32 * 32 * 4, NULL, &err);
+        ck_assert_ptr_nonnull(foreign);
+        l.f.v.buffer = foreign;
+        expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_INVALID_ATTRIBUTE,
+                   "value.buffer belongs to another cl_context than the ifa context's");
+        l.f.v.buffer = l.v;
+        clReleaseMemObject(foreign);
+        clReleaseContext(other);
+    }
     cl_mem small = buf(8);
     l.f.k.buffer = small;
     expect_run(&l, &l.plan, l.ws, q, IFA_STATUS_BUFFER_TOO_SMALL, "key needs 8192 bytes");

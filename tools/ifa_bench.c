@@ -480,7 +480,7 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         ifa_status st = ifa_case_run(ctx, queue, &c, NULL, NULL, &r);
         ifa_case_check chk;
         if (st != IFA_STATUS_OK) {
-            fprintf(stderr, "ifa-bench: %s\n", ifa_last_error());
+            fprintf(stderr, "ifa-bench: %s\n", r.error);
             ifa_case_free(&c);
             return -1;
         }
@@ -503,7 +503,8 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
     cl_context cl = ctx->cl_ctx;
     const size_t kb = c.key.bytes;
     cl_mem bq = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, c.query.bytes, c.query.data, &err);
-    cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE, c.query.bytes, NULL, &err);
+    cl_mem bo = NULL;
+    if (ifa_buffer_create(ctx, CL_MEM_READ_WRITE, c.query.bytes, &bo) != IFA_STATUS_OK) bo = NULL;
     cl_mem bk = stream_buffer(ctx, CL_MEM_READ_ONLY, kb * (size_t)copies);
     cl_mem bv = o->value_is_key ? bk : stream_buffer(ctx, CL_MEM_READ_ONLY, kb * (size_t)copies);
     if (o->value_is_key && bv) clRetainMemObject(bv); /* released once for each name below */
@@ -588,7 +589,10 @@ static int bench_shape(ifa_context *ctx, cl_command_queue queue, const ifa_bench
         }
     }
     res->plan_us = ifa_bench_median(plan_t, 101);
-    if (ws_bytes && !(ws = clCreateBuffer(cl, CL_MEM_READ_WRITE, ws_bytes, NULL, &err))) goto done;
+    if (ws_bytes && ifa_buffer_create(ctx, CL_MEM_READ_WRITE, ws_bytes, &ws) != IFA_STATUS_OK) {
+        fprintf(stderr, "ifa-bench: the workspace: %s\n", ifa_last_error());
+        goto done;
+    }
     for (int i = -o->warmup; i < o->runs; ++i) {
         const int copy = (i + o->warmup) % copies;
         tk.offset = tv.offset = kb * (size_t)copy;

@@ -215,10 +215,10 @@ static int fail(const char *what, ifa_status s) {
     return 3;
 }
 
+/* A buffer whose memory exists when it returns (ifa_buffer_create; NULL on failure) */
 static cl_mem make_buffer(driver *dr, size_t bytes) {
-    cl_int err;
-    cl_mem m = clCreateBuffer(dr->clc, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
-    return err == CL_SUCCESS ? m : NULL;
+    cl_mem m = NULL;
+    return ifa_buffer_create(dr->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 8, &m) == IFA_STATUS_OK ? m : NULL;
 }
 
 /* The K/V pools and their per-token scales: what the kernels stream (ifa_buffer_create unless

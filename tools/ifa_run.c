@@ -14,6 +14,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/append_check.h"
 #include "common/args.h"
@@ -53,39 +54,73 @@ typedef struct options {
     int far_kv;                /* key and value at the end of the largest buffer the device allocates */
 } options;
 
-/* 2 for a status that says the case is wrong, 3 for one that says the device or runtime failed. */
-static int status_exit(ifa_status st) {
-    const int bad_case = st != IFA_STATUS_OPENCL_ERROR && st != IFA_STATUS_BUILD_FAILED && st != IFA_STATUS_OUT_OF_MEMORY &&
-                         st != IFA_STATUS_NO_DEVICE && st != IFA_STATUS_DEVICE_LIMIT && st != IFA_STATUS_INTERNAL;
-    return bad_case ? 2 : 3;
+/* A case that could not be read: 3 when memory ran out (a resource failure), else 2; the message printed. */
+static int bad_case(const char *err) {
+    const int memory = ifa_case_no_memory(err);
+    fprintf(stderr, "ifa-run: %s%s\n", memory ? "" : "bad case: ", err);
+    return memory ? 3 : 2;
 }
 
-/* Writes each (name, tensor) pair with a non-NULL tensor to out_dir; 0 or 3. */
-static int write_outputs(const char *out_dir, const char *const *names, const ifa_host_tensor *const *ts, int n) {
+/* 2 for a status that says the case is wrong, 3 for one that says the device or runtime failed. */
+static int status_exit(ifa_status st) {
+    const int wrong_case = st != IFA_STATUS_OPENCL_ERROR && st != IFA_STATUS_BUILD_FAILED &&
+                           st != IFA_STATUS_OUT_OF_MEMORY && st != IFA_STATUS_NO_DEVICE &&
+                           st != IFA_STATUS_DEVICE_LIMIT && st != IFA_STATUS_INTERNAL;
+    return wrong_case ? 2 : 3;
+}
+
+/* --out is all or nothing: before a case runs, the files of its outputs' names in out_dir go (clear_outputs), so that
+ * none of an earlier run is taken for this one's; its outputs are then written to NAME.partial and renamed into place
+ * only once every one is complete (write_outputs), so that a failed or killed run leaves no truncated NAME. */
+static void clear_outputs(const char *out_dir, const char *const *names, int n) {
     char p[4096];
-    mkdir(out_dir, 0777);
-    for (int i = 0; i < n; ++i) {
-        if (!ts[i]) continue;
+    for (int i = 0; out_dir && i < n; ++i) {
         snprintf(p, sizeof p, "%s/%s", out_dir, names[i]);
-        errno = 0;
-        if (ifa_npy_write(p, ts[i]) != 0) {
-            fprintf(stderr, "ifa-run: cannot write %s: %s\n", p, errno ? strerror(errno) : "no .npy dtype for it");
-            return 3;
-        }
-        printf("wrote %s\n", p);
+        (void)unlink(p);
     }
-    return 0;
+}
+
+/* Writes each (name, tensor) pair with a non-NULL tensor to out_dir as above; 0, or 3 with the message printed. */
+static int write_outputs(const char *out_dir, const char *const *names, const ifa_host_tensor *const *ts, int n) {
+    char p[4096], part[4200];
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ifa-run: cannot make %s: %s\n", out_dir, strerror(errno));
+        return 3;
+    }
+    int written = 0, rc = 0;
+    for (; written < n && rc == 0; ++written) {
+        if (!ts[written]) continue;
+        snprintf(part, sizeof part, "%s/%s.partial", out_dir, names[written]);
+        errno = 0;
+        if (ifa_npy_write(part, ts[written]) != 0) {
+            fprintf(stderr, "ifa-run: cannot write %s: %s\n", part, errno ? strerror(errno) : "no .npy dtype for it");
+            rc = 3;
+        }
+    }
+    for (int i = 0; i < written; ++i) {
+        if (!ts[i]) continue;
+        snprintf(part, sizeof part, "%s/%s.partial", out_dir, names[i]);
+        snprintf(p, sizeof p, "%s/%s", out_dir, names[i]);
+        if (rc != 0) {
+            (void)unlink(part);
+        } else if (rename(part, p) != 0) {
+            fprintf(stderr, "ifa-run: cannot rename %s to %s: %s\n", part, p, strerror(errno));
+            rc = 3;
+        } else {
+            printf("wrote %s\n", p);
+        }
+    }
+    return rc;
 }
 
 static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o) {
     const char *out_dir = o->out_dir;
     const int check = o->check;
     char err[1024];
+    static const char *const names[] = {"merged_output.npy", "merged_lse.npy"};
+    clear_outputs(out_dir, names, 2);
     ifa_merge_case c;
-    if (ifa_merge_case_parse(text, base, &c, err, sizeof err) != 0) {
-        fprintf(stderr, "ifa-run: bad case: %s\n", err);
-        return 2;
-    }
+    if (ifa_merge_case_parse(text, base, &c, err, sizeof err) != 0) return bad_case(err);
     ifa_merge_result r;
     memset(&r, 0, sizeof r);
     int rc = 0;
@@ -105,13 +140,12 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
     }
     ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
     if (st != IFA_STATUS_OK) {
-        fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
+        fprintf(stderr, "ifa-run: %s\n", r.error);
         rc = status_exit(st);
     } else {
         printf("case: MergeAttentionStates parts=%lld rows=%lld D=%lld out=%s\n", (long long)c.partial_outputs.shape[0],
                (long long)(ifa_host_tensor_numel(&c.partial_lses) / c.partial_outputs.shape[0]),
                (long long)c.partial_outputs.shape[c.partial_outputs.ndim - 1], ifa_dtype_name(c.out_dtype));
-        static const char *const names[] = {"merged_output.npy", "merged_lse.npy"};
         const ifa_host_tensor *ts[] = {&r.out, c.lse_flag ? &r.lse : NULL};
         if (out_dir) rc = write_outputs(out_dir, names, ts, 2);
         if (rc == 0 && check) {
@@ -132,11 +166,13 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
  * --check, compared with the float64 append. */
 static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o) {
     char err[1024];
+    static const char *const names[IFA_GENERIC_WRITTEN] = {
+        "key_cache.npy",           "value_cache.npy",          "antiquant_scale.npy",
+        "antiquant_offset.npy",    "key_antiquant_scale.npy",  "key_antiquant_offset.npy",
+        "value_antiquant_scale.npy", "value_antiquant_offset.npy"};
+    clear_outputs(o->out_dir, names, IFA_GENERIC_WRITTEN);
     ifa_generic_case c;
-    if (ifa_generic_case_parse(text, base, &c, err, sizeof err) != 0) {
-        fprintf(stderr, "ifa-run: bad case: %s\n", err);
-        return 2;
-    }
+    if (ifa_generic_case_parse(text, base, &c, err, sizeof err) != 0) return bad_case(err);
     const int support = o->mode == MODE_SUPPORT;
     if (o->far_kv && !(c.cache_base_bytes = ifa_generic_case_far_caches_base(ifa_context_device(ctx), &c))) {
         fprintf(stderr, "ifa-run: --far-kv: the device allocates no buffer 8 KiB past the caches\n");
@@ -152,7 +188,7 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         else printf("support: not supported: %s\n", ifa_last_error());
         rc = st == IFA_STATUS_OK ? 0 : status_exit(st);
     } else if (st != IFA_STATUS_OK) {
-        fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
+        fprintf(stderr, "ifa-run: %s\n", r.error);
         rc = status_exit(st);
     } else {
         int nt = 0;
@@ -161,10 +197,6 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
                r.device_ms);
         const ifa_host_tensor *outs[IFA_GENERIC_WRITTEN];
         ifa_append_after(&r, outs);
-        static const char *const names[IFA_GENERIC_WRITTEN] = {
-            "key_cache.npy",           "value_cache.npy",          "antiquant_scale.npy",
-            "antiquant_offset.npy",    "key_antiquant_scale.npy",  "key_antiquant_offset.npy",
-            "value_antiquant_scale.npy", "value_antiquant_offset.npy"};
         if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, IFA_GENERIC_WRITTEN);
         ifa_append_check k;
         if (rc == 0 && o->check && ifa_append_case_check(&c, outs, &k) != 0) {
@@ -214,10 +246,11 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     cJSON_Delete(root);
     if (merge) return run_merge(ctx, q, text, base, o);
     if (append) return run_append(ctx, q, text, base, o);
+    static const char *const names[] = {"attention_out.npy", "softmax_lse.npy"};
+    clear_outputs(o->out_dir, names, 2);
     ifa_case c;
     if (ifa_case_parse(text, base, &c, err, sizeof err) != 0) {
-        fprintf(stderr, "ifa-run: bad case: %s\n", err);
-        return 2;
+        return bad_case(err);
     }
     if (o->template_mode) snprintf(c.template_mode, sizeof c.template_mode, "%s", o->template_mode);
     c.kv_from_buffer_create = o->buffer_create;
@@ -236,7 +269,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     memset(&r, 0, sizeof r);
     ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
     if (st != IFA_STATUS_OK) {
-        fprintf(stderr, "ifa-run: %s\n", ifa_last_error());
+        fprintf(stderr, "ifa-run: %s\n", r.error);
         rc = status_exit(st);
         goto done;
     }
@@ -275,7 +308,6 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         goto done;
     }
     if (o->out_dir) {
-        static const char *const names[] = {"attention_out.npy", "softmax_lse.npy"};
         const ifa_host_tensor *ts[] = {&r.out, c.softmax_lse_flag ? &r.lse : NULL};
         if ((rc = write_outputs(o->out_dir, names, ts, 2)) != 0) goto done;
     }
@@ -287,9 +319,9 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
             goto done;
         }
         printf("check: rel_l2=%.3g (tolerance %.0e) max_abs=%.3g nonfinite=%lld lse_rows_out_of_bound=%lld "
-               "bytes_outside=%lld -> %s\n",
+               "bytes_outside=%lld round_bias=%.3f ulp -> %s\n",
                k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad, (long long)k.outside,
-               k.pass ? "PASS" : "FAIL");
+               k.round_bias, k.pass ? "PASS" : "FAIL");
         rc = k.pass ? 0 : 1;
     }
 done:
@@ -310,31 +342,61 @@ static void count(tally *t, int rc) {
     if (rc > t->worst) t->worst = rc;
 }
 
-/* One argument: a case file, a .jsonl batch (a case per non-empty line) or a directory of *.json cases. */
-static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, const options *o, tally *t) {
+/* One argument: a case file, a .jsonl batch (a case per non-empty line) or a directory of *.json cases (depth 0: the
+ * argument itself; a folder inside it is no case). */
+static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, const options *o, tally *t, int depth) {
     char err[1024], base[4096];
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (depth > 0) { /* a folder among a folder's cases (one named x.json): not a case */
+            fprintf(stderr, "ifa-run: bad case: %s is a folder, not a case file\n", path);
+            count(t, 2);
+            return;
+        }
         DIR *d = opendir(path);
+        if (!d) {
+            fprintf(stderr, "ifa-run: %s: cannot open the folder: %s\n", path, strerror(errno));
+            count(t, 2);
+            return;
+        }
         char **names = NULL;
         size_t n = 0, cap = 0;
-        for (struct dirent *e; d && (e = readdir(d));) {
+        int no_memory = 0;
+        const size_t dlen = strlen(path);
+        const int slash = dlen > 0 && path[dlen - 1] == '/'; /* "examples/" joins as examples/x.json */
+        for (struct dirent *e; !no_memory && (e = readdir(d));) {
             const size_t len = strlen(e->d_name);
             if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
             if (n == cap) {
                 char **m = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *m);
-                if (!m) break;
+                if (!m) {
+                    no_memory = 1;
+                    break;
+                }
                 names = m;
             }
-            const size_t plen = strlen(path) + len + 2;
-            if (!(names[n] = malloc(plen))) break;
-            snprintf(names[n++], plen, "%s/%s", path, e->d_name);
+            const size_t plen = dlen + len + 2;
+            if (!(names[n] = malloc(plen))) {
+                no_memory = 1;
+                break;
+            }
+            snprintf(names[n++], plen, "%s%s%s", path, slash ? "" : "/", e->d_name);
         }
-        if (d) closedir(d);
-        qsort(names, n, sizeof *names, cmp_str);
+        closedir(d);
+        if (no_memory) {
+            fprintf(stderr, "ifa-run: %s: out of memory listing the cases\n", path);
+            count(t, 3);
+        } else if (n == 0) {
+            fprintf(stderr, "ifa-run: bad case: %s is a folder with no *.json cases\n", path);
+            count(t, 2);
+        } else {
+            qsort(names, n, sizeof *names, cmp_str);
+        }
         for (size_t i = 0; i < n; ++i) {
-            printf("== %s\n", names[i]);
-            run_path(ctx, q, names[i], o, t);
+            if (!no_memory) {
+                printf("== %s\n", names[i]);
+                run_path(ctx, q, names[i], o, t, depth + 1);
+            }
             free(names[i]);
         }
         free(names);
@@ -412,7 +474,7 @@ int main(int argc, char **argv) {
     }
     printf("device: %s\n", name);
     tally t = {0, 0, 0};
-    for (int i = 0; i < npaths; ++i) run_path(ctx, q, paths[i], &o, &t);
+    for (int i = 0; i < npaths; ++i) run_path(ctx, q, paths[i], &o, &t, 0);
     if (t.passed + t.failed > 1) printf("%d passed, %d failed\n", t.passed, t.failed);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);

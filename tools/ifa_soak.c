@@ -31,7 +31,8 @@ static int usage(void) {
                     "                [--quiet]\n"
                     "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
                     "  float64 reference; failing or\n"
-                    "  refused cases are written to DIR (default ifa-soak-failures) with the command that replays\n"
+                    "  refused cases are written to DIR (default: ifa-soak-failures beside the ifa-soak binary, in the\n"
+                    "  build folder) with the command that replays\n"
                     "  each one. --tuning: IFA_TUNING entries added after each case's own (e.g. mma=2 to soak the\n"
                     "  matrix shape wherever a case fits it). --draw-knobs: each case also draws the knobs its own\n"
                     "  draw leaves at the device row's (the vector shape's prefetches, P.V blocks, width and all-heads\n"
@@ -70,9 +71,9 @@ static void unreadable(const char *dir, uint64_t s, const ifa_random_case *rc, c
     keep(dir, s, rc, "unreadable");
 }
 
-/* A legal case the op refused with st: reported and kept. */
-static void refused(const char *dir, uint64_t s, const ifa_random_case *rc, ifa_status st) {
-    printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), ifa_last_error());
+/* A legal case the op (or the tool's run around it) refused with st, why: reported and kept. */
+static void refused(const char *dir, uint64_t s, const ifa_random_case *rc, ifa_status st, const char *why) {
+    printf("case %llu: refused: %s: %s\n", (unsigned long long)s, ifa_status_name(st), why);
     keep(dir, s, rc, "refused");
 }
 
@@ -90,7 +91,7 @@ static int soak_append(ifa_context *ctx, cl_command_queue q, uint64_t s, const i
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, 0, NULL, &r);
     int ok = 0;
     if (st != IFA_STATUS_OK) {
-        refused(dir, s, rc, st);
+        refused(dir, s, rc, st, r.error);
     } else {
         const ifa_host_tensor *outs[IFA_GENERIC_WRITTEN];
         ifa_append_after(&r, outs);
@@ -120,7 +121,7 @@ static int soak_merge(ifa_context *ctx, cl_command_queue q, uint64_t s, const if
     const ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
     int ok = 0;
     if (st != IFA_STATUS_OK) {
-        refused(dir, s, rc, st);
+        refused(dir, s, rc, st, r.error);
     } else {
         ifa_merge_case_check(&c, &r);
         ok = r.pass;
@@ -143,7 +144,11 @@ static void append_entries(char *buf, size_t size, const char *entries) {
 
 int main(int argc, char **argv) {
     long long cases = 100, seed = 1;
-    const char *dir = "ifa-soak-failures", *device = NULL, *op = "ifa", *extra = NULL;
+    /* failures by default beside the binary (the build folder), not in the folder it runs from (a source tree) */
+    char default_dir[4096] = "ifa-soak-failures";
+    const char *slash = strrchr(argv[0], '/');
+    if (slash) snprintf(default_dir, sizeof default_dir, "%.*s/ifa-soak-failures", (int)(slash - argv[0]), argv[0]);
+    const char *dir = default_dir, *device = NULL, *op = "ifa", *extra = NULL;
     /* each case sets IFA_DEVICE_FACTS for itself: one the caller set becomes every case's last word */
     const char *facts = getenv("IFA_DEVICE_FACTS");
     char facts_env[256] = "";
@@ -240,7 +245,7 @@ int main(int argc, char **argv) {
             if (rc.far_kv) c.kv_base_bytes = ifa_case_far_kv_base(ifa_context_device(ctx), &c);
             const ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
             if (st != IFA_STATUS_OK) {
-                refused(dir, s, &rc, st);
+                refused(dir, s, &rc, st, r.error);
             } else {
                 if (ifa_case_check_result(&c, &r, &k) == 0 && k.pass) ok = 1;
                 const int t = r.plan.template_id == IFA_TEMPLATE_CV ? 2 : 1, sp = r.plan.split_kv;

@@ -101,12 +101,15 @@ IFA_API cl_device_id ifa_context_device(const ifa_context *ctx);
 IFA_API int64_t ifa_context_programs_built(const ifa_context *ctx);
 
 /* Creates a buffer of `bytes` (contents undefined) for a large tensor the kernels stream, a K/V cache or
- * pool above all; the caller releases it with clReleaseMemObject. On a CPU device, from 2 MiB up, it is host
- * memory of whole 2 MiB pages, starting the tuning row's buffer_offset bytes past a 2 MiB boundary (Intel
- * 640, else 0), on Linux advised for transparent huge pages (madvise MADV_HUGEPAGE), written once here so
- * that no page faults in while serving, given to OpenCL with CL_MEM_USE_HOST_PTR and freed when the
- * runtime drops the buffer: PoCL's own buffers come from malloc in 4 KiB pages, and K/V streamed from DRAM
- * out of them took 1.06-1.41x longer (docs/performance.md). Otherwise it is clCreateBuffer(flags, bytes).
+ * pool above all, or any buffer whose memory must exist when the call returns; the caller releases it with
+ * clReleaseMemObject. On a CPU device it is host memory of its own, taken and written here (so that no page
+ * faults in while serving, and so that running out of memory is OUT_OF_MEMORY here: PoCL backs a plain
+ * clCreateBuffer at its first use, inside a run, and stops the process when that fails), given to OpenCL with
+ * CL_MEM_USE_HOST_PTR and freed when the runtime drops the buffer; from 2 MiB up in whole 2 MiB pages, starting
+ * the tuning row's buffer_offset bytes past a 2 MiB boundary (Intel 640, else 0), on Linux advised for
+ * transparent huge pages (madvise MADV_HUGEPAGE): PoCL's own buffers come from malloc in 4 KiB pages, and K/V
+ * streamed from DRAM out of them took 1.06-1.41x longer (docs/performance.md). Otherwise it is
+ * clCreateBuffer(flags, bytes).
  * flags are the access flags (CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, ...); CL_MEM_USE_HOST_PTR,
  * CL_MEM_COPY_HOST_PTR or CL_MEM_ALLOC_HOST_PTR are INVALID_ATTRIBUTE, as is bytes 0; on a GPU, bytes over
  * CL_DEVICE_MAX_MEM_ALLOC_SIZE are OUT_OF_MEMORY (NVIDIA's driver does not refuse them itself). */
@@ -394,8 +397,8 @@ typedef struct ifa_kv_cache_append_args {
 
 /* Sets every field to its default: NULL tensors and lengths, layout "BSH", N_kv 0 (must be set), contiguous. */
 IFA_API void ifa_kv_cache_append_args_init(ifa_kv_cache_append_args *args);
-/* Phase 1: validates args (buffers may be NULL) and returns the workspace run needs: 8 bytes per new token
- * (its destination, uploaded by run). */
+/* Phase 1: validates args (buffers may be NULL) and returns the workspace run needs: 16 bytes per new token (its
+ * destination, uploaded by run), plus 4 x rope_dim with rope_theta (the inverse frequencies). */
 IFA_API ifa_status ifa_kv_cache_append_get_workspace_size(ifa_context *ctx, const ifa_kv_cache_append_args *args,
                                                           size_t *workspace_bytes);
 /* Phase 2: validates args (lengths and block table included, every call) and enqueues the append on queue

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common/bench_variants.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ void ifa_bench_sort(double *v, int64_t n) {
 }
 
 double ifa_bench_median(double *v, int n) {
+    if (n < 1) return NAN; /* no rounds: no median (and no read before v) */
     ifa_bench_sort(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

@@ -30,7 +30,7 @@ int ifa_bench_variant_apply(const char *base, const ifa_bench_variant *v);
 /* Sorts v[0..n) ascending (the tools' times: ifa-run's runs, ifa-decode's steps). */
 void ifa_bench_sort(double *v, int64_t n);
 
-/* The median of v[0..n) (n >= 1; the mean of the middle two when n is even), sorting v in place: ifa-bench's
+/* The median of v[0..n) (the mean of the middle two when n is even; NaN for n < 1), sorting v in place: ifa-bench's
  * times, a run's and a variant's rounds alike. */
 double ifa_bench_median(double *v, int n);
 

@@ -9,6 +9,11 @@
 
 #include "common/runner.h"
 
+/* Every loader's message for memory it could not get begins with this (ifa_case_no_memory tells): a resource
+ * failure (ifa-run exit 3), where any other message is a bad case (exit 2). */
+#define IFA_CASE_NO_MEMORY "out of memory: "
+int ifa_case_no_memory(const char *err);
+
 /* Parses JSON text; relative .npy paths are resolved against base_dir. Returns 0, or -1 with a message
  * naming the field in err. */
 int ifa_case_parse(const char *json, const char *base_dir, ifa_case *c, char *err, size_t err_size);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/case.h"
+#include "common/json_strict.h"
 
 #define FAIL(...)                                                                                              \
     do {                                                                                                       \
@@ -25,12 +26,13 @@ static int64_t *int_list(const cJSON *j, const char *name, int64_t *len, char *e
     const cJSON *first = cJSON_GetArrayItem(j, 0);
     const int rows = cJSON_IsArray(first) ? n : 1, cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : n;
     if (!cJSON_IsArray(j) || n < 1 || cols < 1) FAIL("%s must be a non-empty array of integers (or of rows)", name);
-    if (!(v = malloc((size_t)rows * (size_t)cols * sizeof *v))) FAIL("%s: cannot allocate", name);
-    for (int r = 0; r < rows; ++r) {
-        const cJSON *row = cJSON_IsArray(first) ? cJSON_GetArrayItem(j, r) : j;
+    if (!(v = malloc((size_t)rows * (size_t)cols * sizeof *v))) FAIL(IFA_CASE_NO_MEMORY "%s of %d x %d", name, rows, cols);
+    /* along the lists (cJSON_GetArrayItem walks from the head each time: quadratic) */
+    const cJSON *row = cJSON_IsArray(first) ? first : j;
+    for (int r = 0; r < rows; ++r, row = row->next) {
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols) FAIL("%s[%d] must be a row of %d integers", name, r, cols);
-        for (int k = 0; k < cols; ++k) {
-            const cJSON *x = cJSON_GetArrayItem(row, k);
+        const cJSON *x = row->child;
+        for (int k = 0; k < cols; ++k, x = x->next) {
             if (!is_int(x)) FAIL("%s: element %d of row %d must be an integer", name, k, r);
             v[(int64_t)r * cols + k] = (int64_t)x->valuedouble;
         }
@@ -45,8 +47,9 @@ done:
 int ifa_generic_case_parse(const char *json, const char *base, ifa_generic_case *c, char *err, size_t err_size) {
     memset(c, 0, sizeof *c);
     int rc = -1;
-    cJSON *root = cJSON_Parse(json);
-    if (!root) FAIL("case is not valid JSON");
+    static const char *const top[] = {"op", "attrs", "inputs"};
+    cJSON *root = ifa_json_parse_case(json, top, sizeof top / sizeof *top, err, err_size);
+    if (!root) return -1;
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(root, "op");
     const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(root, "attrs");
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
@@ -100,7 +103,7 @@ int ifa_generic_case_parse(const char *json, const char *base, ifa_generic_case 
         case IFA_ATTR_STRING: {
             if (!cJSON_IsString(j)) FAIL("attrs.%s must be a string", ad->name);
             char *s = malloc(strlen(j->valuestring) + 1);
-            if (!s) FAIL("attrs.%s: cannot allocate", ad->name);
+            if (!s) FAIL(IFA_CASE_NO_MEMORY "attrs.%s", ad->name);
             strcpy(s, j->valuestring);
             a->s = s, c->owned[c->num_attrs] = s;
             break;

@@ -3,6 +3,7 @@
 
 #include "common/runner.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Input i's byte offset in its buffer: cache_base_bytes for a non-empty key_cache or value_cache, else 0. */
@@ -33,6 +34,9 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
                                      c->inputs[i].bytes ? c->inputs[i].bytes : 1, c->inputs[i].data, &cerr);
         }
         if (cerr != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
+        if (st != IFA_STATUS_OK)
+            snprintf(r->error, sizeof r->error, "a buffer for %s: %s (OpenCL error %d)", d->inputs[i].name,
+                     ifa_status_name(st), (int)cerr);
         named[nt].name = d->inputs[i].name;
         memset(&named[nt].tensor, 0, sizeof named[nt].tensor);
         named[nt].tensor.buffer = bufs[i], named[nt].tensor.dtype = c->inputs[i].dtype, named[nt].tensor.offset = base;
@@ -43,14 +47,18 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
     const ifa_op_call call = {named, nt, c->attrs, c->num_attrs};
     ifa_plan plan;
     size_t ws_bytes = 0;
-    if (st == IFA_STATUS_OK) st = ifa_op_get_workspace_size(ctx, d, &call, &plan, &ws_bytes);
+    if (st == IFA_STATUS_OK && (st = ifa_op_get_workspace_size(ctx, d, &call, &plan, &ws_bytes)) != IFA_STATUS_OK)
+        snprintf(r->error, sizeof r->error, "%s", ifa_last_error());
     if (workspace_bytes) *workspace_bytes = ws_bytes;
     cl_mem ws = NULL;
     cl_event ev = NULL;
     if (st == IFA_STATUS_OK && !plan_only) {
-        cl_int cerr;
-        ws = clCreateBuffer(ifa_context_cl_context(ctx), CL_MEM_READ_WRITE, ws_bytes ? ws_bytes : 8, NULL, &cerr);
-        st = ws ? ifa_op_run(ctx, d, &call, &plan, ws, 0, q, 0, NULL, &ev) : IFA_STATUS_OUT_OF_MEMORY;
+        if ((st = ifa_buffer_create(ctx, CL_MEM_READ_WRITE, ws_bytes ? ws_bytes : 8, &ws)) != IFA_STATUS_OK) {
+            ws = NULL;
+            snprintf(r->error, sizeof r->error, "a workspace buffer of %zu bytes: %s", ws_bytes, ifa_last_error());
+        } else if ((st = ifa_op_run(ctx, d, &call, &plan, ws, 0, q, 0, NULL, &ev)) != IFA_STATUS_OK) {
+            snprintf(r->error, sizeof r->error, "%s", ifa_last_error());
+        }
     }
     if (ev) {
         clWaitForEvents(1, &ev);
@@ -68,11 +76,18 @@ ifa_status ifa_generic_case_run(ifa_context *ctx, cl_command_queue q, const ifa_
                 else if (clEnqueueReadBuffer(q, bufs[i], CL_TRUE, cache_base(c, i), r->written[w].bytes,
                                              r->written[w].data, 0, NULL, NULL) != CL_SUCCESS)
                     st = IFA_STATUS_OPENCL_ERROR;
+                if (st != IFA_STATUS_OK)
+                    snprintf(r->error, sizeof r->error, "reading %s back: %s", names[w], ifa_status_name(st));
             }
     if (ws) clReleaseMemObject(ws);
     for (int i = 0; i < IFA_GENERIC_MAX; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);
-    if (st != IFA_STATUS_OK) ifa_generic_run_free(r);
+    if (st != IFA_STATUS_OK) {
+        char keep[sizeof r->error];
+        memcpy(keep, r->error, sizeof keep);
+        ifa_generic_run_free(r);
+        memcpy(r->error, keep, sizeof keep);
+    }
     return st;
 }
 

@@ -13,6 +13,7 @@
 typedef struct ifa_generic_run {
     ifa_host_tensor written[IFA_GENERIC_WRITTEN];
     double device_ms; /* the op's kernel time from its event (0 without profiling) */
+    char error[512];  /* on failure: the library's message, or the tool's own step that failed */
 } ifa_generic_run;
 
 /* Uploads c's inputs, plans and runs its op on q, and reads back the inputs named in names

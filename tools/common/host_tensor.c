@@ -15,7 +15,7 @@ int ifa_host_tensor_alloc(ifa_host_tensor *t, ifa_dtype dtype, int32_t ndim, con
     t->ndim = ndim;
     int64_t n = 1;
     for (int i = 0; i < ndim; ++i) {
-        if (shape[i] < 0 || (shape[i] && n > INT64_MAX / 16 / shape[i])) return -1;
+        if (shape[i] < 0 || (shape[i] && n > INT64_MAX / 64 / shape[i])) return -1; /* n x bits stays in range */
         t->shape[i] = shape[i];
         n *= shape[i];
     }

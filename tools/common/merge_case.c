@@ -6,14 +6,13 @@
 #include <string.h>
 
 #include "common/case.h"
+#include "common/json_strict.h"
 
 int ifa_merge_case_parse(const char *json, const char *base, ifa_merge_case *c, char *err, size_t err_size) {
     memset(c, 0, sizeof *c);
-    cJSON *root = cJSON_Parse(json);
-    if (!root) {
-        snprintf(err, err_size, "case is not valid JSON");
-        return -1;
-    }
+    static const char *const top[] = {"op", "attrs", "inputs"};
+    cJSON *root = ifa_json_parse_case(json, top, sizeof top / sizeof *top, err, err_size);
+    if (!root) return -1;
     int rc = -1;
     const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(root, "attrs");
     const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(root, "inputs");
@@ -85,8 +84,10 @@ ifa_status ifa_merge_case_run(ifa_context *ctx, cl_command_queue queue, const if
     int64_t lse_shape[IFA_MAX_DIMS] = {1};
     for (int i = 0; i < po->ndim - 2; ++i) lse_shape[i] = po->shape[i + 1];
     if (ifa_host_tensor_alloc(&r->out, c->out_dtype, po->ndim - 1, po->shape + 1) != 0 ||
-        (c->lse_flag && ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, lse_rank, lse_shape) != 0))
+        (c->lse_flag && ifa_host_tensor_alloc(&r->lse, IFA_DTYPE_FLOAT32, lse_rank, lse_shape) != 0)) {
+        snprintf(r->error, sizeof r->error, "host memory for the merged output: out of memory");
         return IFA_STATUS_OUT_OF_MEMORY;
+    }
     for (int64_t i = 0; i < ifa_host_tensor_numel(&r->out); ++i) ifa_host_set(&r->out, i, NAN);
     for (int64_t i = 0; c->lse_flag && i < ifa_host_tensor_numel(&r->lse); ++i) ifa_host_set(&r->lse, i, NAN);
     cl_context cl = ifa_context_cl_context(ctx);
@@ -99,7 +100,11 @@ ifa_status ifa_merge_case_run(ifa_context *ctx, cl_command_queue queue, const if
         cl_int err;
         m[i] = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, hosts[i]->bytes ? hosts[i]->bytes : 1,
                               hosts[i]->data, &err);
-        if (!m[i]) st = IFA_STATUS_OUT_OF_MEMORY;
+        if (!m[i]) {
+            st = IFA_STATUS_OUT_OF_MEMORY;
+            snprintf(r->error, sizeof r->error, "a buffer of %zu bytes: OpenCL error %d", hosts[i]->bytes, (int)err);
+            break;
+        }
         describe(&t[i], hosts[i], m[i]);
     }
     ifa_merge_attention_states_args a = {&t[0], &t[1], &t[2], c->lse_flag ? &t[3] : NULL};
@@ -107,6 +112,7 @@ ifa_status ifa_merge_case_run(ifa_context *ctx, cl_command_queue queue, const if
     cl_event ev = NULL;
     if (st == IFA_STATUS_OK) st = ifa_merge_attention_states_get_workspace_size(ctx, &a, &ws);
     if (st == IFA_STATUS_OK) st = ifa_merge_attention_states_run(ctx, &a, queue, 0, NULL, &ev);
+    if (st != IFA_STATUS_OK && !r->error[0]) snprintf(r->error, sizeof r->error, "%s", ifa_last_error());
     if (st == IFA_STATUS_OK) {
         cl_int err = clEnqueueReadBuffer(queue, m[2], CL_TRUE, 0, r->out.bytes, r->out.data, 1, &ev, NULL);
         if (err == CL_SUCCESS && m[3]) err = clEnqueueReadBuffer(queue, m[3], CL_TRUE, 0, r->lse.bytes, r->lse.data, 1, &ev, NULL);
@@ -137,16 +143,20 @@ void ifa_merge_case_check(const ifa_merge_case *c, ifa_merge_result *r) {
                 const double li = ifa_host_get(pl, i * rows + row);
                 if (li != -INFINITY) acc += exp(li - m) * ifa_host_get(po, (i * rows + row) * dim + d);
             }
-            const double want = l > 0 ? acc / l : 0, got = ifa_host_get(&r->out, row * dim + d);
-            if (!isfinite(got)) {
-                r->nonfinite++;
+            /* a sum of 0: every part -inf; a NaN sum (a NaN or +inf lse) makes the row NaN (docs/op.md,
+             * "Non-finite values"; NaN accepted where the merge is infinite, as ifa_case_check_result does) */
+            const double want = l != 0 ? acc / l : 0, got = ifa_host_get(&r->out, row * dim + d);
+            if (!isfinite(got) || !isfinite(want)) {
+                if (!(isnan(got) ? !isfinite(want) : got == want)) r->nonfinite++;
                 continue;
             }
             num += (got - want) * (got - want), den += want * want;
         }
         if (c->lse_flag) {
-            const double want = l > 0 ? m + log(l) : -INFINITY, got = ifa_host_get(&r->lse, row);
-            if (isinf(want) ? got != want : !(fabs(got - want) <= 1e-5 * fmax(1.0, fabs(want)))) r->lse_bad++;
+            const double want = l != 0 ? m + log(l) : -INFINITY, got = ifa_host_get(&r->lse, row);
+            if (!isfinite(want) || !isfinite(got) ? !(isnan(got) ? isnan(want) : got == want)
+                                                   : !(fabs(got - want) <= 1e-5 * fmax(1.0, fabs(want))))
+                r->lse_bad++;
         }
     }
     r->rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);

@@ -15,8 +15,9 @@ typedef struct ifa_merge_case {
 typedef struct ifa_merge_result {
     ifa_host_tensor out, lse;
     double rel_l2, tolerance;
-    int64_t nonfinite, lse_bad;
+    int64_t nonfinite, lse_bad; /* elements (LSE rows) whose class (finite, NaN, +-inf) differs from the merge's */
     int pass;
+    char error[512];            /* when the run fails: the library's message, or the tool's own step */
 } ifa_merge_result;
 
 /* Parses JSON text (base_dir resolves .npy paths). Returns 0, or -1 with a message in err. */

@@ -12,7 +12,8 @@
  * '|u1' file of the float8 bytes) or IFA_DTYPE_COUNT_ (none: the file's own
  * dtype, never '<u2'). Returns 0, or -1 with a message in err (malformed header, Fortran order, unsupported
  * dtype, a dtype that does not match the mark, a size that does not match the shape, an int4 value out of
- * range). */
+ * range, a header that is not the dict NumPy writes, a file that is not a regular one, data shorter or
+ * longer than the shape, checked before anything is allocated). */
 int ifa_npy_read(const char *path, ifa_dtype marked, ifa_host_tensor *t, char *err, size_t err_size);
 /* Writes t to path (bfloat16 as '<u2', int4 as '|i1' one value per element). Returns 0 or -1. */
 int ifa_npy_write(const char *path, const ifa_host_tensor *t);

@@ -1,5 +1,6 @@
 #include "common/reference.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -61,6 +62,10 @@ int ifa_reference_rope(const char *mode, double theta, int64_t dim, int64_t offs
     return 0;
 }
 
+/* x as a float32 score holds it: beyond float32's range it is infinite (the kernels' scores are float32, and an
+ * overflowing score must meet the rules of docs/op.md's "Non-finite values" here as there) */
+static double f32_range(double x) { return fabs(x) > FLT_MAX ? copysign(INFINITY, x) : x; }
+
 /* What every row of the reference shares: the case and the quantities ifa_reference_ifa derives from its shapes. */
 typedef struct ref_job {
     const ifa_case *c;
@@ -121,7 +126,7 @@ static void ref_rows(void *p, int64_t r0, int64_t r1) {
                 dot += x;
                 mag += fabs(x);
             }
-            s[j] = dot * c->scale_value;
+            s[j] = f32_range(dot * c->scale_value);
             mag *= fabs(c->scale_value);
             if (pse) {
                 const int64_t pb = pse->shape[0] == 1 ? 0 : b;
@@ -152,7 +157,7 @@ static void ref_rows(void *p, int64_t r0, int64_t r1) {
                 const double x = qrow[d] * ifa_host_get(kp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
                 dot += x, mag += fabs(x);
             }
-            ps[j] = dot * c->scale_value;
+            ps[j] = f32_range(dot * c->scale_value);
             mag *= fabs(c->scale_value);
             if (c->softcap > 0) ps[j] = c->softcap * tanh(ps[j] / c->softcap), mag += c->softcap;
             if (ps[j] > m) m = ps[j];
@@ -162,10 +167,14 @@ static void ref_rows(void *p, int64_t r0, int64_t r1) {
         const double sink = c->sinks.data ? ifa_host_get(&c->sinks, h) : -INFINITY;
         if (sink > m) m = sink;
         if (fabs(sink) > bound && isfinite(sink)) bound = fabs(sink);
-        double l = m > -INFINITY && sink > -INFINITY ? exp(sink - m) : 0;
+        /* The max skips NaN scores (as the kernels' fmax does) and a row that has seen only -inf scores subtracts
+         * 0: a -inf score weighs exp(-inf) = 0, while a NaN score (or +inf - +inf) gives a NaN weight that the
+         * sum and every column carry (docs/op.md, "Non-finite values"). */
+        const double mb = m == -INFINITY ? 0 : m;
+        double l = exp(sink - mb);
         for (int64_t j = 0; j < len; ++j)
-            if (vis[j]) l += e[j] = exp(s[j] - m);
-        for (int64_t j = 0; j < np; ++j) l += pe[j] = exp(ps[j] - m);
+            if (vis[j]) l += e[j] = exp(s[j] - mb);
+        for (int64_t j = 0; j < np; ++j) l += pe[j] = exp(ps[j] - mb);
         /* each column's sum over the keys in position order (own positions, then the prefix's) */
         for (int64_t d = 0; d < DV; ++d) acc[d] = 0;
         for (int64_t j = 0; j < len; ++j) {
@@ -177,10 +186,11 @@ static void ref_rows(void *p, int64_t r0, int64_t r1) {
         }
         for (int64_t j = 0; j < np; ++j)
             for (int64_t d = 0; d < DV; ++d) acc[d] += pe[j] * ifa_host_get(vp, ifa_case_at(bnsd, SP, Nkv, D, 0, j, kh, d));
+        /* a sum of 0: no key of any weight, no sink: zeros and -inf; a NaN sum makes the row NaN */
         for (int64_t d = 0; d < DV; ++d)
-            J->out[ifa_case_at(bnsd, S1, N, DV, b, t, h, d)] = l > 0 ? acc[d] / l : 0.0; /* no key, no sink: zeros */
+            J->out[ifa_case_at(bnsd, S1, N, DV, b, t, h, d)] = l != 0 ? acc[d] / l : 0.0;
         const int64_t row = (b * N + h) * S1 + t;
-        if (J->lse) J->lse[row] = l > 0 ? m + log(l) : -INFINITY;
+        if (J->lse) J->lse[row] = l != 0 ? m + log(l) : -INFINITY;
         if (J->score_bound) J->score_bound[row] = bound;
     }
     free(s), free(e), free(acc), free(vis), free(qrow);

@@ -1,6 +1,7 @@
 #include "common/runner.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,20 +205,25 @@ ifa_status ifa_case_buffer_at(cl_context cl, cl_command_queue queue, const void 
 
 static unsigned char guard_byte(size_t i) { return (unsigned char)(0xa5 ^ (i * 31u)); }
 
-/* A buffer of bytes with GUARD pattern bytes each side, the data (if any) between them. */
-static cl_mem guarded_buffer(cl_context cl, cl_command_queue queue, const void *data, size_t bytes, cl_int *err) {
-    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes + 2 * GUARD, NULL, err);
-    if (!m) return NULL;
-    unsigned char pat[GUARD];
-    for (size_t i = 0; i < GUARD; ++i) pat[i] = guard_byte(i);
-    *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, GUARD, pat, 0, NULL, NULL);
-    if (*err == CL_SUCCESS) *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, GUARD + bytes, GUARD, pat, 0, NULL, NULL);
-    if (*err == CL_SUCCESS && data && bytes)
-        *err = clEnqueueWriteBuffer(queue, m, CL_TRUE, GUARD, bytes, data, 0, NULL, NULL);
-    if (*err != CL_SUCCESS) {
-        clReleaseMemObject(m);
+/* A buffer of bytes with GUARD pattern bytes each side, the data between them (NULL: NaN in every float word).
+ * Its contents are copied in at creation (CL_MEM_COPY_HOST_PTR), so that its memory is taken there, where a
+ * failure comes back as an error: on PoCL a plain buffer gets its memory at its first use, and a failure there
+ * stops the process (docs/api.md, "Contracts"). */
+static cl_mem guarded_buffer(cl_context cl, const void *data, size_t bytes, cl_int *err) {
+    unsigned char *host = malloc(bytes + 2 * GUARD);
+    if (!host) {
+        *err = CL_OUT_OF_HOST_MEMORY;
         return NULL;
     }
+    for (size_t i = 0; i < GUARD; ++i) host[i] = host[GUARD + bytes + i] = guard_byte(i);
+    if (data && bytes) {
+        memcpy(host + GUARD, data, bytes);
+    } else {
+        const float nan = NAN;
+        for (size_t i = 0; i + sizeof nan <= bytes; i += sizeof nan) memcpy(host + GUARD + i, &nan, sizeof nan);
+    }
+    cl_mem m = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes + 2 * GUARD, host, err);
+    free(host);
     return m;
 }
 
@@ -239,19 +245,52 @@ static void poison(ifa_host_tensor *t) {
     for (int64_t i = 0; i < n; ++i) ifa_host_set(t, i, NAN);
 }
 
+static int by_reference(const void *a, const void *b) {
+    const double x = ((const double *)a)[0], y = ((const double *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* The mean rounding error toward zero over the distinct reference values among v[0..n) ((reference, error) pairs,
+ * sorted here): an output of few distinct values (one key's row: its value times a scale, repeated across heads)
+ * would otherwise weigh each of their fixed errors by its count. 0 below 256 distinct values: a mean of 256
+ * round-to-nearest errors spreads by 0.29 / 16 = 0.018 ulp. */
+static double round_bias(double (*v)[2], int64_t n) {
+    if (!v || n == 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, by_reference);
+    double sum = 0;
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (i == 0 || v[i][0] != v[i - 1][0]) sum += v[i][1], ++distinct;
+    return distinct >= 256 ? sum / (double)distinct : 0.0;
+}
+
+/* A step of the runner's own failed: st, with what failed in r->error (first failure only). */
+static ifa_status runner_failed(ifa_case_result *r, ifa_status st, const char *what, cl_int err) {
+    if (!r->error[0])
+        snprintf(r->error, sizeof r->error, "%s: %s (OpenCL error %d)", what, ifa_status_name(st), (int)err);
+    return st;
+}
+
+/* A library call failed: its status, with the library's message in r->error. */
+static ifa_status library_failed(ifa_case_result *r, ifa_status st) {
+    if (!r->error[0]) snprintf(r->error, sizeof r->error, "%s", ifa_last_error());
+    return st;
+}
+
 ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case *c,
                         int (*adjust)(ifa_plan *plan, void *user), void *user, ifa_case_result *r) {
     memset(r, 0, sizeof *r);
     cl_context cl = ifa_context_cl_context(ctx);
     ifa_host_tensor out_form, lse_form;
     ifa_case_output_forms(c, &out_form, &lse_form);
-    if (ifa_host_tensor_alloc(&r->out, out_form.dtype, out_form.ndim, out_form.shape) != 0) return IFA_STATUS_OUT_OF_MEMORY;
+    if (ifa_host_tensor_alloc(&r->out, out_form.dtype, out_form.ndim, out_form.shape) != 0)
+        return runner_failed(r, IFA_STATUS_OUT_OF_MEMORY, "host memory for the output", CL_SUCCESS);
     poison(&r->out);
     if (out_form.dtype == IFA_DTYPE_INT8) memset(r->out.data, (unsigned char)c->int8_poison, r->out.bytes);
     if (c->softmax_lse_flag) {
         if (ifa_host_tensor_alloc(&r->lse, lse_form.dtype, lse_form.ndim, lse_form.shape) != 0) {
             ifa_case_result_free(r);
-            return IFA_STATUS_OUT_OF_MEMORY;
+            return runner_failed(r, IFA_STATUS_OUT_OF_MEMORY, "host memory for softmax_lse", CL_SUCCESS);
         }
         poison(&r->lse);
     }
@@ -271,19 +310,30 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
         c->value_antiquant_offset.data ? &c->value_antiquant_offset : NULL};
     cl_mem bufs[IFA_CASE_TENSORS] = {NULL};
     ifa_status st = IFA_STATUS_OK;
-    for (int i = 0; i < IFA_CASE_TENSORS; ++i) {
+    static const char *const names[IFA_CASE_TENSORS] = {
+        "query", "key", "value", "attention_out", "softmax_lse", "atten_mask", "pse_shift", "antiquant_scale",
+        "antiquant_offset", "quant_scale2", "quant_offset2", "key_shared_prefix", "value_shared_prefix", "rope_cos",
+        "rope_sin", "sinks", "alibi_slopes", "key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
+        "value_antiquant_offset"};
+    for (int i = 0; i < IFA_CASE_TENSORS && st == IFA_STATUS_OK; ++i) {
         if (!hosts[i]) continue;
+        err = CL_SUCCESS;
         if ((i == 1 || i == 2) && c->kv_base_bytes > 0) {
-            if (st == IFA_STATUS_OK)
-                st = ifa_case_buffer_at(cl, queue, hosts[i]->data, hosts[i]->bytes, (size_t)c->kv_base_bytes, &bufs[i]);
+            st = ifa_case_buffer_at(cl, queue, hosts[i]->data, hosts[i]->bytes, (size_t)c->kv_base_bytes, &bufs[i]);
         } else if ((i == 1 || i == 2) && c->kv_from_buffer_create) {
-            if (st == IFA_STATUS_OK) st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
+            st = created_buffer(ctx, queue, hosts[i], &bufs[i]);
+            if (st != IFA_STATUS_OK && st != IFA_STATUS_OPENCL_ERROR) library_failed(r, st);
         } else if (i == 3 || i == 4) { /* the outputs: inside guards */
-            if (!(bufs[i] = guarded_buffer(cl, queue, hosts[i]->data, (size_t)hosts[i]->bytes, &err)))
+            if (!(bufs[i] = guarded_buffer(cl, hosts[i]->data, (size_t)hosts[i]->bytes, &err)))
                 st = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ? IFA_STATUS_OUT_OF_MEMORY
                                                                                            : IFA_STATUS_OPENCL_ERROR;
         } else if (!(bufs[i] = make_buffer(cl, hosts[i], 1, &err))) {
             st = IFA_STATUS_OUT_OF_MEMORY;
+        }
+        if (st != IFA_STATUS_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "a buffer for %s", names[i]);
+            runner_failed(r, st, what, err);
         }
     }
     cl_mem ws = NULL;
@@ -295,36 +345,35 @@ ifa_status ifa_case_run(ifa_context *ctx, cl_command_queue queue, const ifa_case
     if (c->softmax_lse_flag) tensors.softmax_lse.offset = GUARD;
 
     size_t ws_bytes = 0;
-    cl_event poisoned = NULL; /* the run must wait for it: the queue may be out of order */
-    if (st == IFA_STATUS_OK) st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &r->plan, &ws_bytes);
+    if (st == IFA_STATUS_OK && (st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &r->plan, &ws_bytes)) !=
+                                   IFA_STATUS_OK)
+        library_failed(r, st);
     if (st == IFA_STATUS_OK && adjust) {
-        if (adjust(&r->plan, user) != 0) st = IFA_STATUS_INTERNAL;
+        if (adjust(&r->plan, user) != 0) st = runner_failed(r, IFA_STATUS_INTERNAL, "the plan's adjustment", CL_SUCCESS);
         ws_bytes = (size_t)r->plan.workspace_bytes;
     }
     const size_t ws_words = (ws_bytes + 3) / 4 * 4; /* the workspace's NaN words, then its guard */
     if (st == IFA_STATUS_OK && ws_bytes) {
-        ws = guarded_buffer(cl, queue, NULL, ws_words, &err);
-        if (!ws) st = IFA_STATUS_OUT_OF_MEMORY;
         /* NaN in every workspace word, so a partial result that no kernel wrote poisons the output */
-        const float nan = NAN;
-        if (ws && clEnqueueFillBuffer(queue, ws, &nan, sizeof nan, GUARD, ws_words, 0, NULL, &poisoned) != CL_SUCCESS)
-            st = IFA_STATUS_OPENCL_ERROR;
+        ws = guarded_buffer(cl, NULL, ws_words, &err);
+        if (!ws) st = runner_failed(r, IFA_STATUS_OUT_OF_MEMORY, "a guarded buffer for the workspace", err);
     }
     cl_event ev = NULL, first = NULL;
-    if (st == IFA_STATUS_OK)
-        st = ifa_incre_flash_attention_run_profiled(ctx, &r->plan, &a, ws, ws ? GUARD : 0, queue, poisoned ? 1 : 0,
-                                                    poisoned ? &poisoned : NULL, &first, &ev);
-    if (poisoned) clReleaseEvent(poisoned);
+    if (st == IFA_STATUS_OK &&
+        (st = ifa_incre_flash_attention_run_profiled(ctx, &r->plan, &a, ws, ws ? GUARD : 0, queue, 0, NULL, &first,
+                                                     &ev)) != IFA_STATUS_OK)
+        library_failed(r, st);
     if (st == IFA_STATUS_OK) {
         err = clEnqueueReadBuffer(queue, bufs[3], CL_TRUE, GUARD, r->out.bytes, r->out.data, 1, &ev, NULL);
         if (err == CL_SUCCESS && bufs[4])
             err = clEnqueueReadBuffer(queue, bufs[4], CL_TRUE, GUARD, r->lse.bytes, r->lse.data, 1, &ev, NULL);
-        if (err != CL_SUCCESS) st = IFA_STATUS_OPENCL_ERROR;
+        if (err != CL_SUCCESS) st = runner_failed(r, IFA_STATUS_OPENCL_ERROR, "reading the outputs back", err);
         /* the guards (the reads above waited for the run) */
         const int64_t go = guard_changed(queue, bufs[3], (size_t)r->out.bytes);
         const int64_t gl = bufs[4] ? guard_changed(queue, bufs[4], (size_t)r->lse.bytes) : 0;
         const int64_t gw = ws ? guard_changed(queue, ws, ws_words) : 0;
-        if (go < 0 || gl < 0 || gw < 0) st = IFA_STATUS_OPENCL_ERROR;
+        if (go < 0 || gl < 0 || gw < 0)
+            st = runner_failed(r, IFA_STATUS_OPENCL_ERROR, "reading the guard bytes back", CL_SUCCESS);
         r->outside = go + gl + gw;
         cl_ulong t0 = 0, t1 = 0;
         /* first kernel start to last kernel end */
@@ -350,7 +399,12 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
     int rc = -1;
     if (ref && lse && bound && ifa_reference_ifa(c, ref, lse, bound) == 0) {
         double num = 0, den = 0;
+        /* (reference, error toward zero in last places) of the values the rounding check reads */
+        double(*rounded)[2] = malloc((size_t)n * sizeof *rounded);
+        int64_t nrounded = 0;
         const int int8_out = c->quant_scale2.data != NULL;
+        ifa_host_tensor out_form, lse_form;
+        ifa_case_output_forms(c, &out_form, &lse_form);
         const int64_t D = ifa_case_head_dim(c), DV = ifa_case_value_dim(c), S1 = ifa_case_seq_q(c), N = c->num_heads;
         const int bnsd = strcmp(c->input_layout, "BNSD") == 0;
         for (int64_t i = 0; int8_out && i < n; ++i) {
@@ -359,30 +413,55 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
             const int64_t qi = ifa_host_tensor_numel(&c->quant_scale2) == 1 ? 0 : h * DV + d;
             const double x = ref[i] * ifa_host_get(&c->quant_scale2, qi) +
                              (c->quant_offset2.data ? ifa_host_get(&c->quant_offset2, qi) : 0.0);
-            const double want = fmin(127.0, fmax(-128.0, nearbyint(x))), got = ifa_host_get(&r->out, i);
+            /* NaN stores as 0 (OpenCL's saturating conversion), infinities saturate */
+            const double want = isnan(x) ? 0.0 : fmin(127.0, fmax(-128.0, nearbyint(x)));
+            const double got = ifa_host_get(&r->out, i);
             /* a value within 1e-3 of a tie may round either way: the op's fp32 output is not the reference */
             const int near_tie = fabs(fabs(x - floor(x)) - 0.5) < 1e-3;
             if (got != want && !(near_tie && fabs(got - want) <= 1.0)) chk->int8_bad++;
             ref[i] = want; /* the L2 figures then compare the integers */
         }
+        double ref_max = 0;
+        for (int64_t i = 0; i < n; ++i)
+            if (isfinite(ref[i])) ref_max = fmax(ref_max, fabs(ref[i]));
         for (int64_t i = 0; i < n; ++i) {
             double o = ifa_host_get(&r->out, i);
-            if (!isfinite(o)) {
-                chk->nonfinite++;
+            if (!isfinite(o) || !isfinite(ref[i])) {
+                /* NaN where the reference has NaN; where it has an infinity, that infinity or NaN (0 x inf: a
+                 * weight of 0, or one of the matrix shapes' two fp16 parts of a weight, meeting an infinite value);
+                 * anything else non-finite, an unwritten (poisoned) element among them, fails (docs/op.md,
+                 * "Non-finite values") */
+                if (!(isnan(o) ? !isfinite(ref[i]) : o == ref[i])) chk->nonfinite++;
                 continue;
             }
             double e = o - ref[i];
             num += e * e;
             den += ref[i] * ref[i];
             if (fabs(e) > chk->max_abs) chk->max_abs = fabs(e);
+            /* the store's rounding: the error toward zero in units of the output's last place (round to nearest
+             * even: symmetric about 0; toward zero: about -0.5), over normal values no smaller than 1/64 of the
+             * output's largest: nearer 0 the kernels' fp32 error (about 2^-24 of the largest value a sum adds)
+             * is no longer small beside the last place */
+            const int mant = out_form.dtype == IFA_DTYPE_FLOAT16 ? 10 : out_form.dtype == IFA_DTYPE_BFLOAT16 ? 7 : 0;
+            const double least = fmax(out_form.dtype == IFA_DTYPE_FLOAT16 ? 0x1p-14 : 0x1p-126, ref_max / 64);
+            if (mant && fabs(ref[i]) >= least) {
+                int ex;
+                (void)frexp(ref[i], &ex);
+                if (rounded) {
+                    rounded[nrounded][0] = ref[i];
+                    rounded[nrounded++][1] = e * (ref[i] > 0 ? 1 : -1) / ldexp(1.0, ex - 1 - mant);
+                }
+            }
         }
         chk->rel_l2 = den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+        chk->round_bias = round_bias(rounded, nrounded);
+        free(rounded);
         chk->tolerance = int8_out ? INFINITY : ifa_case_tolerance(c->query.dtype);
         chk->lse_max_excess = -INFINITY;
         for (int64_t i = 0; c->softmax_lse_flag && i < rows; ++i) {
             double got = ifa_host_get(&r->lse, i);
-            if (isinf(lse[i]) || isinf(got) || isnan(got)) {
-                if (!(isinf(lse[i]) && got == lse[i])) chk->lse_bad++;
+            if (!isfinite(lse[i]) || !isfinite(got)) {
+                if (!(isnan(got) ? isnan(lse[i]) : got == lse[i])) chk->lse_bad++;
                 continue;
             }
             /* fp32 scores: each dot product may be off by D·2^-24·Σ|q·k|·|scale| (twice, for the max and the
@@ -394,7 +473,7 @@ int ifa_case_check_result(const ifa_case *c, const ifa_case_result *r, ifa_case_
         }
         chk->outside = r->outside;
         chk->pass = chk->nonfinite == 0 && chk->rel_l2 <= chk->tolerance && chk->lse_bad == 0 && chk->int8_bad == 0 &&
-                    chk->outside == 0;
+                    chk->outside == 0 && fabs(chk->round_bias) <= IFA_ROUND_BIAS_MAX;
         rc = 0;
     }
     free(ref);

@@ -74,6 +74,8 @@ typedef struct ifa_case_result {
     double device_ms;    /* kernel time from profiling events (0 if the queue has no profiling) */
     int64_t outside;     /* bytes changed in the guards around the output, softmax_lse and the workspace (the
                           * run wrote outside them: ifa_case_check_result fails it) */
+    char error[512];     /* when ifa_case_run fails: what failed (the library's message, or the runner's own step);
+                          * kept after the failure frees the rest */
 } ifa_case_result;
 
 typedef struct ifa_case_check {
@@ -81,12 +83,19 @@ typedef struct ifa_case_check {
     double max_abs;      /* max |out - ref| */
     double tolerance;    /* the relative L2 bound for the output dtype */
     double lse_max_excess; /* max over rows of |lse - ref| minus that row's bound; <= 0 passes */
-    int64_t nonfinite;   /* NaN/inf elements in out (an unwritten, poisoned element shows here) */
+    int64_t nonfinite;   /* elements of out whose class differs from the reference's: non-finite where it is finite
+                          * (an unwritten, poisoned element shows here), or not its NaN or infinity */
     int64_t lse_bad;     /* LSE rows out of bound, or -inf mismatches */
     int64_t int8_bad;    /* int8 output: elements off the rounded reference (beyond a tie's 1 unit) */
     int64_t outside;     /* the result's outside: bytes written past the output, lse or workspace */
+    double round_bias;   /* fp16/bf16 outputs: the mean error toward zero in units of the last place over the normal
+                          * values of at least 1/64 of the largest (256 or more; else 0): about 0 when the store
+                          * rounds to nearest even, -0.5 toward zero; beyond IFA_ROUND_BIAS_MAX fails */
     int pass;
 } ifa_case_check;
+/* The largest |round_bias| a check passes: 0.1 ulp, five times the spread of a mean of 256 round-to-nearest errors
+ * (0.29 / 16) and the kernels' fp32 error far below it (about 2^-13 of an fp16 ulp). */
+#define IFA_ROUND_BIAS_MAX 0.1
 
 /* Initialises a case with Ascend's defaults (scale 1, BSH, no lengths, no LSE). */
 void ifa_case_init(ifa_case *c);
@@ -137,7 +146,7 @@ void ifa_case_free(ifa_case *c);
 void ifa_case_result_free(ifa_case_result *r);
 
 /* Uploads the inputs, poisons the outputs with NaN, plans, runs and reads back. Returns the library's
- * status (the last error says why). adjust, if not NULL, may replace the plan after get_workspace_size
+ * status, or the runner's own for a step of its own that failed; r->error says why either way. adjust, if not NULL, may replace the plan after get_workspace_size
  * (tests use it to force plan variants the device would not choose); it returns 0 or -1 to fail, which makes
  * the run INTERNAL without touching the last error (an earlier call's message may still be there). On failure
  * r holds nothing to free (freeing it anyway is harmless). */
