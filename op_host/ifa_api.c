@@ -33,28 +33,18 @@ ifa_status ifa_incre_flash_attention_get_workspace_size(ifa_context *ctx, const 
     return IFA_STATUS_OK;
 }
 
-/* Names the first field where the arguments' problem differs from the plan's. */
+/* Names the first field where the arguments' problem differs from the plan's (every field of
+ * include/ifa/plan_fields.h but the padding; a hash names its array). */
 static ifa_status compare_problem(const ifa_problem *got, const ifa_problem *want) {
-#define FIELD(f)                                                                                                  \
-    if (got->f != want->f)                                                                                        \
-        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for %s = %" PRId64 " but args give %" PRId64, \
-                         #f, (int64_t)want->f, (int64_t)got->f);
-    FIELD(batch) FIELD(num_heads) FIELD(num_kv_heads) FIELD(head_dim) FIELD(seq_q) FIELD(seq_kv) FIELD(layout)
-    FIELD(q_dtype) FIELD(kv_dtype) FIELD(out_dtype) FIELD(has_lse) FIELD(lengths_mode) FIELD(uniform_length)
-    FIELD(max_length) FIELD(total_length) FIELD(scale_bits) FIELD(softcap_bits) FIELD(window) FIELD(causal)
-    FIELD(mask_kind) FIELD(mask_batch) FIELD(mask_len) FIELD(pse_kind) FIELD(pse_len) FIELD(has_kv_padding)
-    FIELD(kv_padding) FIELD(paged) FIELD(block_size) FIELD(table_cols) FIELD(pool_blocks) FIELD(antiquant)
-    FIELD(aq_dtype) FIELD(aq_offset) FIELD(aq_len) FIELD(quant_out) FIELD(q2_dtype) FIELD(q2_offset)
-    FIELD(has_prefix) FIELD(prefix_seq) FIELD(prefix_len) FIELD(rope) FIELD(rope_table) FIELD(rope_dim)
-    FIELD(rope_offset)
-    FIELD(rope_theta_bits) FIELD(rope_table_rows) FIELD(template_request) FIELD(has_sinks) FIELD(alibi)
-    FIELD(value_dim) FIELD(q_lengths) FIELD(aq_separate) FIELD(v_antiquant) FIELD(v_aq_dtype) FIELD(v_aq_offset)
-    FIELD(v_aq_len)
-#undef FIELD
-    if (got->lengths_hash != want->lengths_hash)
-        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths values");
-    if (got->q_lengths_hash != want->q_lengths_hash)
-        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other actual_seq_lengths_q values");
+#define IFA_PROBLEM_FIELD(type, name, flags, doc)                                                                  \
+    if (!((flags) & IFA_FIELD_PAD) && got->name != want->name) {                                                    \
+        if ((flags) & IFA_FIELD_ARRAY)                                                                              \
+            return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for other values of %s (%s)", #name, doc); \
+        return ifa__fail(IFA_STATUS_PLAN_MISMATCH, "the plan was made for %s = %" PRId64 " but args give %" PRId64,   \
+                         #name, (int64_t)want->name, (int64_t)got->name);                                           \
+    }
+#include "ifa/plan_fields.h"
+#undef IFA_PROBLEM_FIELD
     return IFA_STATUS_OK;
 }
 
@@ -166,7 +156,7 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
     IFA__TRY(ifa__check_workspace(plan->workspace_bytes, workspace, workspace_offset));
     IFA__TRY(ifa__check_queue(ctx, queue));
 
-    ifa__verbose_run(plan, args);
+    ifa__verbose_run(plan, &ctx->facts, args);
 
     cl_event uploaded = NULL;
     IFA__TRY(upload_inputs(plan, args, workspace, workspace_offset, queue, num_events_in_wait_list, event_wait_list,

@@ -7,6 +7,7 @@
 #include <threads.h>
 
 #include "op_host/ifa_check.h"
+#include "tiling/planner.h"
 
 /* A generated tensor of t's shape and dtype, in a range that suits its role: masks 0/1 (uniform in [0, 2)
  * truncated), quantised K/V their whole integer range, antiquant scales small and positive. */
@@ -103,19 +104,33 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     funlockfile(stderr);
 }
 
-void ifa__verbose_run(const ifa_plan *plan, const ifa_incre_flash_attention_args *a) {
+/* " shape=NAME" and, where the planner passed over shapes before it, " passed_over=\"NAME: why; ...\"" */
+static void shape_text(FILE *f, const ifa_plan *plan, const ifa_device_facts *facts) {
+    fprintf(f, " shape=%s", ifa__shape_name(plan->shape));
+    if (plan->template_id != IFA_TEMPLATE_ALL_VECTOR) return;
+    const ifa_device_facts eff = ifa__device_facts_effective(facts);
+    ifa_shape_candidate c[IFA_SHAPE_CANDIDATES];
+    ifa__plan_shape_candidates(plan, &eff, c);
+    for (int i = 0; i < IFA_SHAPE_CANDIDATES && !c[i].chosen; ++i)
+        fprintf(f, "%s%s: %s", i ? "; " : " passed_over=\"", ifa__shape_name(c[i].shape), c[i].reason);
+    if (!c[0].chosen) fputc('"', f);
+}
+
+void ifa__verbose_run(const ifa_plan *plan, const ifa_device_facts *facts, const ifa_incre_flash_attention_args *a) {
     if (!verbose_on()) return;
     const ifa_problem *p = &plan->problem;
     float scale;
     memcpy(&scale, &p->scale_bits, sizeof scale);
     flockfile(stderr);
+    fprintf(stderr, "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu",
+            plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key);
+    shape_text(stderr, plan, facts);
     fprintf(stderr,
-            "ifa_verbose: op=IncreFlashAttention template=%s tiling_key=%llu work_group_size=%d chunk_rows=%d "
+            " work_group_size=%d chunk_rows=%d "
             "heads_per_group=%d workspace=%lld case={\"op\": \"IncreFlashAttention\", \"attrs\": {\"num_heads\": %lld, "
             "\"num_key_value_heads\": %lld, \"scale_value\": %.9g, \"input_layout\": \"%s\", \"softmax_lse_flag\": %s, "
             "\"softcap\": %.9g, \"window\": %lld, \"block_size\": %lld, \"antiquant_mode\": %lld, "
             "\"key_antiquant_mode\": %lld, \"value_antiquant_mode\": %lld",
-            plan->template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv", (unsigned long long)plan->tiling_key,
             (int)plan->work_group_size, (int)plan->chunk_rows, (int)plan->heads_per_group,
             (long long)plan->workspace_bytes, (long long)p->num_heads, (long long)p->num_kv_heads, (double)scale,
             ifa__layout_name((ifa_layout)p->layout), p->has_lse ? "true" : "false", a->softcap, (long long)a->window,

@@ -115,7 +115,7 @@ inline float ifa_max_update(__local float *m_s, __local float *a_s, int r, float
     const float m_old = m_s[r], m_new = fmax(m_old, mx);
     /* -inf - -inf is NaN: a row that has seen nothing rescales by 0. A max that did not move (most chunks after the
      * first few) rescales by exp(0) = 1 without the scalar exp (on Zen 4 about 4 % of the kernel's samples at
-     * G = 8, D = 128, forty-ninth session) */
+     * G = 8, D = 128, Zen 4, 2026-11-28) */
     float alpha = 0.0f;
     if (m_old != -INFINITY) alpha = m_old == m_new ? 1.0f : exp(m_old - m_new);
 #endif
@@ -394,7 +394,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
         rb[4 * u] = x1.x, rb[4 * u + 1] = x1.y, rb[4 * u + 2] = x1.z, rb[4 * u + 3] = x1.w;                       \
     }
 /* 16-bit K/V straight into the operands' words: through a copy, D = 256 ran 70 -> 79 us on the H100 though clang's
- * PTX was the same (fortieth session; the bisect part of scripts/gpu-measure times it) */
+ * PTX was the same (H100, 2026-11-27; the bisect part of scripts/gpu-measure times it) */
 #define IFA_MMA_AS_LOADED (!IFA_KV1 && KV_T != IFA_I4)
 #if IFA_MMA_AS_LOADED
 #define IFA_MMA_ROWS(wa, wb, t, off) IFA_MMA_RAWROWS(wa, wb, t, off)
@@ -476,7 +476,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
      * + 8, + 9 (an eighth: IFA_VWCOL); query row mg of the score products' 8-column side, scores and
      * accumulators of query rows r0 and r1. Here for MMA 5's first rows, which go out before the query's prologue;
      * the other plans take them after it (IFA_MMA_LANES below: computed here, D = 256's unfused plan ran 70 -> 79
-     * us on the H100 with clang's PTX the same, fortieth session) */
+     * us on the H100 with clang's PTX the same, H100, 2026-11-27) */
 #define IFA_MMA_LANES                                                                                              \
     const int lane = lid & 31, wp = lid / 32, mg = lane >> 2, mt4 = lane & 3;                                     \
     const int r0 = 2 * mt4, r1 = r0 + 1
@@ -2052,7 +2052,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
             /* walked by the row's block, its row within the block, its offset and the line (a block's offset from the
              * table when the walk enters it): no division by the run-time block size and no table read per line (two
              * of each before: paged 1,8,8,128,8192 cold 0.95x of the time with 16- and 64-row blocks, and with
-             * 64-row blocks at G = 4 in L3 1.28 -> 1.17x of no prefetch; docs/performance.md, forty-fourth session);
+             * 64-row blocks at G = 4 in L3 1.28 -> 1.17x of no prefetch; docs/performance.md, Zen 3, 2026-11-28);
              * a row's offset is taken only when one of its lines is asked for, so no slot past the batch's rows is
              * read */
             const int pf_t0 = pf_b * CHUNK * IFA_LK, pf_p0 = c + CHUNK + pf_t0 / IFA_LR;
@@ -2065,7 +2065,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
              * past a pointer that steps by one: no roff[j] load ahead of each value vector's address and no
              * 32-bit index arithmetic per broadcast (AVX2, G = 4, D = 128: 26 -> 18 instructions a step; in L3
              * 0.88-0.91x of the time at G = 4 and 8, 0.85-0.89x at G = 1, D = 64; docs/performance.md,
-             * forty-fourth session) */
+             * Zen 3, 2026-11-28) */
 #if !PAGED
             ulong pv_ro = IFA_ROW_OFF(c);
 #endif

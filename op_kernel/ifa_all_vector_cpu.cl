@@ -62,7 +62,7 @@ inline fv ifa_i4_vload_b(__global const uchar *p) {
 /* 8 values from one 32-bit word: value e is bits 4e..4e+3, moved to the top of lane e by a per-lane shift and
  * sign-extended by an arithmetic shift back (AVX2's variable shifts; the byte-lane form below went through
  * scalar byte moves at this width: G = 8, D = 64, S = 2048 int4 in L2 520 -> 237 us, docs/performance.md,
- * eighth session) */
+ * Zen 3, 2026-11-23) */
 inline float8 ifa_i4_word8(uint w) { return convert_float8(as_int8((uint8)w << (uint8)(28, 24, 20, 16, 12, 8, 4, 0)) >> 28); }
 #if VW == 8
 inline fv ifa_i4_vload_b(__global const uchar *p) { return ifa_i4_word8(as_uint(vload4(0, p))); }
@@ -71,7 +71,7 @@ inline fv ifa_i4_vload_b(__global const uchar *p) { return ifa_i4_word8(as_uint(
  * bottom of lane e, and a 16-entry table lookup (vpermps reads each lane's low 4 bits) gives the signed value as a
  * float at once; elsewhere each word takes the 8-lane form. The byte-lane form below took 8 instructions a vector
  * here (Zen 4, in L3: G = 1, D = 128 0.73x of the time with the table, 0.83x with the shifts; G = 8, D = 64 0.86x
- * and 0.90x; docs/performance.md, fifty-first session). */
+ * and 0.90x; docs/performance.md, Zen 4, 2026-11-29). */
 inline fv ifa_i4_vload_b(__global const uchar *p) {
     const uint2 w = as_uint2(vload8(0, p));
 #if IFA_CPU && defined(__clang__) && defined(__AVX512F__)
@@ -113,7 +113,7 @@ inline fv ifa_i4_vload_b(__global const uchar *p) {
 #define IFA_VLOAD(c, p, i) IFA_VLOAD_(c, p, i)
 /* a K/V vector at element row + col of p, where int4 halves each part alone (both are even: offsets come in bytes,
  * D is even): a row's byte offset once per row, the column's folded into the load's address, instead of the sum
- * halved for every vector (a lea and a shr of 8 instructions a vector in int4's P.V loop, thirty-ninth session) */
+ * halved for every vector (a lea and a shr of 8 instructions a vector in int4's P.V loop, Zen 3, 2026-11-27) */
 #if KV_T == IFA_I4
 #define IFA_KV_VLOAD(p, row, col) ifa_i4_vload_b((p) + ((row) >> 1) + ((col) >> 1))
 #else
@@ -144,14 +144,14 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
  * score as several tiles of RS_MAX, reading the 4 key rows again from L1. RS_MAX (plan->score_rows) fits the
  * register file: 4 with AVX-512's 32 registers, 2 with AVX2's 16. Measured: AVX-512, G = 4 to 16 at D = 64
  * and 128 about 10-15 % faster; at D = 256 fp16 G = 16 13 % faster, int8 (antiquant's per-score path) 7 %
- * slower (seventh session), but 0.83-0.94x of the time for int8 and int4 once the step took one vector of
- * each key row (IFA_XS; Zen 4, forty-ninth session), so antiquant takes it at any D on AVX-512 too; AVX2
+ * slower (Zen 4, 2026-11-23), but 0.83-0.94x of the time for int8 and int4 once the step took one vector of
+ * each key row (IFA_XS; Zen 4, 2026-11-28), so antiquant takes it at any D on AVX-512 too; AVX2
  * (VW = 8), G = 16 at D = 128 19 % faster, G = 4 and 8 alike, and int8 at D = 128 and 256 (16 and 32 vectors)
- * 9-26 % faster (eighth session). At 16 lanes any D takes it (IFA_XS a divisor of DV): D = 80, 96, 112 and 160
- * at G = 4 and 8 0.78-0.88x of one key row a step for fp16 and int8 (Zen 4, forty-ninth session). float8 keys take
+ * 9-26 % faster (Zen 3, 2026-11-23). At 16 lanes any D takes it (IFA_XS a divisor of DV): D = 80, 96, 112 and 160
+ * at G = 4 and 8 0.78-0.88x of one key row a step for fp16 and int8 (Zen 4, 2026-11-28). float8 keys take
  * it only when one tile holds every row: its tiles convert each key vector again (9 instructions per 8 values),
  * and one key row per step over all rows converts it once (AVX2, one thread in L3, G = 4 / 8 / 16: 19-25 %
- * faster; G = 1 keeps the four-row step; docs/performance.md, tenth session). */
+ * faster; G = 1 keeps the four-row step; docs/performance.md, Zen 3, 2026-11-23). */
 #if (VW == 16 || VW == 8) && !V8
 #if RS_MAX >= 1 /* the host passes plan->score_rows */ && (VW == 16 || DV <= 4 || DV % 4 == 0) && (RB <= RS_MAX || RB % RS_MAX == 0) && (KV_T != IFA_E4M3 || RB <= RS_MAX)
 #define IFA_KJ 4
@@ -163,7 +163,7 @@ inline float ifa_hmax(fv a) { return fmax(a.x, a.y); }
 #endif
 /* Vectors of each key row per step of the four-key-row score loop. At 16 lanes, K/V other than fp16 take one: with
  * 4, LLVM issued a step's 16 loads and widenings (vpmovsxbd for int8) first and kept them on the stack, and the
- * query vectors too; the spills cost G = 8, D = 128 a fifth of its time in L3 (Zen 4, forty-ninth session: one
+ * query vectors too; the spills cost G = 8, D = 128 a fifth of its time in L3 (Zen 4, 2026-11-28: one
  * vector a step 0.80x of the time for int8, 0.84x bf16, 0.87x fp32, 0.92x float8 e5m2, 0.95x int4; D = 256 G = 16
  * bf16 0.82x, e5m2 0.86x; G = 4 and G = 8 at D = 64 level). fp16's widening reads memory itself (vcvtph2ps) and
  * spilled nothing. 8 lanes (16 registers) unmeasured: as before. */
@@ -313,10 +313,10 @@ inline float8 ifa_hshuf8(float8 a, float8 b) {
 /* the 64-byte lines of one KV row slice: IFA_LR of them from element index i. Unrolled where one register tile
  * holds a work-group's query rows (RB <= RS_MAX: G <= 4 at 16 lanes, G <= 2 at 8): a key row's score step is short
  * there, and a loop's 3 instructions a line beside each prefetch showed (in L3 G = 1 and 4 0.90-0.96x of the time,
- * cold level; fiftieth session). A loop where they take several tiles (G >= 8 at 16 lanes): without P.V's
+ * cold level; Zen 4, 2026-11-29). A loop where they take several tiles (G >= 8 at 16 lanes): without P.V's
  * next-chunk prefetch (PV_PREFETCH 0) the unrolled lines cost the cold D = 256 G = 16 rows 1.23-1.27x the loop's
  * time (fp16, bf16; P.V's value loads stalled twice as often), G = 8 and D = 128 G = 16 1.02-1.07x; with it (the
- * AVX-512 row's plans since) G = 8 1.04x, G = 16 level; level in L3 (fifty-second session; AVX2 unmeasured) */
+ * AVX-512 row's plans since) G = 8 1.04x, G = 16 level; level in L3 (Zen 4, 2026-11-29; AVX2 unmeasured) */
 #define IFA_LR ((IFA_ROW_BYTES + 63) / 64)
 #if RB <= RS_MAX
 #define IFA_LR_UNROLL _Pragma("unroll")
@@ -333,7 +333,7 @@ inline float8 ifa_hshuf8(float8 a, float8 b) {
  * address order, IFA_SLICE_N lines of each) among its own FMAs, instead of the step asking for the whole rows
  * in one burst before the tiles: at D = 128, N_kv = 8 fp16 that burst was 2 x 128 prefetches and stalled on
  * the fill buffers for a quarter of the kernel's time (the Xeon, one thread in L3; docs/performance.md,
- * twenty-third session). The step's last rows of a chunk (fewer than 4) keep the burst. */
+ * Xeon, 2026-11-25). The step's last rows of a chunk (fewer than 4) keep the burst. */
 #ifndef SPREAD_PF
 #define SPREAD_PF 0
 #endif

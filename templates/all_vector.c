@@ -243,7 +243,7 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
     /* the prefix pass's and the combine's kernels too, built before the first launch: built between two launches,
-     * a build left the device idle behind the first for its length (NVIDIA, fortieth session: a decode step's
+     * a build left the device idle behind the first for its length (NVIDIA, H100, 2026-11-27: a decode step's
      * device span took the combine program's build, ~0.2 s) */
     ifa__cached_kernel *other;
     if (p->has_prefix) IFA__TRY(prefix_kernel(ctx, plan, &other));

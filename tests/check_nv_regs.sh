@@ -35,11 +35,11 @@ for s in 16,32,8,128,8192 8,64,8,128,16384; do
   IFA_TUNING=mma_int8=2 check "int8 mma_int8=2 $s" --shape "$s" --layout BNSD --kv-dtype int8
   IFA_TUNING=mma_q_local=1 check "int8 mma_q_local=1 $s" --shape "$s" --layout BNSD --kv-dtype int8
 done
-for t in int8 float16; do # D = 256's query words in local memory (mma_q_local since the fifty-third session)
+for t in int8 float16; do # D = 256's query words in local memory (mma_q_local since 2026-11-29 (Zen 4))
   IFA_TUNING=mma_q_local=1 check "$t mma_q_local=1 4,32,4,256,8192" --shape 4,32,4,256,8192 --layout BNSD --kv-dtype "$t"
 done
 check "bf16 16,32,8,128,8192" --shape 16,32,8,128,8192 --layout BNSD --dtype bfloat16
-for t in float8_e4m3fn float8_e5m2; do # the matrix shapes' float8 (the NVIDIA row's since the fortieth session)
+for t in float8_e4m3fn float8_e5m2; do # the matrix shapes' float8 (the NVIDIA row's since 2026-11-27 (H100))
   for s in 16,32,8,128,8192 4,32,4,256,8192; do
     check "$t $s" --shape "$s" --layout BNSD --kv-dtype "$t"
   done
@@ -55,7 +55,7 @@ IFA_TUNING=mma_int4=2 check "int4 mma_int4=2" --shape 16,32,8,128,8192 --layout 
 for s in 8,64,8,128,16384 4,32,4,256,8192 32,128,8,64,2048; do
   check "ragged fp16 $s" --shape "$s" --layout BNSD --per-batch
 done
-# the lane shape's plans of the fifty-fourth session: padded lanes (D = 80, 96, 112), float8, fp32 and int4 K/V, two
+# the lane shape's plans of 2026-11-29: padded lanes (D = 80, 96, 112), float8, fp32 and int4 K/V, two
 # chunks a lane (D = 512, int8 at G = 8: 255 registers) and MLA's three (2 rows a head group)
 for ks in float16:4,32,32,80,4096 float16:4,32,8,80,4096 int8:4,32,32,96,4096 float8_e4m3fn:4,32,8,96,4096 \
           float8_e5m2:4,32,32,112,4096 float32:4,32,8,128,4096 int4:4,32,8,128,4096 float16:4,32,8,512,4096 \
@@ -82,7 +82,7 @@ for kt in float32:128:16 float8_e4m3fn:96:8; do
   rm -f "$case_json"
 done
 # fp32 K/V's 16-row lane plans in BNSD (8 tokens at G = 2, 16 at G = 1): 2 key rows a step spilled 4-12 bytes; the
-# planner takes 1 a step for them (fifty-sixth session)
+# planner takes 1 a step for them (Zen 4, 2026-11-29)
 for gq in 2:8 1:16; do
   g=${gq%%:*} q=${gq#*:}
   case_json="$(mktemp --suffix=.json)"

@@ -1,4 +1,4 @@
-# tools/plot_bench.py on ifa-bench's own CSV (issue #8's plot): ifa-bench runs two small rows with a peer file
+# tools/plot_bench.py on ifa-bench's own CSV (the performance record's plot): ifa-bench runs two small rows with a peer file
 # (synthetic times), writes its CSV with peer_us and a "# peers:" line (the legend's default name), and the script
 # draws it as a PNG (its signature checked); a CSV without measured rows is refused with a message.
 # (tests/CMakeLists.txt skips it where Matplotlib is missing.)

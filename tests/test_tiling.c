@@ -75,7 +75,8 @@ START_TEST(key_rejects_illegal) {
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 3, back), IFA_STATUS_INVALID_PLAN); /* layout 3 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 500000000000ull, back), IFA_STATUS_INVALID_PLAN); /* rope 5 */
     ck_assert_int_eq(ifa__key_decode(10000010000ull + 6000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* value antiquant 6 */
-    ck_assert_int_eq(ifa__key_decode(10000010000ull + 10000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 90000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* shape 9 */
+    ck_assert_int_eq(ifa__key_decode(10000010000ull + 100000000000000ull, back), IFA_STATUS_INVALID_PLAN); /* extra digit */
     ck_assert_int_eq(ifa__key_decode(0, back), IFA_STATUS_INVALID_PLAN); /* template 0, mode 0 */
     /* float8_e5m2 (ifa_dtype 10) is kv_dtype digit 4, which no query or output dtype takes */
     ck_assert_int_eq(ifa__key_dtype_digit(IFA_DTYPE_FLOAT8_E5M2), 4);
@@ -209,7 +210,7 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(plan.prefetch_rows, 4);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefetch_rows, 16);
-    setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1); /* the nineteenth session's minimum: one head */
+    setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1); /* the 2026-11-25 minimum: one head */
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     unsetenv("IFA_TUNING");
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
@@ -444,7 +445,7 @@ START_TEST(split_kv_decisions) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.split_kv, 0);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    /* BSH with one KV head per work-group (the nineteenth session's minimum row of 4 KiB on 32 registers):
+    /* BSH with one KV head per work-group (the 2026-11-25 minimum row of 4 KiB on 32 registers):
      * the 8 blocks fill both cores */
     p.layout = IFA_LAYOUT_BSH;
     setenv("IFA_TUNING", "multi_head_min_row_bytes=4096", 1);
@@ -1069,7 +1070,7 @@ END_TEST
  * an H200's bandwidth, 3.5x the lane shape's time on an H100): every K/V type (int8 and int4 per channel and per
  * token) at D = 64 to 512, G = 1 to 16, 1 to 16 query tokens (8 and 16 up to D = 256, 4 at 512: speculative
  * decoding's), and DeepSeek's MLA (D = 576, D_v = 512) at G = 16 and 128 with 1 to 5 tokens, take the matrix or the
- * lane shape (fifty-fourth session: D = 80/96/112, D = 512, MLA, fp32, int4 and float8 did not, nor 8-16 tokens of
+ * lane shape (Zen 4, 2026-11-29: D = 80/96/112, D = 512, MLA, fp32, int4 and float8 did not, nor 8-16 tokens of
  * most types). */
 START_TEST(nvidia_row_every_plan_in_a_gpu_shape) {
     static const ifa_dtype kv[] = {IFA_DTYPE_FLOAT16,  IFA_DTYPE_BFLOAT16,      IFA_DTYPE_FLOAT32,
@@ -1324,7 +1325,7 @@ START_TEST(small_grid_rule) {
 END_TEST
 
 /* split_fill takes floor(slots / blocks) splits where that is 2 or more: no partial last wave (on in the NVIDIA
- * row since the H100's tune of the twenty-ninth session). */
+ * row since the H100's tune of 2026-11-26). */
 /* The last split of a block combines it (fused_combine) where the row says so and the plan allows it: equal
  * splits with partial rowmax, no cascade, no per-batch query tokens, the all-vector template; a counter per
  * (batch, block). The plan check refuses any other combination. */
@@ -1351,7 +1352,7 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=0", &p, &pocl, &plan);
     ck_assert_int_eq(plan.fused_combine, 0);
     ck_assert_int_eq(plan.combine_counters, 0);
-    /* the NVIDIA row fuses everywhere (1, since the fortieth session); a cap above 1 on the partial values the
+    /* the NVIDIA row fuses everywhere (1, since 2026-11-27 (H100)); a cap above 1 on the partial values the
      * last split reads (splits x rows x D_v): B = 1, 32K takes 32 splits of 4 rows (16384), so the combine kernel
      * under 8192 */
     p = problem(1, 32, 8, 128, 32768);
@@ -1446,7 +1447,7 @@ START_TEST(split_fill_rule) {
 }
 END_TEST
 
-/* The matrix shape (mma, on in the NVIDIA row since the H100's twenty-ninth session) where it fits: fp16 query and K/V without RoPE or antiquant, D a
+/* The matrix shape (mma, on in the NVIDIA row since 2026-11-26, H100) where it fits: fp16 query and K/V without RoPE or antiquant, D a
  * multiple of 32 up to 128, D_v = D, up to 16 query rows (head groups of 16), whole warps; before the lane shape.
  * The plan check refuses it elsewhere. */
 START_TEST(mma_rule) {
@@ -1650,7 +1651,7 @@ START_TEST(mma_transposed_rule) {
     p = problem(16, 32, 8, 128, 8192);
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
-    /* float8 K/V where the row asks (mma_float8; the NVIDIA row since the fortieth session): no scales or any
+    /* float8 K/V where the row asks (mma_float8; the NVIDIA row since 2026-11-27 (H100)): no scales or any
      * form in the transposed shape, per channel in the other; int8's D rule (a multiple of 64); mma 6 at 2 */
     for (int f = 0; f < 2; ++f) {
         p = problem(16, 32, 8, 128, 8192);
@@ -1749,7 +1750,7 @@ START_TEST(mma_transposed_rule) {
         ck_assert_int_eq(ifa__plan_check(&bad), flags[i].q_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
         bad = plan, bad.mma_cvt = 1;
         ck_assert_int_eq(ifa__plan_check(&bad), flags[i].cvt_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
-        bad = plan, bad.reserved0 = 1;
+        bad = plan, bad.shape = IFA_SHAPE_WORK_GROUP;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
         bad = plan, bad.problem.reserved1 = 1;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
@@ -1827,7 +1828,7 @@ START_TEST(multi_heads_intel_row_and_fill) {
     ck_assert_int_eq(ti.multi_head_chunk_bytes_16, 0);
     ck_assert_int_eq(ti.pv_prefetch_rows_16, 2);
     ck_assert_int_eq(ta.pv_prefetch_rows_16, 4);
-    ck_assert_int_eq(ti.pv_prefetch_rows, 64); /* the CPU row's since the sixtieth session */
+    ck_assert_int_eq(ti.pv_prefetch_rows, 64); /* the CPU row's since 2026-11-30 (Emerald Rapids) */
     ck_assert_int_eq(ta.pv_prefetch_rows, 64);
     ck_assert_int_eq(ta.pv_prefetch_paged, 2);
     ck_assert_int_eq(ta.multi_head_min_slice_bytes, 256);
@@ -1918,8 +1919,8 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(plan.kv_heads_per_group, 16);
     ck_assert_int_eq(plan.prefetch_rows, 2);
     /* G = 8: the next-chunk prefetch too on AVX-512 (up to 64 rows), so 8 KiB; Intel's row prefetches the next
-     * chunk too (the CPU row's 64 rows since the sixtieth session) but keeps the full distance (its
-     * multi_head_prefetch_bytes 0: BSND level either way on Emerald Rapids, sixtieth session) */
+     * chunk too (the CPU row's 64 rows since 2026-11-30 (Emerald Rapids)) but keeps the full distance (its
+     * multi_head_prefetch_bytes 0: BSND level either way on Emerald Rapids, 2026-11-30) */
     plan = bsnd_plan(8, 64, 8, 128, 4096, &pocl);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
@@ -1937,7 +1938,7 @@ START_TEST(multi_head_prefetch_distance) {
     ck_assert_int_eq(ifa__plan_make(&g1, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.pv_prefetch, 1);
-    ck_assert_int_eq(plan.prefetch_rows, 4); /* AVX2 too (forty-third session) */
+    ck_assert_int_eq(plan.prefetch_rows, 4); /* AVX2 too (Zen 3, 2026-11-28) */
     plan_tuned("multi_head_prefetch_bytes=0", &g1, &avx2, &plan);
     ck_assert_int_eq(plan.prefetch_rows, 16);
     ck_assert_int_eq(ifa__plan_make(&g1, &avx2, &plan), IFA_STATUS_OK);
@@ -2023,7 +2024,7 @@ START_TEST(spread_prefetch_rule) {
 END_TEST
 
 /* P.V's next-chunk prefetch: with the software prefetch only, where one KV head's query rows (G x S1) are at
- * most 64 with 32 registers (Intel's row 4) and 4 with 16 (since the forty-fourth session; Intel's row 2); with
+ * most 64 with 32 registers (Intel's row 4) and 4 with 16 (since 2026-11-28 (Zen 3); Intel's row 2); with
  * paged KV only up to the row's own count (the CPU row 2, Intel's 0); the shared prefix pass by its own rows;
  * IFA_TUNING moves the limits; the plan check refuses it without the prefetch or outside 0/1. */
 START_TEST(pv_prefetch_rule) {
@@ -2051,7 +2052,7 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
-    ck_assert_int_eq(plan.pv_prefetch, 1); /* Intel's row took the CPU row's 64 rows (sixtieth session) */
+    ck_assert_int_eq(plan.pv_prefetch, 1); /* Intel's row took the CPU row's 64 rows (Emerald Rapids, 2026-11-30) */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 0);
     p.num_heads = 512; /* G = 64: the last the AVX-512 rows take */
@@ -2147,6 +2148,14 @@ START_TEST(batch_fast_rule) {
     ifa_plan bad = plan;
     bad.batch_fast = 2;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    /* the per-field rules of include/ifa/plan_fields.h name the field */
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field batch_fast is 2; it must be 0 or 1"));
+    bad = plan, bad.problem.has_lse = -1;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field has_lse is -1; it must be 0 or 1"));
+    bad = plan, bad.problem.reserved1 = 7;
+    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field reserved1 is 7; padding must be 0"));
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.batch_fast, 0);
     plan_tuned("batch_fast=0", &p, &pocl, &plan);

@@ -10,19 +10,14 @@
 
 void ifa__plan_signature(const ifa_plan *plan, ifa_plan *sig) {
     *sig = *plan;
-    ifa_problem *p = &sig->problem;
-    /* the problem's step-varying summary and the tensor extents no build option reads */
-    p->batch = 0, p->seq_kv = 0, p->uniform_length = 0, p->max_length = 0, p->total_length = 0;
-    p->lengths_hash = 0, p->q_lengths_hash = 0, p->mask_batch = 0, p->mask_len = 0, p->pse_len = 0;
-    p->kv_padding = 0, p->table_cols = 0, p->pool_blocks = 0, p->aq_len = 0, p->v_aq_len = 0;
-    p->rope_table_rows = 0, p->prefix_seq = 0, p->prefix_len = 0;
-    /* the plan's counts, sizes and offsets (kernel arguments and the workspace's layout) */
-    sig->split_tokens = 0, sig->max_splits = 0, sig->units = 0, sig->total_cost = 0, sig->load_ratio_milli = 0;
-    sig->num_work_groups = 0, sig->combine_counters = 0, sig->cv_entries = 0, sig->cv_steps = 0;
-    sig->ws_lengths_offset = 0, sig->ws_lengths_bytes = 0, sig->ws_part_acc_offset = 0, sig->ws_part_m_offset = 0;
-    sig->ws_part_l_offset = 0, sig->ws_table_offset = 0, sig->ws_table_bytes = 0, sig->ws_prefix_offset = 0;
-    sig->ws_rope_offset = 0, sig->ws_rope_bytes = 0, sig->ws_cv_q_offset = 0, sig->ws_cv_k_offset = 0;
-    sig->ws_cv_v_offset = 0, sig->ws_cv_s_offset = 0, sig->workspace_bytes = 0;
+    /* the step's own sizes, lengths and the layout derived from them (IFA_FIELD_STEP): no build option reads them */
+#define IFA_PROBLEM_FIELD(type, name, flags, doc)                                                                  \
+    if ((flags) & IFA_FIELD_STEP) sig->problem.name = 0;
+#define IFA_PLAN_FIELD(type, name, flags, doc)                                                                     \
+    if ((flags) & IFA_FIELD_STEP) sig->name = 0;
+#include "ifa/plan_fields.h"
+#undef IFA_PROBLEM_FIELD
+#undef IFA_PLAN_FIELD
 }
 
 /* The lengths (rows the longest block reads) to plan at, ascending and distinct, up to most. */

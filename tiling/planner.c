@@ -3,26 +3,16 @@
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "op_host/status.h"
+#include "tiling/kernel_shape.h"
+#include "tiling/kv_codes.h"
 #include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
 #include "tiling/tuning_table.h"
 
-/* ifa_dtype's codes for the float types and int4 (include/ifa/ifa.h; the planner sees dtypes as the plan's integer
- * codes) */
-#define IFA__KV_FLOAT32 0
-#define IFA__KV_FLOAT16 1
-#define IFA__KV_BFLOAT16 2
-#define IFA__KV_INT8 3
-#define IFA__KV_INT4 8
-#define IFA__KV_E4M3 9
-#define IFA__KV_E5M2 10
-/* one byte an element (int8, float8): the matrix shapes load 16 a 16-byte load */
-#define IFA__KV_ONE_BYTE(t) ((t) == IFA__KV_INT8 || (t) == IFA__KV_E4M3 || (t) == IFA__KV_E5M2)
-/* K/V types the key tile reads (16-bit floats and int8) */
-#define IFA__KEY_TILE_KV(t) ((t) == IFA__KV_FLOAT16 || (t) == IFA__KV_BFLOAT16 || (t) == IFA__KV_INT8)
 
 /* the farthest the strided prefetch reaches (the most measured: 128 rows, D = 64) */
 #define IFA__MAX_PREFETCH_ROWS 128
@@ -33,18 +23,6 @@ int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int6
      * scores/probabilities, max/sum/rescale and the antiquant constant; per chunk row: its KV element offset
      * (8 bytes) and the value's token scale and offset; per value column: its channel scale and offset */
     return 4 * heads_per_group * seq_q * (head_dim + value_dim + chunk_rows + 4) + 16 * chunk_rows + 8 * value_dim;
-}
-
-int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows) {
-    /* 16-byte words per row: the row's D x kv_bytes / 16 and one of padding (work-items reading their own rows
-     * at the same column then fall on different banks) */
-    return 16 * chunk_rows * (head_dim * kv_bytes / 16 + 1);
-}
-
-int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size) {
-    /* P.V's accumulator slices: (WG / (rows x D_v / 8)) groups x rows x D_v floats */
-    const int64_t xl = value_dim / 8;
-    return rows > 0 && xl > 0 ? 4 * (work_group_size / (xl * rows)) * rows * value_dim : 0;
 }
 
 /* What heads query heads of p (all their S1 tokens) need at chunk rows per chunk; per-batch query tokens add
@@ -87,6 +65,7 @@ static ifa_status make_key(const ifa_plan *plan, uint64_t *key) {
     v[IFA_KEY_V_ANTIQUANT] = plan->problem.v_antiquant != plan->problem.antiquant ? plan->problem.v_antiquant : 0;
     v[IFA_KEY_MODE] = plan->problem.has_prefix ? 2 : 1;
     v[IFA_KEY_ROPE] = plan->problem.rope + (plan->problem.rope && plan->problem.rope_table ? 2 : 0);
+    v[IFA_KEY_SHAPE] = plan->shape;
     return ifa__key_encode(v, key);
 }
 
@@ -142,7 +121,7 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t, int64_t ro
  * adjacent, so a work-group holding all of them reads each position's row whole, where one holding a single
  * head reads a D-element slice every N_kv x D elements. All or one: a part of the row (2 or 4 of 8 heads) was
  * the slowest choice, or level with it, in 8 of the 10 cases measured and never clearly the fastest
- * (docs/performance.md, fourth and eighteenth sessions). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
+ * (docs/performance.md, Zen 4, 2026-11-22 and Zen 3, 2026-11-24). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
  * heads when their query rows stay within multi_head_rows and fit local memory in one group. With per-batch
  * query tokens such a block computes every head's S1 rows (ifa_all_vector.cl packs a batch's tokens only with
  * one KV head): faster than one head's packed rows where batches use most of their S1 tokens (G = 4, S1 = 1
@@ -152,10 +131,10 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t, int64_t ro
  * multi_head_min_row_bytes: there one head, its slices prefetched far enough ahead (prefetch_rows below), was
  * faster at D = 64 (N_kv = 16, G = 1: 1.65-1.81 against 3.29-3.46 ms) and level or faster at N_kv = 8, D = 128
  * (G = 8: 2.2 against 3.4-3.7), and all heads only won from N_kv = 16 at D = 128 (2.4-2.9 against 3.0-3.2;
- * docs/performance.md, nineteenth session; an AMD Zen 4). Since all heads' tiles share out the score step's
+ * docs/performance.md, Zen 4, 2026-11-25; an AMD Zen 4). Since all heads' tiles share out the score step's
  * prefetches (spread_prefetch) all heads win at N_kv = 8, D = 128 there too (G = 4, cold, medians: 6.2
- * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (twenty-fourth session). The
- * AVX2 VM of the eighteenth session measured all heads faster at N_kv = 8, D = 128, G = 8 (3.0 against
+ * against 9.9 ms; G = 1 6.3 against 7.7), and the CPU row's minimum row is 0 (Zen 4, 2026-11-25). The
+ * AVX2 VM of 2026-11-24 measured all heads faster at N_kv = 8, D = 128, G = 8 (3.0 against
  * 3.6-4.9 ms), so 16 registers keep the rows rule alone.
  * Intel's row sets the minimum slice to 0 too: there all heads won at every slice and row size measured (its
  * tuning row says by how much). */
@@ -167,8 +146,8 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
         return 1;
     /* All heads make one block per batch; where the sequence is too short to split (split_min_tokens) those
      * blocks cannot give every compute unit work, and one head per block (B x N_kv of them) does: BSND
-     * 1,8,8,128,1024 on 2 Intel cores, all heads in one work-group 396-487 us, one head 331-345 (twenty-first
-     * session). With per-batch lengths, fewer blocks than compute units always make choose_split cut them
+     * 1,8,8,128,1024 on 2 Intel cores, all heads in one work-group 396-487 us, one head 331-345 (Xeon,
+     * 2026-11-25). With per-batch lengths, fewer blocks than compute units always make choose_split cut them
      * into balanced units, which fill the units at any length. */
     if (p->lengths_mode != IFA_LENGTHS_PER_BATCH && dev->compute_units > 0 &&
         p->batch * most_splits(p, t, m * group * p->seq_q) < dev->compute_units)
@@ -179,279 +158,6 @@ static int64_t multi_heads(const ifa_problem *p, const ifa_device_facts *dev, co
     return m > 1 && m * group * p->seq_q <= t->multi_head_rows && block_bytes(p, m * group, chunk) <= budget ? m : 1;
 }
 
-/* The key tile's local memory for p at chunk_rows rows per chunk (int8 elements take 1 byte, the others 2). */
-static int64_t key_tile_bytes(const ifa_problem *p, int64_t chunk_rows) {
-    return ifa__key_tile_local_bytes(p->head_dim, p->kv_dtype == IFA__KV_INT8 ? 1 : 2, chunk_rows);
-}
-
-/* The key tile's rule beside 8-wide loads: 16-bit or int8 K/V (16-byte words of 8 or 16 elements), at most 16
- * query rows (P.V keeps 8 columns of each in registers), D_v / 8 work-items within the group, the groups'
- * slices (WG / (D_v / 8) x rows x D_v floats) within the tile's memory, which sums them at the end. */
-static int key_tile_fits(const ifa_problem *p, int64_t rows, int64_t wg, int64_t tile_bytes) {
-    const int64_t dv = ifa__value_dim(p), xl = dv / 8;
-    return IFA__KEY_TILE_KV(p->kv_dtype) && rows <= 16 && xl > 0 && xl <= wg && 4 * (wg / xl) * rows * dv <= tile_bytes;
-}
-
-int64_t ifa__lanes_per_row(int64_t head_dim) {
-    int64_t ln = 1;
-    while (ln * 8 < head_dim && ln < 32) ln *= 2;
-    return ln;
-}
-
-/* The lane shape's chunks of 8 key columns per lane at p's D (the kernel's IFA_LCK: 1 up to D = 256, 2 at 512, 3
- * at MLA's 576). */
-static int64_t lanes_chunks(const ifa_problem *p) {
-    const int64_t w = 8 * ifa__lanes_per_row(p->head_dim);
-    return (p->head_dim + w - 1) / w;
-}
-
-/* The most query rows' chunks the lane shape keeps in a lane's registers: 8 with the query's columns there too (8
- * columns a chunk of every row's query and accumulator: 16 rows spilled), 16 with the query's read from local
- * memory at each use (lane_q_local; nv-regs for sm_90a: 16 rows of one chunk at D = 80 in 255 registers, no spill,
- * where the query in registers spilled 720 bytes). */
-static int64_t lane_rows_most(int q_local) { return q_local ? 16 : 8; }
-
-/* The lane shape's rule (ifa_all_vector_gpu.cl's LANES): any K/V type, D a multiple of 8 (D / 8 lanes per key row up
- * to the next power of two, ifa__lanes_per_row: at most 32, dividing the group; past 256 columns more than one
- * chunk of 8 a lane), D_v <= D a multiple of 8, rows x chunks within lane_rows_most (q_local: whether the plan may
- * read the query from local memory; MLA's 3 chunks take 2 rows, 5 so), 1 to 8 rows per lane group and step. */
-static int lanes_fit(const ifa_problem *p, int64_t rows, int64_t wg, int64_t lanes, int q_local) {
-    const int64_t ln = ifa__lanes_per_row(p->head_dim), dv = ifa__value_dim(p);
-    return p->head_dim % 8 == 0 && p->head_dim >= 8 && wg % ln == 0 && dv % 8 == 0 && dv <= p->head_dim &&
-           rows * lanes_chunks(p) <= lane_rows_most(q_local) && lanes >= 1 && lanes <= 8;
-}
-
-/* The lane shape's transposing butterfly (lane_scores) splits a step's rows x lanes sums into halves lane bit by
- * lane bit, and each lane's share must lie in one query row: both powers of two, rows <= the lanes a key row, at
- * least 2 sums and at least 2 lanes a key row (D >= 16). The exchange through local memory gives a lane as many floats as
- * the step has sums, and it writes its share and its rescale there: a share of at most half the sums fits, but
- * one lane a row (D = 8) holds every sum, and its rescale went into the next lane's floats (the last lane's past
- * the array): wrong results on PoCL (ifa-soak seed 4748, forty-seventh session); with one lane there is nothing
- * to exchange anyway. */
-static int lane_scores_fit(const ifa_problem *p, int64_t rows, int64_t lanes) {
-    const int64_t ln = ifa__lanes_per_row(p->head_dim);
-    return (rows & (rows - 1)) == 0 && (lanes & (lanes - 1)) == 0 && rows <= ln && rows * lanes >= 2 && ln >= 2;
-}
-
-/* The D a lane's quarter of a key row in whole 16-byte loads needs a multiple of: 32 for 16-bit K/V, 64 for one
- * byte an element, 128 for int4. */
-static int64_t mma_quarter(const ifa_problem *p) {
-    return p->kv_dtype == IFA__KV_INT4 ? 128 : IFA__KV_ONE_BYTE(p->kv_dtype) ? 64 : 32;
-}
-
-/* What both matrix shapes take in (ifa_all_vector_mma.cl's MMA): a 16-bit query, 16-bit, int8, float8 or int4 K/V
- * (their values are exact in fp16), D_v = D, whole warps of 32, D a multiple of mma_quarter. */
-static int mma_inputs(const ifa_problem *p, int64_t wg) {
-    return (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) &&
-           (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || IFA__KV_ONE_BYTE(p->kv_dtype) ||
-            p->kv_dtype == IFA__KV_INT4) &&
-           ifa__value_dim(p) == p->head_dim && wg >= 32 && wg % 32 == 0 && p->head_dim % mma_quarter(p) == 0;
-}
-
-/* The matrix shape's rule: mma_inputs, quantised K/V with per-channel or per-tensor scales only (the key's
- * scales folded into the query, the value's applied after P.V); D up to 128 (128 keeps the accumulators at 64
- * registers), at most 16 query rows (the products' 16-row side). */
-static int mma_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    return mma_inputs(p, wg) && p->antiquant <= IFA_ANTIQUANT_PER_TENSOR &&
-           p->v_antiquant <= IFA_ANTIQUANT_PER_TENSOR && p->head_dim <= 128 && rows >= 1 && rows <= 16;
-}
-
-/* The transposed matrix shape's rule (MMA 3: keys and value columns the products' 16-row side, the query rows
- * their 8-column side): mma_inputs, int8 with any scales (the key's token scales on its scores, the value's
- * folded into P per key), at most 8 query rows, D a multiple of 64 (a lane's eighth of a value row is whole
- * 16-byte loads of 16-bit values, 8-byte ones of int8) up to 256 (D / 4 accumulators). */
-static int mma_t_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    return mma_inputs(p, wg) && p->head_dim % 64 == 0 && p->head_dim <= 256 && rows >= 1 && rows <= 8;
-}
-
-/* The matrix shape a tuning's mma (t_mma) gives rows query rows in groups of wg: the transposed shape where t_mma
- * >= 3 and mma_t_fit (4: its lean variant; 5 or more: with the next step's rows loaded during each step), else
- * 1 or 2 (the lean variant, for t_mma 2 and 4) where mma_fit, else 0. */
-static int32_t mma_shape(const ifa_problem *p, int32_t t_mma, int64_t rows, int64_t wg) {
-    if (t_mma >= 3 && mma_t_fit(p, rows, wg)) return t_mma >= 5 ? 5 : t_mma;
-    return t_mma > 0 && mma_fit(p, rows, wg) ? (t_mma == 2 || t_mma == 4 ? 2 : 1) : 0;
-}
-
-/* Plan mma 6 (MMA 5 with the rows loaded two steps ahead): K/V of less than 16 bits (int8, float8, int4: a step's
- * rows as loaded take half the registers of fp16's or fewer) up to D = 128, where MMA 5 prefetches. */
-static int mma6_fit(const ifa_problem *p) {
-    return (IFA__KV_ONE_BYTE(p->kv_dtype) || p->kv_dtype == IFA__KV_INT4) && p->head_dim <= 128;
-}
-
-/* The latent tile's rule (plan mma 7, ifa_all_vector_mma.cl's IFA_MLA: 16 query rows against 16 keys a step, the
- * warps sharing out the score's columns and then the value's): a 16-bit query, 16-bit K/V without scales or
- * one-byte K/V (float8, int8: exact in fp16) with per-tensor scales or none, 4 warps, at most 16 rows, D a multiple
- * of 64 and D_v of 256 up to D; no cascade (the prefix pass) and no per-batch query tokens. */
-static int mla_tile_fit(const ifa_problem *p, int64_t rows, int64_t wg) {
-    const int64_t dv = ifa__value_dim(p);
-    const int one_byte = IFA__KV_ONE_BYTE(p->kv_dtype);
-#define IFA__NONE_OR_TENSOR(a) ((a) == IFA_ANTIQUANT_NONE || (a) == IFA_ANTIQUANT_PER_TENSOR)
-    const int scales_ok = one_byte ? IFA__NONE_OR_TENSOR(p->antiquant) && IFA__NONE_OR_TENSOR(p->v_antiquant)
-                                   : p->antiquant == IFA_ANTIQUANT_NONE && p->v_antiquant == IFA_ANTIQUANT_NONE;
-#undef IFA__NONE_OR_TENSOR
-    return (p->kv_dtype == IFA__KV_FLOAT16 || p->kv_dtype == IFA__KV_BFLOAT16 || one_byte) &&
-           (p->q_dtype == IFA__KV_FLOAT16 || p->q_dtype == IFA__KV_BFLOAT16) && scales_ok && wg == 128 && rows >= 1 &&
-           rows <= 16 && p->head_dim % 64 == 0 && dv % 256 == 0 && dv <= p->head_dim && !p->has_prefix && !p->q_lengths;
-}
-
-/* Whether the matrix shapes' query in local memory is not its stored value in the products' operand type (the
- * kernel's IFA_MMA_QLO: the key's per-channel scale folded in, RoPE, or a query type other than the operands': bf16
- * for bf16 K/V, else fp16), so that it enters the score products as two parts. */
-static int mma_query_not_operand(const ifa_problem *p) {
-    const int32_t operand = p->kv_dtype == IFA__KV_BFLOAT16 ? IFA__KV_BFLOAT16 : IFA__KV_FLOAT16; /* ifa_dtype codes */
-    return p->rope != 0 || p->antiquant == IFA_ANTIQUANT_PER_CHANNEL || p->q_dtype != operand;
-}
-
-/* Whether the row asks for the latent tile for p (mma and mma_mla) and p is what it is for: a key row wider than
- * the other matrix shapes take, or a value narrower than the key (DeepSeek's MLA: D = 576, D_v = 512), in
- * groups of wg with one KV head each; a global-rowmax split would need a max pass the tile has no variant of. */
-static int mla_tile_wanted(const ifa_problem *p, const ifa_tuning *t, int64_t wg, int64_t vw, int64_t mh) {
-    return t->mma > 0 && t->mma_mla > 0 && t->split_rowmax != 2 && vw == 1 && mh == 1 &&
-           (p->head_dim > 256 || ifa__value_dim(p) != p->head_dim) && mla_tile_fit(p, p->seq_q, wg);
-}
-
-int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
-                                  int matrix_instructions, int q_two_parts) {
-    /* the query's room (then two steps' partial scores of 4 warps, 8 KiB, and with the query in two parts each
-     * lane's low words; then the accumulators), each row's max, sum, rescale and antiquant constants, the value's
-     * channel constants, the warps' merge (and scratch) */
-    const int64_t scores = 2048 + (q_two_parts ? 128 * 4 * (head_dim / 64) : 0);
-    const int64_t room = rows * head_dim > scores ? rows * head_dim : scores;
-    return 4 * room + 20 * rows + 8 * value_dim + ifa__mma_local_bytes(rows, work_group_size, matrix_instructions);
-}
-
-/* Whether a matrix shape's e4m3fn K/V go through the card's conversion instruction (the plan's mma_cvt, the row's
- * mma_f8_cvt): PTX cvt.rn.f16x2.e4m3x2, from sm_89 (other cards would fail the build). */
-static int mma_f8_cvt_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_device_facts *dev) {
-    return t->mma_f8_cvt != 0 && p->kv_dtype == IFA__KV_E4M3 && dev->vendor == IFA_VENDOR_NVIDIA &&
-           dev->compute_capability >= 89;
-}
-
-/* Whether the latent tile takes p at rows query rows a group of wg on dev: the row asks (mla_tile_wanted), the rows
- * fit its rule, and its local memory the budget. */
-static int mla_tile_takes(const ifa_problem *p, const ifa_tuning *t, const ifa_device_facts *dev, int64_t rows,
-                          int64_t wg, int64_t vw, int64_t mh, int64_t budget) {
-    return mla_tile_wanted(p, t, wg, vw, mh) && mla_tile_fit(p, rows, wg) &&
-           ifa__mla_tile_local_bytes(rows, p->head_dim, ifa__value_dim(p), wg, dev->vendor == IFA_VENDOR_NVIDIA,
-                                     mma_query_not_operand(p)) <= budget;
-}
-
-/* Whether plan mma (3 to 6) holds the query's operand words in registers as two parts (the kernel's IFA_MMA_QLO
- * without IFA_MMA_QSTEP): the query is not its stored value in the operands' type (the key's per-channel scale
- * folded in, RoPE, or a query type other than the operands': bf16 for bf16 K/V, else fp16; a per-tensor scale
- * multiplies the scores instead), and the plan does not read it at each step anyway (mma 4, D above 128). */
-static int mma_q_two_parts(const ifa_problem *p, int32_t mma) {
-    return mma >= 3 && mma != 4 && p->head_dim <= 128 && mma_query_not_operand(p);
-}
-
-/* Whether plan mma may take the query's operand words from local memory (the plan's lane_q_local, asked by mma_q_local):
- * where it holds them in registers as two parts (mma_q_two_parts: local memory gives those registers to more
- * work-groups), and where it reads and converts the query at each step (mma 4, D above 128: the words, converted once,
- * replace each step's floats and their conversion, two parts or one). */
-static int mma_q_local_fit(const ifa_problem *p, int32_t mma) {
-    return mma_q_two_parts(p, mma) || (mma >= 3 && (mma == 4 || p->head_dim > 128));
-}
-
-int64_t ifa__mma_q_local_bytes(int64_t head_dim) {
-    /* two parts of 8 rows x D / 16 steps x 4 lanes, 8 bytes each */
-    return 2 * 8 * (head_dim / 16) * 4 * 8;
-}
-
-/* The row's setting for p's K/V type in the matrix shapes: mma_bf16, mma_int8, mma_float8 or mma_int4 (0 keeps that
- * type out; for the last three 2 asks for mma 6), 1 for fp16 K/V. */
-static int32_t mma_kv_setting(const ifa_problem *p, const ifa_tuning *t) {
-    switch (p->kv_dtype) {
-    case IFA__KV_BFLOAT16: return t->mma_bf16;
-    case IFA__KV_INT8: return t->mma_int8;
-    case IFA__KV_E4M3:
-    case IFA__KV_E5M2: return t->mma_float8;
-    case IFA__KV_INT4: return t->mma_int4;
-    default: return 1;
-    }
-}
-
-/* Whether the row asks for the matrix shape for p: mma, and p's K/V type's own setting (mma_kv_setting). */
-static int mma_wanted(const ifa_problem *p, const ifa_tuning *t) { return t->mma > 0 && mma_kv_setting(p, t) > 0; }
-
-int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions) {
-    /* each warp's maxima and sums, and without the matrix instructions each warp's scratch (384 floats, 64 words) */
-    return 8 * (work_group_size / 32) * rows + (matrix_instructions ? 0 : 4 * (work_group_size / 32) * (384 + 64));
-}
-
-int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles) {
-    /* each lane group's maxima and sums, and without shuffles every lane's partial dot products of a step */
-    return 8 * (work_group_size / ifa__lanes_per_row(head_dim)) * rows + (shuffles ? 0 : 4 * work_group_size * rows * lanes);
-}
-
-/* The lane shape's local memory for rows query rows in a group of wg work-items on dev (NVIDIA's shuffles need
- * no room for the partial dot products). */
-static int64_t lanes_bytes(const ifa_problem *p, const ifa_device_facts *dev, int64_t rows, int64_t wg, int64_t lanes) {
-    return ifa__lanes_local_bytes(rows, p->head_dim, wg, lanes, dev->vendor == IFA_VENDOR_NVIDIA);
-}
-
-/* 8-wide loads in the work-group shape: P.V gives each work-item one query row's 8 columns, so the rows x
- * D / 8 slices must fit in the work-group; D a multiple of 8, one KV head per group and no int4 (the
- * kernel's float8 loads); on only when the tuning row asks and the accumulator slices fit the budget. With the
- * row's key_tile, the key tile where key_tile_fits and its memory fits the budget, at up to 16 rows whatever
- * rows x D / 8 (its P.V work-items take every row). */
-static void choose_vector_loads(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t, int64_t budget,
-                                ifa_plan *plan) {
-    plan->vector_loads = 0;
-    plan->key_tile = 0;
-    plan->lanes = 0;
-    plan->lane_prefetch = 0;
-    plan->lane_scores = 0;
-    plan->lane_q_local = 0;
-    plan->mma = 0;
-    plan->mma_cvt = 0;
-    const int64_t dv = ifa__value_dim(p), rows = (int64_t)plan->heads_per_group * p->seq_q, xl = dv / 8;
-    const int64_t wg = plan->work_group_size, base = block_bytes(p, plan->heads_per_group, plan->chunk_rows);
-    if (mla_tile_takes(p, t, dev, rows, wg, plan->vector_width, plan->kv_heads_per_group, budget)) {
-        plan->mma = 7;
-        plan->mma_cvt = mma_f8_cvt_takes(p, t, dev);
-        return;
-    }
-    int32_t mma = mma_wanted(p, t) ? mma_shape(p, t->mma, rows, wg) : 0;
-    if (mma == 5 && mma_kv_setting(p, t) >= 2 && mma6_fit(p)) mma = 6;
-    const int q_local = t->mma_q_local != 0 && mma_q_local_fit(p, mma);
-    if (mma && plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
-        base + ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
-                (q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0) <=
-            budget) {
-        plan->mma = mma;
-        plan->lane_q_local = q_local;
-        /* the conversion instruction from sm_89 (PTX cvt.rn.f16x2.e4m3x2): other cards would fail the build */
-        plan->mma_cvt = mma_f8_cvt_takes(p, t, dev);
-        return;
-    }
-    /* key rows a step: the row's lanes, but 1 for fp32 K/V where the rows' chunks pass what the query in registers
-     * allows (lane_rows_most(0)): a lane's 8 fp32 columns of a key and a value row take twice 16-bit K/V's registers,
-     * and 16 rows at 2 a step spilled 4-12 bytes by nv-regs for sm_90a (BNSD, 8 and 16 tokens, 255 registers; 1 a step
-     * 253-254, no spill; fifty-sixth session) */
-    const int32_t step = t->lanes > 0 && p->kv_dtype == IFA__KV_FLOAT32 && rows * lanes_chunks(p) > lane_rows_most(0)
-                             ? 1
-                             : t->lanes;
-    if (step > 0 && plan->vector_width == 1 && plan->kv_heads_per_group == 1 && lanes_fit(p, rows, wg, step, 1) &&
-        base + lanes_bytes(p, dev, rows, wg, step) <= budget) {
-        plan->lanes = step;
-        plan->lane_prefetch = t->lane_prefetch != 0;
-        plan->lane_scores = t->lane_scores != 0 && lane_scores_fit(p, rows, step);
-        /* the query's columns from local memory where the row asks, and where the rows' chunks need it */
-        plan->lane_q_local = t->lane_q_local != 0 || !lanes_fit(p, rows, wg, step, 0);
-        return;
-    }
-    if (t->vector_loads < 1 || plan->vector_width != 1 || plan->kv_heads_per_group != 1 || p->head_dim % 8 != 0 ||
-        dv % 8 != 0 || p->kv_dtype == IFA__KV_INT4)
-        return;
-    const int64_t tile = key_tile_bytes(p, plan->chunk_rows);
-    if (t->key_tile > 0 && key_tile_fits(p, rows, wg, tile) && base + tile <= budget) {
-        plan->vector_loads = 8;
-        plan->key_tile = 1;
-    } else if (rows * xl <= wg && base + ifa__vector_loads_local_bytes(rows, dv, wg) <= budget) {
-        plan->vector_loads = 8;
-    }
-}
-
 /* The vector registers a CPU core gives the kernel's register tiles. OpenCL does not say; the native float
  * width tells x86's two files apart: AVX-512 (16 lanes) has 32 registers, AVX and AVX2 (8 lanes) 16. Other
  * SIMD CPUs (NEON, SVE at 4 lanes) have 32. */
@@ -459,7 +165,7 @@ static int32_t vector_registers(const ifa_device_facts *dev) { return dev->nativ
 
 /* P.V keeps pv_rows x pv_block vectors in registers: about half the register file, so fewer vectors per block
  * when a block holds many query rows (AVX2, 16 registers: G = 4 at D = 128 2 vectors, 45 -> 40 us;
- * docs/performance.md, eighth session). With 32 registers an 8-row block of values that need converting takes
+ * docs/performance.md, Zen 3, 2026-11-23). With 32 registers an 8-row block of values that need converting takes
  * pv_block_8rows vectors where the row gives it (Zen 4: one vector, 0.89-0.96x of two's time; tuning_table.c). */
 static int32_t pv_block(const ifa_problem *p, int32_t vw, const ifa_tuning *t, int64_t pv_rows, int32_t regs) {
     int32_t xb = vw > 1 && t->pv_block > 0 ? t->pv_block : 1;
@@ -476,10 +182,10 @@ static int32_t pv_block(const ifa_problem *p, int32_t vw, const ifa_tuning *t, i
  * FMAs instead of 8, but a probability broadcast feeds 4 instead of 1, 6 loads per 8 FMAs instead of 9
  * (G = 8, D = 128: 42.8 -> 38.1 us; G = 16, D = 64: 97.6 -> 87.2; D = 256: 69 -> 65.5). Values that cost more
  * to convert keep the 8-row blocks, which convert each vector once per 8 rows (D = 256, G = 16: int8 80 -> 87-111
- * us, float8 128 -> 170; bfloat16 and float32 alike either way); docs/performance.md, twelfth session. int8
+ * us, float8 128 -> 170; bfloat16 and float32 alike either way); docs/performance.md, Zen 3, 2026-11-23. int8
  * values take the middle, 4 rows x 2 vectors (a conversion feeds 4 FMAs, a broadcast 2, 6 loads per 8 FMAs):
- * Zen 3, G = 8 and 16, D = 64 to 256, in L3 and cold, 0.90-0.94x of the 8-row blocks' time (forty-sixth
- * session; int4 and float8 e5m2 level, e4m3fn 1.2x slower, float16 level against its 2-row blocks).
+ * Zen 3, G = 8 and 16, D = 64 to 256, in L3 and cold, 0.90-0.94x of the 8-row blocks' time (Zen 3,
+ * 2026-11-28; int4 and float8 e5m2 level, e4m3fn 1.2x slower, float16 level against its 2-row blocks).
  * 32 registers keep the 8-row blocks, measured on AVX-512 before this choice existed. */
 static int32_t pv_rows(const ifa_problem *p, int64_t tile_rows, int32_t kv_heads_per_group, int32_t regs) {
     if (regs == 16 && tile_rows > 4 && kv_heads_per_group <= 1 && p->kv_dtype == IFA__KV_FLOAT16) return 2;
@@ -491,7 +197,7 @@ static int32_t pv_rows(const ifa_problem *p, int64_t tile_rows, int32_t kv_heads
  * D-element slice every N_kv x D elements, which the hardware prefetchers do not follow, so the software
  * prefetch alone must cover the memory's latency: a distance in bytes of the head's slices, not in rows
  * (AVX-512, one thread, B = 1, G = 1, S = 8192: D = 64 fp16, 16 rows 2.27-2.30 ms, 32 rows 1.66-1.79; D = 128
- * fp16 at 16 rows either way; docs/performance.md, nineteenth session). Contiguous rows (BNSD, all heads, one
+ * fp16 at 16 rows either way; docs/performance.md, Zen 4, 2026-11-25). Contiguous rows (BNSD, all heads, one
  * KV head in all) keep prefetch_rows: there the hardware prefetchers stream and BNSD measured no gain. */
 static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t kv_heads_per_group) {
     int64_t rows = t->prefetch_rows;
@@ -506,14 +212,14 @@ static int32_t prefetch_rows(const ifa_problem *p, const ifa_tuning *t, int64_t 
 /* P.V's next-chunk prefetch (ifa_all_vector_cpu.cl's PV_PREFETCH): while P.V reads a chunk's values from cache it
  * asks for the next chunk's keys, so the memory does not idle between the two passes. Faster where a KV head
  * has few query rows (rows, G x S1): one AVX-512 thread, G = 1, D = 64 1.8-2.2 -> 1.2-1.4 ms, G = 4, D = 128
- * 2.1-2.2 -> 2.0 (nineteenth session); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1
- * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (twentieth session).
- * After P.V's loop lost its row-offset loads (forty-fourth session), AVX2 at G = 4 is faster with it cold (BNSD
+ * 2.1-2.2 -> 2.0 (Zen 4, 2026-11-25); one AVX2 thread, G = 1 and 2 7-12 % faster, but G = 4 2.8-2.9 -> 3.0-3.1
+ * and G = 8 2.4 -> 2.6-2.8 ms (BNSD, D = 128), BSND's all-heads G = 8 3.0 -> 4.4-4.7 (Zen 3, 2026-11-25).
+ * After P.V's loop lost its row-offset loads (Zen 3, 2026-11-28), AVX2 at G = 4 is faster with it cold (BNSD
  * D = 128 0.83-0.96x of the time, D = 64 0.88-0.97x, BSND all heads 0.74-0.78x; 1.03-1.14x slower when K/V sit
  * in L3), G = 8 still slower (D = 64 1.12x). With paged KV (paged: the pass reads the pool) only up to the row's
  * own count of query rows: the next chunk's rows lie in other blocks; on the Intel Xeon P.V ran 1.10-1.21x slower
- * with the prefetch (twenty-second session), and at G = 4 with 64-row blocks it is slower on AMD too (Zen 4
- * 0.87-0.95x of the time without it, twenty-fourth session; Zen 3 1.05-1.13x slower with it, forty-fourth) where
+ * with the prefetch (Xeon, 2026-11-25), and at G = 4 with 64-row blocks it is slower on AMD too (Zen 4
+ * 0.87-0.95x of the time without it, Zen 4, 2026-11-25; Zen 3 1.05-1.13x slower with it, 2026-11-28) where
  * G = 1 gains (Zen 4 64-row blocks 1.10x). */
 static int32_t pv_prefetch(const ifa_tuning *t, int32_t prefetch, int64_t rows, int32_t regs, int paged) {
     const int64_t most = regs >= 32 ? t->pv_prefetch_rows : t->pv_prefetch_rows_16;
@@ -567,8 +273,8 @@ static void choose_split(const ifa_problem *p, const ifa_device_facts *dev, cons
         if (dev->compute_units > 0 && blocks < slots && limit >= 2) {
             int64_t splits = (slots + blocks - 1) / blocks;
             /* split_fill: no more work-groups than slots where that still gives 2 splits or more; a last wave
-             * started by the rounding up costs about a whole wave's time for a few work-groups (H100, twenty-eighth
-             * session: B = 16 8K at 3 splits in one wave 290 us against 5 in 1.2 waves 333) */
+             * started by the rounding up costs about a whole wave's time for a few work-groups (H100, 2026-11-26:
+             * B = 16 8K at 3 splits in one wave 290 us against 5 in 1.2 waves 333) */
             if (t->split_fill && slots / blocks >= 2) splits = slots / blocks;
             if (splits > limit) splits = limit;
             int64_t tokens = (p->max_length + splits - 1) / splits;
@@ -656,6 +362,27 @@ static ifa_status plan_cv(const ifa_problem *p, const ifa_device_facts *dev, con
     return make_key(plan, &plan->tiling_key);
 }
 
+/* The local memory an all_vector work-group may use on dev under row t: the device's, less the row's reserve and
+ * RoPE's cos/sin pairs (8 bytes x S1 x rope_dim / 2). */
+static int64_t local_budget(const ifa_problem *p, const ifa_device_facts *dev, const ifa_tuning *t) {
+    const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
+    return dev->local_mem_bytes - t->local_mem_reserve - rope_local;
+}
+
+void ifa__plan_shape_candidates(const ifa_plan *plan, const ifa_device_facts *dev,
+                                ifa_shape_candidate out[IFA_SHAPE_CANDIDATES]) {
+    const ifa_problem *p = &plan->problem;
+    const ifa_tuning t = ifa__tuning_for(dev->vendor);
+    ifa_plan copy = *plan;
+    ifa__shape_choose(p, dev, &t, local_budget(p, dev, &t), block_bytes(p, plan->heads_per_group, plan->chunk_rows),
+                      &copy, out);
+    if (plan->template_id != IFA_TEMPLATE_ALL_VECTOR)
+        for (int i = 0; i < IFA_SHAPE_CANDIDATES; ++i) {
+            out[i].applicable = out[i].chosen = 0;
+            snprintf(out[i].reason, sizeof out[i].reason, "the cv template runs no fused kernel");
+        }
+}
+
 static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *dev, ifa_tuning t, ifa_plan *plan);
 
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan) {
@@ -684,7 +411,7 @@ ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa
     /* A grid of no more work-groups than compute units holds one work-group per unit, a few warps each: where
      * the row says so (small_grid_work_group_size), the lane shape's plan with wider work-groups instead, when it
      * still keeps within the units (on an H100, B = 1 8192 as 128 work-groups: 54 -> 45 us at 256 work-items;
-     * wider groups were slower on every larger grid measured; docs/performance.md, twenty-eighth session). */
+     * wider groups were slower on every larger grid measured; docs/performance.md, H100, 2026-11-26). */
     if (plan->lanes && t.small_grid_work_group_size > plan->work_group_size &&
         plan->num_work_groups <= dev->compute_units &&
         (dev->max_work_group_size <= 0 || t.small_grid_work_group_size <= dev->max_work_group_size)) {
@@ -717,18 +444,18 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     const int64_t group = p->num_heads / p->num_kv_heads;
     /* with RoPE the kernel keeps each query token's cos/sin pairs: 8 bytes x S1 x rope_dim / 2 */
     const int64_t rope_local = p->rope ? 4 * p->seq_q * p->rope_dim : 0;
-    const int64_t budget = dev->local_mem_bytes - t.local_mem_reserve - rope_local;
+    const int64_t budget = local_budget(p, dev, &t);
     const int64_t mh = multi_heads(p, dev, &t, vw, regs, chunk, budget);
     /* All KV heads per work-group: a chunk is N_kv x D elements per position, so the chunk shrinks until one
      * tensor's rows of it fit multi_head_chunk_bytes, which keeps a chunk's K and V in the L2 between the score
      * and P.V passes of every head (MHA, N_kv = 32, D = 128 fp16: 64 rows 7.7-9.0 ms, 16 rows 4.6-6.2;
-     * docs/performance.md, eighteenth session). */
+     * docs/performance.md, Zen 3, 2026-11-24). */
     /* With one query row per KV head (G x S1 = 1) a chunk's passes are short and its K and V come in bursts:
      * chunks of 32 KiB per tensor ran 1.11-1.19x faster cold than 128 KiB (N_kv = 8 and 16, D = 128, Zen 4;
-     * G = 4 1.17x slower; twenty-fifth session). */
+     * G = 4 1.17x slower; Zen 4, 2026-11-25). */
     /* With 16 vector registers (AVX2) chunks of 32 KiB per tensor at any G and S1: on the 2-core Zen 3 (a
      * 512 KiB L2 a core, half Zen 4's) 128 KiB ran 1.1-1.9x slower cold at D = 128, G = 1 to 8, and MHA; level
-     * at D = 64 (64 KiB before) and D = 256, G = 16 (docs/performance.md, forty-third session). */
+     * at D = 64 (64 KiB before) and D = 256, G = 16 (docs/performance.md, Zen 3, 2026-11-28). */
     const int32_t chunk_bytes = regs == 16 && t.multi_head_chunk_bytes_16 > 0 ? t.multi_head_chunk_bytes_16
                                 : group * p->seq_q == 1 && regs >= 32 && t.multi_head_chunk_bytes_g1 > 0
                                     ? t.multi_head_chunk_bytes_g1
@@ -742,7 +469,7 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
      * the smallest chunk leaves the heads split, the full chunk is kept and the heads split at it: each chunk
      * costs a rescale of every accumulator, which at a few rows per chunk costs more than the split saves
      * (MLA, G = 128, D + D_v = 1088 on a 512 KiB CPU budget: chunks of 8 rows in 2 groups against 64 rows in
-     * 2 groups; docs/performance.md, fourteenth session). */
+     * 2 groups; docs/performance.md, Zen 3, 2026-11-24). */
     const int32_t full_chunk = chunk;
     while (chunk > step && block_bytes(p, mh * group, chunk) > budget) chunk -= step;
     if (block_bytes(p, mh * group, chunk) > budget && block_bytes(p, 1, full_chunk) <= budget) chunk = full_chunk;
@@ -757,27 +484,28 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     /* The matrix shape (mma) takes up to 16 rows a group, its products' 16-row side; where only the transposed
      * one fits (D above 128, int8 token scales), up to 8, its 8-column side; fewer where the row's
      * mma_group_rows says (8 at G = 16: the transposed shape in two groups instead of the other in one). */
-    const int matrix = mma_wanted(p, &t) && vw == 1 && mh == 1 ? mma_shape(p, t.mma, p->seq_q, wg) : 0;
-    const int64_t mma_rows = matrix >= 3 && !mma_fit(p, p->seq_q, wg) ? 8 : 16;
-    /* lanes_fit's rows: fewer where a lane takes several chunks; with more query tokens than that, as many as the
+    const int matrix = ifa__mma_wanted(p, &t) && vw == 1 && mh == 1 ? ifa__mma_shape(p, t.mma, p->seq_q, wg) : 0;
+    const int64_t mma_rows = matrix >= 3 && ifa__mma_shape(p, 1, p->seq_q, wg) == 0 ? 8 : 16;
+    /* ifa__lanes_fit's rows: fewer where a lane takes several chunks; with more query tokens than that, as many as the
      * query read from local memory leaves room for (speculative decoding's 8 or 16 tokens: a head a group) */
-    const int64_t chunks = lanes_chunks(p), lane_cap = lane_rows_most(0) / chunks;
+    const int64_t chunks = ifa__lanes_chunks(p), lane_cap = ifa__lane_rows_most(0) / chunks;
     int64_t lane_rows = matrix ? (t.mma_group_rows >= 1 && t.mma_group_rows < mma_rows ? t.mma_group_rows : mma_rows)
                         : t.lane_group_rows >= 1 && t.lane_group_rows <= lane_cap ? t.lane_group_rows : lane_cap;
-    if (!matrix && p->seq_q > lane_rows && p->seq_q * chunks <= lane_rows_most(1)) lane_rows = lane_rows_most(1) / chunks;
+    if (!matrix && p->seq_q > lane_rows && p->seq_q * chunks <= ifa__lane_rows_most(1))
+        lane_rows = ifa__lane_rows_most(1) / chunks;
     if ((matrix || t.lanes > 0) && t.lane_head_groups && vw == 1 && mh == 1 && per_group * p->seq_q > lane_rows &&
         p->seq_q <= lane_rows) {
         const int64_t cap = lane_rows / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
-        if (g2 <= INT32_MAX && (matrix ? mma_shape(p, t.mma, per2 * p->seq_q, wg) != 0
-                                       : lanes_fit(p, per2 * p->seq_q, wg, t.lanes, 1)))
+        if (g2 <= INT32_MAX && (matrix ? ifa__mma_shape(p, t.mma, per2 * p->seq_q, wg) != 0
+                                       : ifa__lanes_fit(p, per2 * p->seq_q, wg, t.lanes, 1)))
             groups = g2, per_group = per2;
     }
     /* The latent tile takes 16 rows a group (the products' 16-row side), the heads in even groups, where it takes
-     * them (choose_vector_loads asks the same): its local memory (a row's D floats, not the work-group shape's D +
+     * them (ifa__shape_choose asks the same): its local memory (a row's D floats, not the work-group shape's D +
      * D_v + a chunk) is what fit_heads' rows assumed */
-    if (mla_tile_wanted(p, &t, wg, vw, mh)) {
+    if (ifa__mla_tile_wanted(p, &t, wg, vw, mh)) {
         const int64_t cap = 16 / p->seq_q, g2 = (group + cap - 1) / cap, per2 = (group + g2 - 1) / g2;
-        if (g2 <= INT32_MAX && mla_tile_takes(p, &t, dev, per2 * p->seq_q, wg, vw, mh, budget))
+        if (g2 <= INT32_MAX && ifa__mla_tile_takes(p, &t, dev, per2 * p->seq_q, wg, vw, mh, budget))
             groups = g2, per_group = per2;
     }
     plan->kv_heads_per_group = (int32_t)mh;
@@ -797,10 +525,10 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     /* All KV heads per work-group, with P.V asking for each next chunk's keys: the score pass's own key
      * prefetch reaches only a few rows past the chunk, so a short distance in bytes (8 KiB, twice one head's 16
      * rows at D = 128) serves, and prefetch_rows whole rows (32 KiB at N_kv = 8, D = 128) ran up to 1.1x slower cold on
-     * Zen 4 (G = 1 to 4, S1 = 2, pools; twenty-fifth session). Without that P.V prefetch (G = 8) the full
+     * Zen 4 (G = 1 to 4, S1 = 2, pools; Zen 4, 2026-11-25). Without that P.V prefetch (G = 8) the full
      * distance stays: 2 rows there were 1.15x slower. With 16 registers (AVX2, where P.V prefetches at G x S1 <= 2)
      * the same: Zen 3, cold, against 16 rows, BSND G = 1 0.74-0.82, BSH 0.78, 16-row pool 0.73, G = 2 0.86, S1 = 2
-     * 0.76-0.87, B = 1 split 0.81, MHA 0.92-0.96, D = 64 0.92-1.01 (forty-third session). */
+     * 0.76-0.87, B = 1 split 0.81, MHA 0.92-0.96, D = 64 0.92-1.01 (Zen 3, 2026-11-28). */
     if (mh > 1 && plan->pv_prefetch && t.multi_head_prefetch_bytes > 0) {
         const int64_t want = (t.multi_head_prefetch_bytes + kv_row_bytes(p) - 1) / kv_row_bytes(p);
         if (want < plan->prefetch_rows) plan->prefetch_rows = (int32_t)(want > 0 ? want : 1);
@@ -808,24 +536,12 @@ static ifa_status plan_all_vector(const ifa_problem *p, const ifa_device_facts *
     /* All KV heads per work-group: each head's tiles ask for their share of the step's K and V lines among
      * their own FMAs, where the row says so, with 32 registers (measured on AVX-512 only, Intel and AMD: D = 128
      * G = 4 BSND, cold, 7.2 -> 6.0-6.1 ms and 8.8 -> 6.2 median; G = 1 cold on AMD within the noise of the
-     * burst, ahead of it in cache; twenty-third and twenty-fourth sessions) */
+     * burst, ahead of it in cache; Xeon, 2026-11-25 and Zen 4, 2026-11-25) */
     plan->spread_prefetch = mh > 1 && plan->prefetch_rows > 0 && regs >= 32 && t.spread_prefetch != 0;
     plan->batch_fast = t.batch_fast != 0;
-    choose_vector_loads(p, dev, &t, budget, plan);
-    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
-    plan->local_mem_bytes =
-        plan->mma == 7
-            ? ifa__mla_tile_local_bytes(rows, p->head_dim, dv, wg, dev->vendor == IFA_VENDOR_NVIDIA,
-                                        mma_query_not_operand(p)) +
-                  rope_local
-            : block_bytes(p, plan->heads_per_group, chunk) +
-        (plan->mma ? ifa__mma_local_bytes(rows, wg, dev->vendor == IFA_VENDOR_NVIDIA) +
-                         (plan->lane_q_local ? ifa__mma_q_local_bytes(p->head_dim) : 0)
-         : plan->lanes ? lanes_bytes(p, dev, rows, wg, plan->lanes)
-         : plan->key_tile ? key_tile_bytes(p, chunk)
-         : plan->vector_loads ? ifa__vector_loads_local_bytes(rows, dv, wg)
-                              : 0) +
-        rope_local;
+    const int64_t base = block_bytes(p, plan->heads_per_group, chunk);
+    ifa__shape_choose(p, dev, &t, budget, base, plan, NULL);
+    plan->local_mem_bytes = ifa__shape_local_bytes(p, dev, plan, base) + rope_local;
     plan->num_work_groups = p->batch * ifa__plan_blocks(plan);
 
     /* the latent tile's own split floor (mma_mla_split_tokens): its work-groups hold 16 heads each, so a batch of one
@@ -913,39 +629,6 @@ static int multi_heads_consistent(const ifa_plan *plan) {
                        plan->head_groups == 1 && plan->heads_per_group == mh * (p->num_heads / p->num_kv_heads));
 }
 
-/* 8-wide loads only where choose_vector_loads may put them (the kernel refuses to build otherwise). */
-static int vector_loads_consistent(const ifa_plan *plan) {
-    const ifa_problem *p = &plan->problem;
-    const int64_t rows = (int64_t)plan->heads_per_group * p->seq_q;
-    if (plan->key_tile != 0 && plan->key_tile != 1) return 0;
-    if ((plan->lane_q_local != 0 && plan->lane_q_local != 1) ||
-        (plan->lane_q_local && !plan->lanes && !mma_q_local_fit(p, plan->mma)) ||
-        plan->mma < 0 || plan->mma > 7 || (plan->mma == 6 && !mma6_fit(p)) ||
-        (plan->mma && (plan->lanes || plan->vector_loads || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
-                       plan->vector_width != 1 || plan->kv_heads_per_group != 1 ||
-                       !(plan->mma == 7  ? mla_tile_fit
-                         : plan->mma >= 3 ? mma_t_fit
-                                          : mma_fit)(p, rows, plan->work_group_size))) ||
-        (plan->mma == 7 && (plan->lane_q_local || plan->split_kv == IFA_SPLIT_GLOBAL_ROWMAX)) ||
-        (plan->lane_prefetch != 0 && plan->lane_prefetch != 1) ||
-        (plan->lane_prefetch && !plan->lanes) || (plan->lane_scores != 0 && plan->lane_scores != 1) ||
-        (plan->lane_scores && (!plan->lanes || !lane_scores_fit(p, rows, plan->lanes))))
-        return 0;
-    if (plan->lanes != 0)
-        return plan->vector_loads == 0 && plan->key_tile == 0 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR &&
-               plan->vector_width == 1 && plan->kv_heads_per_group == 1 &&
-               lanes_fit(p, rows, plan->work_group_size, plan->lanes, plan->lane_q_local);
-    if (plan->key_tile &&
-        (plan->vector_loads != 8 ||
-         !key_tile_fits(p, rows, plan->work_group_size,
-                        key_tile_bytes(p, plan->chunk_rows))))
-        return 0;
-    if (plan->vector_loads == 0) return 1;
-    return plan->vector_loads == 8 && plan->template_id == IFA_TEMPLATE_ALL_VECTOR && plan->vector_width == 1 &&
-           plan->kv_heads_per_group == 1 && p->head_dim % 8 == 0 && ifa__value_dim(p) % 8 == 0 &&
-           p->kv_dtype != IFA__KV_INT4 && (plan->key_tile || rows * (ifa__value_dim(p) / 8) <= plan->work_group_size);
-}
-
 /* The cv template's fields agree with the problem and with each other (all zero for all_vector). */
 static int cv_consistent(const ifa_plan *plan) {
     const ifa_problem *p = &plan->problem;
@@ -978,10 +661,27 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
     if (plan->version != IFA_PLAN_VERSION)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan version %" PRIu32 " is not this library's %u", plan->version,
                          IFA_PLAN_VERSION);
+    /* the per-field rules of include/ifa/plan_fields.h: padding 0, flags 0 or 1 */
+#define IFA_FIELD_RULE(where, name, flags)                                                                         \
+    if (((flags) & IFA_FIELD_PAD) && where name != 0)                                                               \
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan field %s is %" PRId64 "; padding must be 0", #name,          \
+                         (int64_t)where name);                                                                      \
+    if (((flags) & IFA_FIELD_BOOL) && where name != 0 && where name != 1)                                           \
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan field %s is %" PRId64 "; it must be 0 or 1", #name,          \
+                         (int64_t)where name);
+#define IFA_PROBLEM_FIELD(type, name, flags, doc) IFA_FIELD_RULE(plan->problem., name, flags)
+#define IFA_PLAN_FIELD(type, name, flags, doc) IFA_FIELD_RULE(plan->, name, flags)
+#include "ifa/plan_fields.h"
+#undef IFA_PROBLEM_FIELD
+#undef IFA_PLAN_FIELD
+#undef IFA_FIELD_RULE
     if (plan->problem.num_kv_heads < 1 || plan->problem.num_heads < plan->problem.num_kv_heads ||
         plan->problem.batch < 1 || plan->problem.head_dim < 1 || plan->problem.seq_q < 1 || plan->problem.seq_q > 16 ||
         plan->problem.value_dim < 0 || plan->problem.value_dim > plan->problem.head_dim)
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan problem sizes are out of range");
+    if (plan->shape != ifa__shape_of(plan))
+        return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan shape %d is not the %s shape its fields describe", (int)plan->shape,
+                         ifa__shape_name(ifa__shape_of(plan)));
     uint64_t key;
     IFA__TRY(make_key(plan, &key));
     if (key != plan->tiling_key)
@@ -1004,11 +704,8 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
         plan->chunk_rows % plan->vector_width != 0 ||
         plan->pv_block < 1 || plan->pv_block > 16 ||
         plan->prefetch_rows < 0 || plan->prefetch_rows > (1 << 20) || (plan->vector_width == 1 && plan->prefetch_rows) ||
-        (plan->batch_fast != 0 && plan->batch_fast != 1) ||
-        (plan->pv_prefetch != 0 && plan->pv_prefetch != 1) || (plan->pv_prefetch && !plan->prefetch_rows) ||
-        (plan->prefix_pv_prefetch != 0 && plan->prefix_pv_prefetch != 1) ||
+        (plan->pv_prefetch && !plan->prefetch_rows) ||
         (plan->prefix_pv_prefetch && (!plan->prefetch_rows || !plan->prefix_slots)) ||
-        (plan->spread_prefetch != 0 && plan->spread_prefetch != 1) ||
         (plan->spread_prefetch &&
          (!plan->prefetch_rows || plan->kv_heads_per_group < 2 || plan->vector_registers < 32)) ||
         plan->chunk_rows % plan->work_group_size != 0 || plan->heads_per_group < 1 || plan->head_groups < 1 ||
@@ -1026,15 +723,14 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
          (plan->prefix_slots != 1 || plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX || plan->prefix_heads_per_group < 1 ||
           plan->prefix_head_groups < 1)) ||
         (!plan->problem.has_prefix && plan->prefix_slots != 0) ||
-        (plan->fused_combine != 0 && plan->fused_combine != 1) ||
         (plan->fused_combine &&
          ((plan->split_kv != IFA_SPLIT_PARTIAL_ROWMAX &&
            (plan->split_kv != IFA_SPLIT_BALANCED || plan->total_cost < plan->units ||
             plan->problem.max_length + plan->block_cost_rows > INT32_MAX)) ||
           plan->problem.has_prefix || plan->problem.q_lengths || plan->template_id != IFA_TEMPLATE_ALL_VECTOR ||
           plan->combine_counters != plan->problem.batch * ifa__plan_blocks(plan))) ||
-        (!plan->fused_combine && plan->combine_counters != 0) || plan->reserved0 != 0 || plan->problem.reserved1 != 0 ||
-        (plan->mma_cvt != 0 && (plan->mma_cvt != 1 || !plan->mma || plan->problem.kv_dtype != IFA__KV_E4M3)) ||
+        (!plan->fused_combine && plan->combine_counters != 0) ||
+        (plan->mma_cvt && (!plan->mma || plan->problem.kv_dtype != IFA__KV_E4M3)) ||
         (plan->split_kv == IFA_SPLIT_BALANCED &&
          (plan->units < 2 || plan->block_cost_rows < 1 || plan->combine_work_group_size < 1 || plan->total_cost < 1 ||
           plan->workspace_bytes <
@@ -1043,7 +739,7 @@ ifa_status ifa__plan_check(const ifa_plan *plan) {
                                                                                   plan->problem.table_cols) ||
         (plan->problem.rope && (plan->ws_rope_bytes < 8 * plan->problem.batch ||
                                 plan->workspace_bytes < plan->ws_rope_offset + plan->ws_rope_bytes)) ||
-        !cv_consistent(plan) || !multi_heads_consistent(plan) || !vector_loads_consistent(plan))
+        !cv_consistent(plan) || !multi_heads_consistent(plan) || !ifa__shape_consistent(plan))
         return ifa__fail(IFA_STATUS_INVALID_PLAN, "plan sizes are inconsistent (work_group_size %d, chunk_rows %d, "
                          "heads_per_group %d, head_groups %d)", (int)plan->work_group_size, (int)plan->chunk_rows,
                          (int)plan->heads_per_group, (int)plan->head_groups);

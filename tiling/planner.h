@@ -5,6 +5,7 @@
 #include "ifa/plan.h"
 #include "ifa/status.h"
 #include "tiling/device_facts.h"
+#include "tiling/kernel_shape.h"
 #include "tiling/tuning_table.h"
 
 /* Alignment of every workspace region, in bytes. */
@@ -80,41 +81,15 @@ static inline int64_t ifa__split_floor(const ifa_problem *p, const ifa_tuning *t
  * dim head_dim (query and keys), value_dim (values and accumulators) and chunk rows. */
 int64_t ifa__all_vector_local_bytes(int64_t heads_per_group, int64_t seq_q, int64_t head_dim, int64_t value_dim,
                                     int64_t chunk_rows);
-/* What 8-wide loads with the key tile add (instead of ifa__vector_loads_local_bytes): a chunk's key rows of
- * head_dim elements of kv_bytes each (2, or 1 for int8), padded by 16 bytes each (P.V's accumulators stay in
- * registers and are summed through the same memory at the end). */
-int64_t ifa__key_tile_local_bytes(int64_t head_dim, int64_t kv_bytes, int64_t chunk_rows);
-
-/* The lane shape's work-items per key row at head_dim (> 0): head_dim / 8 up to the next power of two (the kernel's
- * IFA_LN; the lanes past head_dim / 8 load nothing). */
-int64_t ifa__lanes_per_row(int64_t head_dim);
-
-/* The local memory the lane shape adds to a work-group of work_group_size work-items with rows query rows at
- * head_dim and lanes rows per lane group and step: each group's maxima and sums, and without shuffles (shuffles
- * 0: every device but NVIDIA's) the partial dot products of a step. */
-int64_t ifa__lanes_local_bytes(int64_t rows, int64_t head_dim, int64_t work_group_size, int64_t lanes, int shuffles);
-
-/* The local memory of the latent tile (plan->mma 7) for rows query rows of head_dim and value_dim in a group of
- * work_group_size work-items (matrix_instructions: NVIDIA's, else each warp's scratch for the products;
- * q_two_parts: the query in two parts, RoPE's or another 16-bit type's), without RoPE's angles. */
-int64_t ifa__mla_tile_local_bytes(int64_t rows, int64_t head_dim, int64_t value_dim, int64_t work_group_size,
-                                  int matrix_instructions, int q_two_parts);
-
-/* The local memory the matrix shape (plan->mma) adds to a work-group of work_group_size work-items with rows query
- * rows: each warp's maxima and sums, and without matrix instructions (matrix_instructions 0: every device but
- * NVIDIA's) each warp's scratch through which its products go. */
-int64_t ifa__mma_local_bytes(int64_t rows, int64_t work_group_size, int matrix_instructions);
-/* The local memory of the matrix shapes' query operand words where the plan keeps them there (lane_q_local with
- * mma): two parts, at most 8 rows, D / 16 steps, 4 lanes a row, 8 bytes each. */
-int64_t ifa__mma_q_local_bytes(int64_t head_dim);
-
-/* What 8-wide loads add (P.V's accumulator slices over value_dim) for rows query rows in a group of
- * work_group_size. */
-int64_t ifa__vector_loads_local_bytes(int64_t rows, int64_t value_dim, int64_t work_group_size);
-
 /* Plans problem p (already validated) for device dev. DEVICE_LIMIT if the device cannot hold even one
  * query head's working set in local memory. */
 ifa_status ifa__plan_make(const ifa_problem *p, const ifa_device_facts *dev, ifa_plan *plan);
+
+/* The kernel-shape candidates the planner weighs for an all_vector plan it made on dev under the tuning row as it
+ * reads now (IFA_TUNING applied), in order, each with its reason: what ifa-tiling and IFA_VERBOSE print. A cv plan
+ * gets every candidate refused. */
+void ifa__plan_shape_candidates(const ifa_plan *plan, const ifa_device_facts *dev,
+                                ifa_shape_candidate out[IFA_SHAPE_CANDIDATES]);
 
 /* Checks a plan handed back by a caller: magic, version, a legal key that matches the plan's fields, and
  * sizes that are in range. INVALID_PLAN with the broken rule otherwise. */

@@ -24,6 +24,9 @@ static const char *const v_antiquant_names[10] = {"as_key", "per_channel", "per_
                                                   "per_head_per_token", "paged_head_token"};
 static const char *const mode_names[10] = {NULL, "plain", "shared_prefix"};
 static const char *const rope_names[10] = {"none", "neox", "gptj", "neox_tables", "gptj_tables"};
+/* ifa_kernel_shape (include/ifa/plan.h) */
+static const char *const shape_names[10] = {"none",  "vector", "work_group", "wide_loads", "key_tile",
+                                            "lanes", "matrix", "matrix_t",   "latent_tile"};
 
 #define BITS(...) (int32_t)(__VA_ARGS__)
 static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
@@ -43,6 +46,8 @@ static const ifa_key_field fields[IFA_KEY_FIELD_COUNT_] = {
     [IFA_KEY_ROPE] = {"rope", 11, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4), rope_names},
     [IFA_KEY_V_ANTIQUANT] = {"value_antiquant", 12, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 5),
                              v_antiquant_names},
+    [IFA_KEY_SHAPE] = {"shape", 13, BITS(1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8),
+                       shape_names},
 };
 
 static uint64_t pow10u(int e) {

@@ -22,6 +22,7 @@ typedef enum ifa_key_field_id {
     IFA_KEY_MODE,
     IFA_KEY_ROPE,
     IFA_KEY_V_ANTIQUANT,
+    IFA_KEY_SHAPE,
     IFA_KEY_FIELD_COUNT_
 } ifa_key_field_id;
 

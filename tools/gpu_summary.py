@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Reads the CSVs (and the log) that scripts/gpu-measure writes into its output folder and prints, as Markdown,
-what each open issue asks of them: issue 8's H100 targets (per row and in total, and against PyTorch timed on
+what each measurement says: the H100 targets (per row and in total, and against PyTorch timed on
 the lent card itself when same_card_sdpa.csv is there), part mma's verdicts on each matrix-shape variant
 (correct on the card, registers, int8 and bf16 in the shape), part tune's settings, the load widths in part ptx's
-PTX, issue 6's template winners
-with the cv_min_rows that would make the planner's rule pick every winner, issue 3's partial against global
-rowmax with the split_rowmax to set, issue 9's decode runs (from the log), the NVIDIA row's work-group/chunk
+PTX, the template winners
+with the cv_min_rows that would make the planner's rule pick every winner, partial against global
+rowmax with the split_rowmax to set, the decode runs (from the log), the NVIDIA row's work-group/chunk
 grid, part d256's split sizes, part ab's kernels before and after a change, part int8's depth of int8 rows in
 flight (mma_int8 2 against 1, and the checked int8 rows under mma 6), the latent-attention rows, the
-uneven-length rows and the paged rows. A GPU session holds the device for 30 minutes; this turns its files into
+uneven-length rows and the paged rows. A lent GPU is held for 30 minutes at most; this turns its files into
 the numbers docs/ and the tuning table need without hand arithmetic. Standard library only.
 
     tools/gpu_summary.py DIR [--device NAME] [--date YYYY-MM-DD]
@@ -58,11 +58,11 @@ def shape(row):
     return "%s,%s,%s,%s,%s" % (row["B"], row["N"], row["N_kv"], row["D"], row["S_kv"])
 
 
-PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (issue 8's table)
+PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (the H100 peer table)
 
 
-def issue8(d, out):
-    out.append("## Issue 8: the H100 targets")
+def h100_targets(d, out):
+    out.append("## The H100 targets")
     runs = {name: read_rows(d, "h100_peers_%s.csv" % name)
             for name in ("vl0", "vl1", "best", "final", "int8", "int8_best", "int8_mma6", "int8_q_local", "fp8",
                          "e5m2")}
@@ -79,7 +79,7 @@ def issue8(d, out):
             if k not in best or num(r, "us") < num(best[k], "us"):
                 best[k] = r
     # tail: device time after the first kernel (a split plan's combine and the gap before it; CSVs before
-    # 2026-11-26's thirtieth session lack the column)
+    # 2026-11-26's Zen 4, 2026-11-26 lack the column)
     out.append("| shape | us | tail us | splits | peer us | speedup | % of read bw | KV MB | check |")
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k, r in best.items():
@@ -197,8 +197,8 @@ def proposed_threshold(rows):
     return (0 if t > max(gs) else t), wrong
 
 
-def issue6(d, out):
-    rows = section(out, d, "Issue 6: the template rule", "h100_templates.csv")
+def template_rule(d, out):
+    rows = section(out, d, "The template rule", "h100_templates.csv")
     if not rows:
         return
     out.append("| shape | G | all_vector us | cv us | winner | by | planner | right |")
@@ -221,8 +221,8 @@ def issue6(d, out):
         out.append("- check FAILED on " + ", ".join(failed))
 
 
-def issue3(d, out):
-    out.append("## Issue 3: partial against global rowmax")
+def rowmax(d, out):
+    out.append("## Partial against global rowmax")
     a, b = (read_rows(d, "h100_rowmax%d.csv" % m) for m in (1, 2))
     if not a or not b:
         out.append("not measured: h100_rowmax1.csv and h100_rowmax2.csv are both needed")
@@ -392,8 +392,8 @@ def mma(d, out):
     variant_lines(out, "the combine's work-group", "combine_wg.csv", cwg)
 
 
-def issue9(d, out):
-    out.append("## Issue 9: the decode loop (64 slots, 4K-32K contexts)")
+def decode_loop(d, out):
+    out.append("## The decode loop (64 slots, 4K-32K contexts)")
     sections = log_sections(d)
     runs = {k: v for k, v in (sections or {}).items() if k.startswith("decode_")}
     if not runs:
@@ -539,7 +539,7 @@ def narrow_mma(d, out):
             g = geomean([vs[i][2] for vs in found.values() if len(vs) > i])
             verdict = ""
             if name == "h100_bytes.csv" and n.startswith("kernels=") and math.isfinite(g):
-                # the session's kernel changes (the tree) against the kernels before them: within 2 % is level
+                # the working tree's kernel changes against the kernels before them: within 2 % is level
                 verdict = (" -> keep the changes" if g < 0.98 else " -> level: keep them (fewer instructions)"
                            if g <= 1.02 else " -> slower: revert the kernel commits after them for this type, one by "
                            "one (tools/sass_hist.py --core guiding)")
@@ -581,14 +581,14 @@ def new_against_old(d, out, title, name, keep, old):
 
 
 def lanekv(d, out):
-    """Part lanekv: the lane shape's K/V types and head dims of the fifty-fourth session (the planner's plan, first)
+    """Part lanekv: the lane shape's K/V types and head dims of 2026-11-29 (the planner's plan, first)
     against the work-group shape they ran before (lanes=0)."""
     new_against_old(d, out, "## The lane shape's K/V types and head dims (part lanekv)", "h100_lanekv.csv",
                     "keep the lane shape for them", "the work-group shape")
 
 
 def gexp(d, out):
-    """Part gexp: the fifty-fifth session's kernel changes (the GPU shapes' exponentials by the card's exp2 unit,
+    """Part gexp: the 2026-11-29 kernel changes (the GPU shapes' exponentials by the card's exp2 unit,
     e4m3fn's conversion by a byte permute; this tree's kernels, first) against the kernels before them."""
     new_against_old(d, out, "## The exponentials by the exp2 unit and e4m3fn by a permute (part gexp)",
                     "h100_gexp.csv", "keep the changes", "the kernels before them")
@@ -632,7 +632,7 @@ def bisect(d, out):
 
 
 def mla(d, out):
-    rows = section(out, d, "Multi-head latent attention (no issue asks)", "h100_mla.csv")
+    rows = section(out, d, "Multi-head latent attention", "h100_mla.csv")
     if not rows:
         return
     for r in rows:
@@ -641,7 +641,7 @@ def mla(d, out):
 
 
 def ragged(d, out):
-    out.append("## Uneven lengths: balanced units against equal splits (no issue asks)")
+    out.append("## Uneven lengths: balanced units against equal splits")
     found = False
     for case in ("q1", "q4", "random"):
         a, b = (read_rows(d, "h100_ragged_%s_%s.csv" % (m, case)) for m in ("default", "1000000"))
@@ -660,7 +660,7 @@ def ragged(d, out):
 def paged(d, out):
     """Paged pools against contiguous K/V of the same layout (BNSD's contiguous rows: h100_peers_vl0.csv, part
     peers), row by row, and against the peer (whose figures are for contiguous K/V)."""
-    out.append("## Paged K/V: the peer's shapes from paged pools (no issue asks)")
+    out.append("## Paged K/V: the peer's shapes from paged pools")
     found = False
     for layout in ("BNSD", "BSND"):
         base = read_rows(d, "h100_peers_vl0.csv" if layout == "BNSD" else "h100_paged_BSND_0.csv")
@@ -724,7 +724,7 @@ def main(argv):
         print("gpu_summary: %s is not a folder" % a.dir, file=sys.stderr)
         return 2
     out = ["# GPU measurements: %s%s (from %s)" % (a.device, ", " + a.date if a.date else "", a.dir), ""]
-    for part in (issue8, mma, tune, ptx, issue6, issue3, issue9, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
+    for part in (h100_targets, mma, tune, ptx, template_rule, rowmax, decode_loop, grid, d256, ab, bisect, int8_depth, narrow_mma, lanekv,
                  gexp, mlatile, fusedbal, mla, ragged, paged):
         part(a.dir, out)
         out.append("")

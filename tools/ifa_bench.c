@@ -116,7 +116,7 @@ static int64_t last_level_cache(const ifa_context *ctx, int64_t *device_cache) {
  * without a software prefetch 4 KiB ahead, keeping the best (PoCL runs many work-items of a group side by
  * side, so a core then streams several ranges at once: on a 2-core AVX2 VM 4 per unit read 18-21 GB/s, 256
  * per unit 31-38, as a C loop over 8-16 ranges per thread does, 33-34; the fused kernel prefetches, and on
- * the AVX-512 VM read up to 1.3x the reference without it: docs/performance.md, nineteenth session); on a GPU
+ * the AVX-512 VM read up to 1.3x the reference without it: docs/performance.md, Zen 4, 2026-11-25); on a GPU
  * consecutive work-items read consecutive 64-byte vectors. */
 static const char *const stream_src =
     "__kernel void stream_read(__global const float16 *x, ulong n4, __global float *out) {\n"

@@ -1108,7 +1108,7 @@ static void report(driver *dr) {
            n ? s->plan_us / (double)n : 0);
     printf("host work            %.1f %% of the step time (all but waiting for the attention and prefill appends)\n",
            100 * (s->steps_us - s->wait_us) / s->steps_us);
-    /* the mean holds first launches (a GPU's module load, PoCL's code generation) and, before the fortieth session,
+    /* the mean holds first launches (a GPU's module load, PoCL's code generation) and, before 2026-11-27,
      * builds between a run's launches; the median over the steps that built nothing is the kernels' own */
     printf("device time          attention %.1f us per step (p50 %.1f us over the steps that built nothing), decode append "
            "%.1f us per step, prefill appends %.1f ms in all\n", n ? s->attn_dev_us / (double)n : 0,

@@ -151,98 +151,46 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
             cJSON_AddItemToArray(cl, c);
         }
     }
-    if (p->template_id == IFA_TEMPLATE_CV) {
-        cJSON *cv = cJSON_AddObjectToObject(o, "cv");
-        cJSON_AddNumberToObject(cv, "entries", (double)p->cv_entries);
-        cJSON_AddNumberToObject(cv, "rows_per_entry", p->cv_rows);
-        cJSON_AddNumberToObject(cv, "chunk_rows", p->chunk_rows);
-        cJSON_AddNumberToObject(cv, "steps", p->cv_steps);
-        cJSON_AddNumberToObject(cv, "gemm_calls", 2.0 * p->cv_steps);
-        cJSON_AddNumberToObject(cv, "softmax_work_group_size", p->cv_work_group_size);
+    cJSON_AddStringToObject(o, "shape", ifa__shape_name(p->shape));
+    {   /* the kernel shapes the planner weighed, in order, and why */
+        ifa_shape_candidate shapes[IFA_SHAPE_CANDIDATES];
+        ifa__plan_shape_candidates(p, dev, shapes);
+        cJSON *sl = cJSON_AddArrayToObject(o, "shape_candidates");
+        for (int i = 0; i < IFA_SHAPE_CANDIDATES; ++i) {
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "shape", ifa__shape_name(shapes[i].shape));
+            cJSON_AddBoolToObject(c, "applicable", shapes[i].applicable);
+            cJSON_AddBoolToObject(c, "chosen", shapes[i].chosen);
+            cJSON_AddStringToObject(c, "reason", shapes[i].reason);
+            cJSON_AddItemToArray(sl, c);
+        }
     }
-    cJSON *pr = cJSON_AddObjectToObject(o, "problem");
-    cJSON_AddNumberToObject(pr, "B", (double)p->problem.batch);
-    cJSON_AddNumberToObject(pr, "N", (double)p->problem.num_heads);
-    cJSON_AddNumberToObject(pr, "N_kv", (double)p->problem.num_kv_heads);
-    cJSON_AddNumberToObject(pr, "D", (double)p->problem.head_dim);
-    cJSON_AddNumberToObject(pr, "D_v", (double)ifa__value_dim(&p->problem));
-    cJSON_AddNumberToObject(pr, "S1", (double)p->problem.seq_q);
-    cJSON_AddBoolToObject(pr, "query_tokens_per_batch", p->problem.q_lengths); /* actual_seq_lengths_q */
-    cJSON_AddNumberToObject(pr, "S_kv", (double)p->problem.seq_kv);
-    cJSON_AddBoolToObject(pr, "causal", p->problem.causal);
-    cJSON_AddNumberToObject(pr, "mask_kind", p->problem.mask_kind);
-    cJSON_AddNumberToObject(pr, "pse_kind", p->problem.pse_kind);
-    cJSON_AddNumberToObject(pr, "window", (double)p->problem.window);
-    cJSON_AddBoolToObject(pr, "sinks", p->problem.has_sinks);
-    cJSON_AddNumberToObject(pr, "alibi", p->problem.alibi);
-    cJSON_AddBoolToObject(pr, "paged", p->problem.paged);
-    cJSON_AddNumberToObject(pr, "block_size", (double)p->problem.block_size);
-    cJSON_AddNumberToObject(pr, "max_length", (double)p->problem.max_length);
-    cJSON_AddNumberToObject(pr, "total_length", (double)p->problem.total_length);
-    cJSON_AddNumberToObject(o, "work_group_size", p->work_group_size);
-    cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
-    cJSON_AddNumberToObject(o, "pv_rows", p->pv_rows);
-    cJSON_AddNumberToObject(o, "pv_block", p->pv_block);
-    cJSON_AddNumberToObject(o, "vector_registers", p->vector_registers);
-    cJSON_AddNumberToObject(o, "score_rows", p->score_rows);
-    cJSON_AddNumberToObject(o, "prefetch_rows", p->prefetch_rows);
-    cJSON_AddBoolToObject(o, "pv_prefetch", p->pv_prefetch);
-    cJSON_AddBoolToObject(o, "spread_prefetch", p->spread_prefetch);
-    cJSON_AddBoolToObject(o, "key_tile", p->key_tile);
-    cJSON_AddNumberToObject(o, "lanes", p->lanes);
-    cJSON_AddBoolToObject(o, "lane_prefetch", p->lane_prefetch);
-    cJSON_AddBoolToObject(o, "lane_scores", p->lane_scores);
-    cJSON_AddBoolToObject(o, "lane_q_local", p->lane_q_local);
-    cJSON_AddNumberToObject(o, "mma", p->mma);
-    cJSON_AddBoolToObject(o, "mma_cvt", p->mma_cvt);
-    cJSON_AddBoolToObject(o, "batch_fast", p->batch_fast);
-    cJSON_AddNumberToObject(o, "vector_loads", p->vector_loads);
-    if (p->problem.has_prefix) {
-        cJSON *pf = cJSON_AddObjectToObject(o, "shared_prefix");
-        cJSON_AddNumberToObject(pf, "S_p", (double)p->problem.prefix_seq);
-        cJSON_AddNumberToObject(pf, "length", (double)p->problem.prefix_len);
-        cJSON_AddNumberToObject(pf, "rows_per_work_group", p->prefix_heads_per_group);
-        cJSON_AddNumberToObject(pf, "work_groups_per_kv_head", p->prefix_head_groups);
-        cJSON_AddNumberToObject(pf, "reads_of_the_prefix_per_kv_head", p->prefix_head_groups);
-        cJSON_AddNumberToObject(pf, "pv_rows", p->prefix_pv_rows);
-        cJSON_AddNumberToObject(pf, "pv_block", p->prefix_pv_block);
-        cJSON_AddBoolToObject(pf, "pv_prefetch", p->prefix_pv_prefetch);
-    }
-    cJSON_AddNumberToObject(o, "chunk_rows", p->chunk_rows);
-    cJSON_AddNumberToObject(o, "heads_per_group", p->heads_per_group);
-    cJSON_AddNumberToObject(o, "kv_heads_per_group", p->kv_heads_per_group);
-    cJSON_AddNumberToObject(o, "head_groups", p->head_groups);
-    cJSON_AddNumberToObject(o, "local_mem_bytes", (double)p->local_mem_bytes);
+    if (p->template_id == IFA_TEMPLATE_CV) /* each step's two matrix products */
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "cv"), "gemm_calls", 2.0 * p->cv_steps);
     cJSON *s = cJSON_AddObjectToObject(o, "split_kv");
     static const char *const algorithms[] = {"none", "partial_rowmax", "global_rowmax", "balanced_units"};
     cJSON_AddStringToObject(s, "algorithm", p->split_kv >= 0 && p->split_kv <= 3 ? algorithms[p->split_kv] : "?");
-    cJSON_AddNumberToObject(s, "units", p->units);
-    cJSON_AddNumberToObject(s, "block_cost_rows", p->block_cost_rows);
-    cJSON_AddNumberToObject(s, "total_cost", (double)p->total_cost);
-    cJSON_AddNumberToObject(s, "split_tokens", p->split_tokens);
-    cJSON_AddNumberToObject(s, "max_splits", p->max_splits);
-    cJSON_AddNumberToObject(s, "combine_work_group_size", p->combine_work_group_size);
-    /* the last split of each block combines it (no combine kernel; on an out-of-order queue the kernel still runs) */
-    cJSON_AddBoolToObject(s, "last_split_combines", p->fused_combine);
-    cJSON_AddNumberToObject(s, "combine_counters", p->combine_counters);
-    cJSON_AddNumberToObject(o, "work_groups", (double)p->num_work_groups);
     int64_t busy = p->num_work_groups < dev->compute_units ? p->num_work_groups : dev->compute_units;
     cJSON_AddNumberToObject(o, "compute_units_busy", (double)busy);
     cJSON_AddNumberToObject(o, "load_ratio", p->load_ratio_milli / 1000.0);
-    cJSON *w = cJSON_AddObjectToObject(o, "workspace");
-    cJSON_AddNumberToObject(w, "lengths_offset", (double)p->ws_lengths_offset);
-    cJSON_AddNumberToObject(w, "lengths_bytes", (double)p->ws_lengths_bytes);
-    cJSON_AddNumberToObject(w, "prefix_offset", (double)p->ws_prefix_offset);
-    cJSON_AddNumberToObject(w, "part_acc_offset", (double)p->ws_part_acc_offset);
-    cJSON_AddNumberToObject(w, "part_m_offset", (double)p->ws_part_m_offset);
-    cJSON_AddNumberToObject(w, "part_l_offset", (double)p->ws_part_l_offset);
-    if (p->template_id == IFA_TEMPLATE_CV) {
-        cJSON_AddNumberToObject(w, "cv_query_offset", (double)p->ws_cv_q_offset);
-        cJSON_AddNumberToObject(w, "cv_key_offset", (double)p->ws_cv_k_offset);
-        cJSON_AddNumberToObject(w, "cv_value_offset", (double)p->ws_cv_v_offset);
-        cJSON_AddNumberToObject(w, "cv_scores_offset", (double)p->ws_cv_s_offset);
+    /* every field of the problem and the plan by its name (include/ifa/plan_fields.h; a flag as a boolean, a hash as a decimal string) */
+    cJSON *pr = cJSON_AddObjectToObject(o, "problem"), *pf = cJSON_AddObjectToObject(o, "fields");
+#define IFA_FIELD_JSON(obj, value, name, flags)                                                                    \
+    if ((flags) & IFA_FIELD_ARRAY) {                                                                               \
+        char h_[24];                                                                                               \
+        snprintf(h_, sizeof h_, "%" PRIu64, (uint64_t)(value));                                                    \
+        cJSON_AddStringToObject(obj, name, h_);                                                                    \
+    } else if ((flags) & IFA_FIELD_BOOL) {                                                                         \
+        cJSON_AddBoolToObject(obj, name, (value) != 0);                                                            \
+    } else if (!((flags) & IFA_FIELD_PAD)) {                                                                       \
+        cJSON_AddNumberToObject(obj, name, (double)(value));                                                       \
     }
-    cJSON_AddNumberToObject(w, "total_bytes", (double)p->workspace_bytes);
+#define IFA_PROBLEM_FIELD(type, name, flags, doc) IFA_FIELD_JSON(pr, p->problem.name, #name, flags)
+#define IFA_PLAN_FIELD(type, name, flags, doc) IFA_FIELD_JSON(pf, p->name, #name, flags)
+#include "ifa/plan_fields.h"
+#undef IFA_PROBLEM_FIELD
+#undef IFA_PLAN_FIELD
+#undef IFA_FIELD_JSON
     /* the fused kernel's build options on this device (K/V rows 16-byte aligned, an in-order queue): what
      * NVIDIA's compiler (scripts/nv-regs) or PoCL builds for this plan */
     char opts[2048];

@@ -163,7 +163,7 @@ int ifa_random_case_make_wide(uint64_t seed, double wide_share, ifa_random_case 
     const int64_t nkv = ifa_rng_int(&g.r, 1, 4), grp = pick(&g, groups, 8), n = nkv * grp;
     int64_t d = pick(&g, dims, 11);
     /* one case in 20 past 256 columns (wide_share: ifa-soak --wide): D = 512, or DeepSeek's MLA (576, the value its
-     * first 512, below), where the GPU shapes take several chunks of 8 columns a lane (fifty-fourth session) and the
+     * first 512, below), where the GPU shapes take several chunks of 8 columns a lane (Zen 4, 2026-11-29) and the
      * latent tile 16 rows (fifty-sixth) */
     ifa_rng wide;
     ifa_rng_seed(&wide, seed * 0x9E3779B97F4A7C15ull + 31);
