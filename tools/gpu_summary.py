@@ -58,7 +58,7 @@ def shape(row):
     return "%s,%s,%s,%s,%s" % (row["B"], row["N"], row["N_kv"], row["D"], row["S_kv"])
 
 
-PEER_ROWS = 11  # rows of ../shared/peers/h100_pytorch_sdpa_decode.csv (the H100 peer table)
+PEER_ROWS = 11  # rows of docs/bench/peers/h100_pytorch_sdpa_decode.csv (the H100 peer table)
 
 
 def h100_targets(d, out):

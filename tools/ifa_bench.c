@@ -29,8 +29,8 @@
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
 
-static int usage(void) {
-    fprintf(stderr,
+static int usage(FILE *f) {
+    fprintf(f,
             "usage: ifa-bench (--shapes FILE.csv | --shape B,N,N_kv,D,S [--shape ...]) [--device SEL]\n"
             "                 [--dtype float16] [--kv-dtype T] [--layout BNSD] [--warmup 3] [--runs 20]\n"
             "                 [--rotate auto|N] [--peers FILE.csv] [--csv OUT.csv] [--no-check] [--prefix P]\n"
@@ -54,7 +54,7 @@ static int usage(void) {
             "(antiquant_mode 2, float32 (2, B, N_kv, S)) or kivi (the key's per channel, the value's per head and token,\n"
             "separate tensors) or tensor (float16 (2): one scale for the key, one for the value; float8 KV too, which has\n"
             "no scales otherwise); per-token scales count in the KV bytes and rotate with the K/V copies.\n");
-    fprintf(stderr, /* two literals: one would pass the 4095 characters C11 promises */
+    fprintf(f, /* two literals: one would pass the 4095 characters C11 promises */
             "--query-len T: T query tokens per sequence, causal among themselves (speculative decoding's verification).\n"
             "--lengths: each sequence's actual length (actual_seq_lengths; the cache holds S rows): B values (or one for\n"
             "all) in [0, S], or random[:SEED], each drawn uniformly in [1, S] (seed 1 unless given). KV bytes count the rows\n"
@@ -76,8 +76,9 @@ static int usage(void) {
             "A row per variant: the median, lowest and highest of its\n"
             "rounds, and against the first variant the median per-round ratio (vs_first) and the rounds it was faster;\n"
             "tail_us: the median over the rounds of the time after the main kernel (a split plan's combine).\n"
-            "FILE.csv: the format of ../shared/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n");
-    return 2;
+            "FILE.csv: the format of docs/bench/peers/*.csv (B,N,N_kv,D,S_kv,... or D,nh_kv,gqa,kv,type_KV,...).\n"
+            "--help: this text.\n");
+    return f == stdout ? 0 : 2;
 }
 
 static double now_us(void) {
@@ -760,6 +761,7 @@ static const char *split_name(int s) {
 }
 
 int main(int argc, char **argv) {
+    if (ifa_arg_help(argc, argv)) return usage(stdout);
     options o = {.layout = "BNSD", .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .warmup = 3, .runs = 20, .check = 1,
                  .scales = SCALES_CHANNEL, .query_len = 1, .rounds = 5};
     const char *shapes_file = NULL, *peers_file = NULL, *csv_out = NULL, *device = NULL;
@@ -801,7 +803,8 @@ int main(int argc, char **argv) {
         }
         if (!val) {
             free(shapes);
-            return usage();
+            ifa_arg_unknown("ifa-bench", arg);
+            return usage(stderr);
         }
         ++i;
         /* each value whole and in its rule, or a message naming it (the op checks the rest: its own messages) */
@@ -862,7 +865,8 @@ int main(int argc, char **argv) {
             }
         } else {
             free(shapes);
-            return usage();
+            ifa_arg_unknown("ifa-bench", arg);
+            return usage(stderr);
         }
         if (bad) {
             free(shapes);
@@ -898,7 +902,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ifa-bench: %s\n", err);
         early = 2;
     } else if (nshapes == 0) {
-        early = usage();
+        early = usage(stderr);
     } else if (peers_file && ifa_bench_shapes_load(peers_file, &peers, &npeers, err, sizeof err) != 0) {
         fprintf(stderr, "ifa-bench: %s\n", err);
         early = 2;

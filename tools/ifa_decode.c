@@ -41,8 +41,8 @@
 #include "op_host/context.h"
 #include "op_host/tensor_check.h"
 
-static int usage(void) {
-    fprintf(stderr,
+static int usage(FILE *f) {
+    fprintf(f,
             "usage: ifa-decode [--device SEL] [--slots 8] [--requests 32] [--seed 1] [--trace FILE.csv]\n"
             "                  [--prompt MIN,MAX] [--output MIN,MAX] [--prefixes K] [--prefix-len L]\n"
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
@@ -71,8 +71,9 @@ static int usage(void) {
             "--prepare: before the first step's attention, build the kernels of every batch size up to --slots and\n"
             "  every length the pool holds (ifa_incre_flash_attention_prepare), so no step's attention builds one.\n"
             "--plain-buffers: the K/V pools and their per-token scales in clCreateBuffer's buffers instead of\n"
-            "  ifa_buffer_create's (on a CPU device: whole 2 MiB pages advised for transparent huge pages).\n");
-    return 2;
+            "  ifa_buffer_create's (on a CPU device: whole 2 MiB pages advised for transparent huge pages).\n"
+            "--help: this text.\n");
+    return f == stdout ? 0 : 2;
 }
 
 typedef struct opts {
@@ -817,7 +818,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--kivi") == 0) o->kivi = 1, used = 0;
         else if (strcmp(a, "--plain-buffers") == 0) o->plain_buffers = 1, used = 0;
         else if (strcmp(a, "--prepare") == 0) o->prepare = 1, used = 0;
-        else if (!v) return -1;
+        else if (!v) return ifa_arg_unknown(tool, a), -1;
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--trace") == 0) o->trace = v;
         else if (strcmp(a, "--layout") == 0) o->layout = v;
@@ -844,7 +845,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         else if (strcmp(a, "--output") == 0) bad = parse_pair(a, v, &o->output_min, &o->output_max);
         else if (strcmp(a, "--dtype") == 0) bad = ifa_arg_dtype(tool, a, v, &o->dtype);
         else if (strcmp(a, "--kv-dtype") == 0) bad = ifa_arg_dtype(tool, a, v, &o->kv_dtype);
-        else return -1;
+        else return ifa_arg_unknown(tool, a), -1;
         if (bad) return -2;
         i += used;
     }
@@ -1141,10 +1142,11 @@ static void teardown(driver *dr) {
 }
 
 int main(int argc, char **argv) {
+    if (ifa_arg_help(argc, argv)) return usage(stdout);
     driver dr;
     memset(&dr, 0, sizeof dr);
     const int parsed = parse_args(argc, argv, &dr.o);
-    if (parsed == -1) return usage();
+    if (parsed == -1) return usage(stderr);
     if (parsed != 0) return 2;
     ifa_rng_seed(&dr.rng, dr.o.seed);
     if (load_trace(&dr) != 0) {

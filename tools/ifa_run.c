@@ -27,20 +27,26 @@
 #include "common/npy.h"
 #include "op_host/context.h"
 
-static int usage(void) {
-    fprintf(stderr, "usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [--mode run|test|perf|support] [--check]\n"
-                    "               [--out DIR] [--runs 10] [--device SELECTOR] [--template auto|all_vector|cv]\n"
-                    "               [--buffer-create] [--far-kv]\n"
-                    "  --template: IncreFlashAttention cases run with that template_mode (the planner's choice,\n"
-                    "  or one template forced), whatever their attrs say.\n"
-                    "  --buffer-create: IncreFlashAttention's key and value in ifa_buffer_create's buffers (on a CPU,\n"
-                    "  from 2 MiB up, host memory in whole 2 MiB pages), as ifa-bench times them.\n"
-                    "  --far-kv: IncreFlashAttention's key and value (KVCacheAppend's caches) at the end of the\n"
-                    "  largest buffer the device allocates (up to 9 GiB; PoCL: 2 GiB), so the kernels index past\n"
-                    "  2^31 bytes.\n"
-                    "  SELECTOR: P:D (platform and device index, as clinfo -l) or part of a device name;\n"
-                    "  default: $IFA_DEVICE, else the first device.\n");
-    return 2;
+static int usage(FILE *f) {
+    fputs("usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [options]\n"
+          "  Runs IncreFlashAttention, KVCacheAppend and MergeAttentionStates cases (docs/case-format.md): case files,\n"
+          "  folders of *.json cases, .jsonl batches (a case a line). Exit 0, 1 on a failed check, 2 on a bad case or\n"
+          "  option, 3 on a device failure (over many cases: the worst).\n"
+          "  --mode run|test|perf|support  run (default): run and write outputs; test: run and check each, then\n"
+          "                                \"N passed, N failed\"; perf: the median kernel time; support: plan only\n"
+          "  --check                       compare each output with the float64 reference (exit 1 on a failure)\n"
+          "  --out DIR                     write each case's outputs (.npy) to DIR, all of them or none\n"
+          "  --runs N                      perf mode's timed runs (default 10)\n"
+          "  --device SELECTOR             P:D (platform and device index, as clinfo -l) or part of a device name;\n"
+          "                                default: $IFA_DEVICE, else the first device\n"
+          "  --template auto|all_vector|cv IncreFlashAttention cases run with that template_mode, whatever their attrs say\n"
+          "  --buffer-create               key and value in ifa_buffer_create's buffers (on a CPU, from 2 MiB up, host\n"
+          "                                memory in whole 2 MiB pages), as ifa-bench times them\n"
+          "  --far-kv                      key and value (KVCacheAppend's caches) at the end of the largest buffer the\n"
+          "                                device allocates (up to 9 GiB; PoCL: 2 GiB): the kernels index past 2^31 bytes\n"
+          "  --help                        this text\n",
+          f);
+    return f == stdout ? 0 : 2;
 }
 
 enum mode { MODE_RUN, MODE_TEST, MODE_PERF, MODE_SUPPORT };
@@ -426,6 +432,7 @@ static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, con
 }
 
 int main(int argc, char **argv) {
+    if (ifa_arg_help(argc, argv)) return usage(stdout);
     options o = {MODE_RUN, 0, 10, NULL, NULL, 0, 0};
     const char *device = NULL;
     const char *paths[256];
@@ -447,11 +454,11 @@ int main(int argc, char **argv) {
             else if (strcmp(m, "test") == 0) o.mode = MODE_TEST, o.check = 1;
             else if (strcmp(m, "perf") == 0) o.mode = MODE_PERF;
             else if (strcmp(m, "support") == 0) o.mode = MODE_SUPPORT;
-            else return usage();
+            else return fprintf(stderr, "ifa-run: --mode %s: want run, test, perf or support\n", m), 2;
         } else if (argv[i][0] != '-' && npaths < 256) paths[npaths++] = argv[i];
-        else return usage();
+        else return ifa_arg_unknown("ifa-run", argv[i]), usage(stderr);
     }
-    if (npaths == 0 || o.runs < 1) return usage();
+    if (npaths == 0 || o.runs < 1) return usage(stderr);
 
     ifa_context *ctx = NULL;
     if (ifa_context_create_default(device, &ctx) != IFA_STATUS_OK) {

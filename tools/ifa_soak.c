@@ -25,25 +25,26 @@
 #include "ifa/ifa.h"
 #include "op_host/context.h"
 
-static int usage(void) {
-    fprintf(stderr, "usage: ifa-soak [--cases 100] [--seed 1] [--op ifa|append|merge] [--out DIR] [--device SELECTOR]\n"
-                    "                [--tuning SPEC] [--facts SPEC] [--draw-knobs] [--wide SHARE]\n"
-                    "                [--quiet]\n"
-                    "  runs random legal IncreFlashAttention (KVCacheAppend, MergeAttentionStates) cases against the\n"
-                    "  float64 reference; failing or\n"
-                    "  refused cases are written to DIR (default: ifa-soak-failures beside the ifa-soak binary, in the\n"
-                    "  build folder) with the command that replays\n"
-                    "  each one. --tuning: IFA_TUNING entries added after each case's own (e.g. mma=2 to soak the\n"
-                    "  matrix shape wherever a case fits it). --draw-knobs: each case also draws the knobs its own\n"
-                    "  draw leaves at the device row's (the vector shape's prefetches, P.V blocks, width and all-heads\n"
-                    "  chunks, the balance, the split floor by work, cv's and the combine's work-groups, balanced\n"
-                    "  units' combine), added before\n"
-                    "  --tuning's. --facts:\n"
-                    "  IFA_DEVICE_FACTS entries added after each case's own (e.g. compute_units=132); an\n"
-                    "  IFA_DEVICE_FACTS in the environment is taken as --facts. --wide: the share of cases past 256\n"
-                    "  columns (D = 512 or DeepSeek's MLA, 576; 0 to 1, default 0.05: the GPU shapes' wide rows and\n"
-                    "  the latent tile).\n");
-    return 2;
+static int usage(FILE *f) {
+    fputs("usage: ifa-soak [options]\n"
+          "  Runs random legal cases against the float64 reference; a failing or refused case is written to --out with\n"
+          "  the command that replays it. Exit 0 when every case passed, 1 otherwise.\n"
+          "  --cases N                     cases to run (default 100)\n"
+          "  --seed S                      the first case's seed (default 1); a seed's case is the same on every run\n"
+          "  --op ifa|append|merge         IncreFlashAttention (default), KVCacheAppend or MergeAttentionStates cases\n"
+          "  --out DIR                     where failures go (default: ifa-soak-failures beside the ifa-soak binary)\n"
+          "  --device SELECTOR             P:D (as clinfo -l) or part of a device name (default: $IFA_DEVICE, else the first)\n"
+          "  --tuning SPEC                 IFA_TUNING entries added after each case's own (mma=2: the matrix shape\n"
+          "                                wherever a case fits it)\n"
+          "  --draw-knobs                  each case also draws the knobs its own draw leaves at the row's (prefetches,\n"
+          "                                P.V blocks, widths, chunks, the balance, split floors, work-groups), before --tuning's\n"
+          "  --facts SPEC                  IFA_DEVICE_FACTS entries added after each case's own (compute_units=132); one in\n"
+          "                                the environment is taken as --facts\n"
+          "  --wide SHARE                  the share of cases past 256 columns (D = 512 or MLA's 576; 0 to 1, default 0.05)\n"
+          "  --quiet                       no line per case, only failures and the summary\n"
+          "  --help                        this text\n",
+          f);
+    return f == stdout ? 0 : 2;
 }
 
 /* Writes the case and prints how to replay it. */
@@ -143,6 +144,7 @@ static void append_entries(char *buf, size_t size, const char *entries) {
 }
 
 int main(int argc, char **argv) {
+    if (ifa_arg_help(argc, argv)) return usage(stdout);
     long long cases = 100, seed = 1;
     /* failures by default beside the binary (the build folder), not in the folder it runs from (a source tree) */
     char default_dir[4096] = "ifa-soak-failures";
@@ -158,7 +160,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
         else if (strcmp(argv[i], "--draw-knobs") == 0) knobs = 1;
-        else if (i + 1 >= argc) return usage();
+        else if (i + 1 >= argc) return ifa_arg_unknown("ifa-soak", argv[i]), usage(stderr);
         else if (strcmp(argv[i], "--cases") == 0) {
             if (ifa_arg_int("ifa-soak", argv[i], argv[i + 1], 1, IFA_ARG_NO_MAX, &cases) != 0) return 2;
             ++i;
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "ifa-soak: --wide \"%s\": the share must be a number from 0 to 1\n", argv[i]);
                 return 2;
             }
-        } else return usage();
+        } else return ifa_arg_unknown("ifa-soak", argv[i]), usage(stderr);
     }
     const int append = strcmp(op, "append") == 0, merge = strcmp(op, "merge") == 0;
     if (!append && !merge && strcmp(op, "ifa") != 0) {

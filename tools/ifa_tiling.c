@@ -46,14 +46,28 @@ static const struct {
     {"generic-gpu-64cu", {IFA_VENDOR_GENERIC_GPU, 64, 256, 0, 32 * 1024, 0}},
 };
 
-static int usage(void) {
-    fprintf(stderr, "usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [--layout L] [--dtype T] [--kv-dtype T] [--lse]\n"
-                    "                  [--template auto|all_vector|cv] [--value-dim DV (the key also the value: MLA)]\n"
-                    "                  [--device-profile h100|pocl-2|pocl-2-avx2|pocl-2-intel|generic-gpu-64cu | --device SELECTOR] [--time]\n"
-                    "                  [--domain] [--per-batch]\n"
-                    "       ifa-tiling --decode KEY\n"
-                    "       ifa-tiling --sources\n");
-    return 2;
+static int usage(FILE *f) {
+    fputs("usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [options]\n"
+          "       ifa-tiling --decode KEY | --sources\n"
+          "  Prints the plan of a case, or of a shape, as JSON: the device and tuning row, the tiling key, the template\n"
+          "  and kernel shape with the candidates weighed for each, every problem and plan field, the build options.\n"
+          "  --shape B,N,N_kv,D,S          plan this shape instead of a case file (fp16, BSH, one query token)\n"
+          "  --layout BSH|BSND|BNSD        the shape's layout (default BSH)\n"
+          "  --dtype T                     the query's and output's dtype (default float16)\n"
+          "  --kv-dtype T                  the K/V dtype (default: --dtype's; int8 and int4 with per-channel scales)\n"
+          "  --value-dim DV                value_head_dim: the key also the value (MLA: --shape 1,16,1,576,S --value-dim 512)\n"
+          "  --lse                         with softmax_lse\n"
+          "  --template auto|all_vector|cv the template_mode\n"
+          "  --per-batch                   per-batch lengths (each S), as a decode loop passes them\n"
+          "  --device-profile NAME         plan for a profile: h100, pocl-2, pocl-2-avx2, pocl-2-intel, generic-gpu-64cu\n"
+          "  --device SELECTOR             plan for that OpenCL device (default: $IFA_DEVICE, else the first)\n"
+          "  --time                        add plan_ns: validation and planning, averaged over 20000 calls\n"
+          "  --domain                      the distinct plans (kernel sets) over batch sizes 1..B and every length\n"
+          "  --decode KEY                  explain a tiling key field by field (exit 2 on an illegal one)\n"
+          "  --sources                     the fused kernel's op_kernel/ files in program order\n"
+          "  --help                        this text\n",
+          f);
+    return f == stdout ? 0 : 2;
 }
 
 /* The fused kernel's source files in program order, space-separated, into out (size bytes; truncated to fit). */
@@ -248,6 +262,7 @@ static int print_domain(const ifa_problem *p, const ifa_device_facts *facts, con
 }
 
 int main(int argc, char **argv) {
+    if (ifa_arg_help(argc, argv)) return usage(stdout);
     const char *case_path = NULL, *profile = NULL, *device = NULL, *shape = NULL, *layout = "BSH", *tmpl = NULL;
     ifa_dtype qdt = IFA_DTYPE_FLOAT16, kvdt = IFA_DTYPE_FLOAT16;
     int lse = 0, timing = 0, kv_set = 0, domain = 0, per_batch = 0;
@@ -280,10 +295,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--domain") == 0) domain = 1;
         else if (strcmp(argv[i], "--per-batch") == 0) per_batch = 1;
         else if (argv[i][0] != '-' && !case_path) case_path = argv[i];
-        else return usage();
+        else return ifa_arg_unknown("ifa-tiling", argv[i]), usage(stderr);
     }
     if (!kv_set) kvdt = qdt;
-    if (!case_path == !shape || (per_batch && !shape)) return usage();
+    if (!case_path == !shape || (per_batch && !shape)) return usage(stderr);
 
     ifa_device_facts facts;
     char device_name[256] = "";

@@ -1,6 +1,6 @@
 /* How fast one core streams a KV head's rows in BNSD order (a head's rows adjacent) or in BSND's one-head
  * order (a D-element slice every N_kv x D elements), reading K and V as 16-bit values (docs/performance.md,
- * nineteenth session). order 0 reads each position's K and V slices together; order 1 is the fused kernel's:
+ * Zen 4, 2026-11-25). order 0 reads each position's K and V slices together; order 1 is the fused kernel's:
  * per chunk of CHUNK positions, a pass over the K slices (prefetching K DIST positions ahead and each V slice
  * as its K is read), then a pass over the V slices. Best of 8 runs over 8 rotated copies (cold).
  * build: gcc -O2 -mavx512f -mavx512bw -o bsnd_stream bsnd_stream.c

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The most any kernel can gain on issue #8's 11 H100 rows against PyTorch SDPA (../shared/peers), and where the
-fortieth session's run stands: a row's time is at least its K/V bytes at a read bandwidth plus a fixed cost per
-call. Two bounds: the H100 SXM's 3.35 TB/s with no fixed cost (physics), and the best read rate any kernel reached
-through NVIDIA's OpenCL on the card (3.08 TB/s: ifa's 32,32,32,128,4096 row; the streaming reference 2.98-3.07) plus
-the 6.0 us an empty kernel spans in device time (thirty-seventh session). Usage: docs/bench/h100_geomean_bound.py
-[PEERS.csv] [OURS.csv] (defaults: ../shared/peers/h100_pytorch_sdpa_decode.csv and the fortieth session's run)."""
+"""The most any kernel can gain on the 11 H100 rows against PyTorch SDPA (docs/bench/peers), and where ifa's run of
+2026-11-27 stands: a row's time is at least its K/V bytes at a read bandwidth plus a fixed cost per call. Two
+bounds: the H100 SXM's 3.35 TB/s with no fixed cost (physics), and the best read rate any kernel reached through
+NVIDIA's OpenCL on the card (3.08 TB/s: ifa's 32,32,32,128,4096 row; the streaming reference 2.98-3.07) plus the
+6.0 us an empty kernel spans in device time (H100, 2026-11-27). Usage: docs/bench/h100_geomean_bound.py
+[PEERS.csv] [OURS.csv] (defaults: docs/bench/peers/h100_pytorch_sdpa_decode.csv and the 2026-11-27 run)."""
 import csv
 import math
 import os

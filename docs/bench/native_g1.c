@@ -1,7 +1,7 @@
 /* A yardstick, not part of the library: decode attention for G = 1, D = 128, fp16 K/V, written directly in C
  * with AVX2/F16C/FMA intrinsics, the way a hand-tuned CPU kernel would do it (q in 16 registers, 64-row chunks,
  * scores, online softmax, P.V into 16 accumulators), to tell whether ifa's G = 1 rows are limited by the kernel
- * PoCL builds or by the machine (docs/performance.md, tenth session).
+ * PoCL builds or by the machine (docs/performance.md, Zen 3, 2026-11-23).
  *
  *   gcc -O3 -march=haswell -o /tmp/native_g1 docs/bench/native_g1.c -lm -lpthread
  *   /tmp/native_g1 S HEADS THREADS COPIES [PREFETCH [RANGES]]
@@ -11,7 +11,7 @@
  * best and the median wall time (the first 5 runs dropped). PREFETCH > 0: prefetch each K and V row that many
  * rows ahead into L1; -1 / -2: prefetch the next chunk's K and V rows into L1 / L2 during the scores.
  * RANGES > 1 (up to 16): each head read as that many ranges of S / RANGES rows, a chunk of each in turn, each with
- * its own running softmax, merged at the end: RANGES x 2 streams in flight per thread (thirtieth session: no
+ * its own running softmax, merged at the end: RANGES x 2 streams in flight per thread (Zen 4, 2026-11-26: no
  * faster than 1 on the Zen 4 VM, in its slow and its fast minutes). */
 #define _GNU_SOURCE
 #include <immintrin.h>

@@ -1,7 +1,7 @@
 /* A yardstick, not part of the library: decode attention for G = 4 query heads per KV head, D = 128, fp16 K/V,
  * written directly in C with AVX2/F16C/FMA intrinsics at the tile shapes a 16-register core allows, to tell whether
  * ifa's G = 4 rows (the peer file's D = 128 GQA-4 rows) are limited by the kernel PoCL builds or by the machine
- * (docs/performance.md, forty-fifth session; native_g1.c is the G = 1 one).
+ * (docs/performance.md, Zen 3, 2026-11-28; native_g1.c is the G = 1 one).
  *
  *   gcc -O3 -march=haswell -ffast-math -o /tmp/native_g4 docs/bench/native_g4.c -lm -lpthread
  *   /tmp/native_g4 S KV_HEADS THREADS COPIES [PREFETCH]

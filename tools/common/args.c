@@ -130,3 +130,13 @@ int ifa_arg_int_list(const char *tool, const char *opt, const char *val, const c
             val ? val : "(missing)", what, n, lo);
     return -1;
 }
+
+int ifa_arg_help(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+    return 0;
+}
+
+void ifa_arg_unknown(const char *tool, const char *arg) {
+    fprintf(stderr, "%s: %s: not an option of %s, or its value is missing\n", tool, arg, tool);
+}

@@ -8,6 +8,15 @@
 
 #include "ifa/ifa.h"
 
+/* 1 where argv holds --help or -h: the tool then prints its usage (every option, a line each) to stdout and exits
+ * 0. */
+int ifa_arg_help(int argc, char **argv);
+
+/* The refusal of an argument a tool does not take (an unknown option, an option without its value, a second path
+ * where one is taken): "TOOL: ARG: not an option of TOOL, or its value is missing" on stderr; the tool then prints
+ * its usage to stderr and exits 2. */
+void ifa_arg_unknown(const char *tool, const char *arg);
+
 /* hi for a value with no upper bound of the tool's own (the op's checks, if any, still apply) */
 #define IFA_ARG_NO_MAX 9223372036854775807LL
 

@@ -1,4 +1,4 @@
-/* Benchmark shape lists in the CSV formats of ../shared/peers/: a header row names the columns, lines
+/* Benchmark shape lists in the CSV formats of docs/bench/peers/: a header row names the columns, lines
  * starting with '#' are comments. Columns understood: B (default 1), N, N_kv, D, S_kv, us (PyTorch file);
  * D, nh_kv, gqa, kv, type_KV, us_per_run (ggml file: B = 1, N = nh_kv·gqa, N_kv = nh_kv). */
 #ifndef IFA_TOOLS_BENCH_SHAPES_H
