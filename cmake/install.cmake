@@ -44,3 +44,9 @@ install(FILES ${CMAKE_BINARY_DIR}/generated/ifa.pc DESTINATION ${CMAKE_INSTALL_L
 if(IFA_BUILD_TOOLS)
   install(TARGETS ifa-run ifa-bench ifa-tiling ifa-decode ifa-soak RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# pip install ./python (IFA_PYTHON_PACKAGE): the shared library inside the package folder, where
+# python/ifa/__init__.py looks first; component python, the only one the package installs. One file under the
+# soname's name (a wheel holds no links).
+if(IFA_PYTHON_PACKAGE)
+  install(FILES $<TARGET_FILE:ifa> DESTINATION ifa RENAME $<TARGET_SONAME_FILE_NAME:ifa> COMPONENT python)
+endif()

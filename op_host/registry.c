@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_host/status.h"
+#include "core/status.h"
 
 #define DT(d) (1u << IFA_DTYPE_##d)
 #define FLOATS (DT(FLOAT32) | DT(FLOAT16) | DT(BFLOAT16))

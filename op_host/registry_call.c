@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ifa/registry.h"
-#include "op_host/status.h"
+#include "core/status.h"
 
 /* def's index in the registry, -1 for a definition that is not the registry's own. */
 static int op_index(const ifa_op_def *def) {

@@ -61,11 +61,15 @@ class Binding(unittest.TestCase):
     rng = np.random.default_rng([20261122, _salt] if _salt else 20261122)
 
     def test_version(self):
-        # the loaded library is the release include/ifa/version.h describes
-        header = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "ifa",
-                                   "version.h")).read()
+        # the loaded library is the release include/ifa/version.h describes (the source tree: $IFA_SOURCE_DIR, else
+        # this file's), and an installed package says the same
+        src = os.environ.get("IFA_SOURCE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+        header = open(os.path.join(src, "include", "ifa", "version.h")).read()
         parts = [re.search(r"#define IFA_VERSION_%s (\d+)" % p, header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
         self.assertEqual(ifa.version(), ".".join(parts))
+        if "site-packages" in ifa.__file__:
+            import importlib.metadata
+            self.assertEqual(importlib.metadata.version("ifa"), ifa.version())
 
     def test_definitions(self):
         self.assertEqual(ifa.ops(), ["IncreFlashAttention", "MergeAttentionStates", "KVCacheAppend"])

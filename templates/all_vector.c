@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_host/cl_status.h"
-#include "op_host/context.h"
-#include "op_host/counters.h"
-#include "op_host/launch.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/cl_status.h"
+#include "op_host/runtime/context.h"
+#include "op_host/runtime/counters.h"
+#include "op_host/runtime/launch.h"
+#include "op_host/runtime/tensor_check.h"
 #include "templates/op_args.h"
 #include "tiling/planner.h"
 

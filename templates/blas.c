@@ -3,8 +3,8 @@
 
 #include <clblast_c.h>
 
-#include "op_host/cl_status.h"
-#include "op_host/status.h"
+#include "op_host/runtime/cl_status.h"
+#include "core/status.h"
 
 /* CLBlast's own codes (below the OpenCL range), as its header explains them. */
 static const char *clblast_meaning(int code) {

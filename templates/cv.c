@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_host/cl_status.h"
-#include "op_host/context.h"
-#include "op_host/launch.h"
-#include "op_host/status.h"
+#include "op_host/runtime/cl_status.h"
+#include "op_host/runtime/context.h"
+#include "op_host/runtime/launch.h"
+#include "core/status.h"
 #include "templates/blas.h"
 #include "templates/op_args.h"
 #include "tiling/planner.h"

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_host/launch.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/launch.h"
+#include "op_host/runtime/tensor_check.h"
 #include "tiling/planner.h"
 
 /* The batch and head strides of a scale form (ifa_antiquant kind, positions len); returns its elements (one

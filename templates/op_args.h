@@ -5,7 +5,7 @@
 #define IFA_TEMPLATES_OP_ARGS_H
 
 #include "ifa/ifa.h"
-#include "op_host/context.h"
+#include "op_host/runtime/context.h"
 
 /* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
  * buffer (the kernels are built without reading them). */

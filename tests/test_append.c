@@ -12,7 +12,7 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "test_util.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/tensor_check.h"
 
 typedef struct aspec {
     const char *layout;

@@ -12,8 +12,8 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "test_util.h"
-#include "op_host/context.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/context.h"
+#include "op_host/runtime/tensor_check.h"
 #include "tiling/planner.h"
 
 enum mask_form { NO_MASK, MASK_BS, MASK_B1S, MASK_B11S, MASK_PER_TOKEN };
@@ -1544,7 +1544,7 @@ static void add_kernel_shape_case(Suite *s, const char *name, int part) {
 }
 
 /* prepare with a queue on the CPU launches each kernel of the walk's plans once, one work-group over a zeroed
- * scratch buffer with every length 0 (op_host/prepare_api.c); IFA_PREPARE_CHECK=1 reads back the scratch's
+ * scratch buffer with every length 0 (op_host/ifa/prepare_api.c); IFA_PREPARE_CHECK=1 reads back the scratch's
  * inputs and guard, which the launches must leave at zero. Each feature's prologue and epilogue (RoPE from
  * theta and tables, int8 output per channel, sinks, ALiBi per batch, antiquant per channel with offsets and per
  * token, paged K/V, per-batch query tokens, a shared prefix, D_v < D, masks, pse, a window) in the layouts,

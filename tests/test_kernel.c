@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "common/runner.h"
-#include "op_host/buffer.h"
-#include "op_host/context.h"
+#include "op_host/runtime/buffer.h"
+#include "op_host/runtime/context.h"
 #include "templates/blas.h"
 #include "test_util.h"
 #include "tiling/planner.h"
@@ -239,7 +239,7 @@ static cl_mem upload(const ifa_host_tensor *h) {
 /* The program cache finds a variant by its sources, kernel name and define values, comparing names by text
  * when their addresses differ; any other value, name or kernel is another variant. */
 /* Whether environment variable name is set to something other than "" or "0": the library's reading of its
- * build variables (op_host/program_cache.c). */
+ * build variables (op_host/runtime/program_cache.c). */
 static int env_on(const char *name) {
     const char *env = getenv(name);
     return env && *env && strcmp(env, "0") != 0;

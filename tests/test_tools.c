@@ -232,7 +232,7 @@ START_TEST(float8_e5m2_conversions) {
 END_TEST
 
 /* ifa_dtype_max against each format's codes: the largest finite value any code decodes to (so the table in
- * op_host/dtype.c and the host conversions cannot drift apart), and the integer formats' ranges. */
+ * core/dtype.c and the host conversions cannot drift apart), and the integer formats' ranges. */
 START_TEST(dtype_max_is_the_largest_finite_code) {
     double e4m3 = 0, e5m2 = 0, f16 = 0;
     for (int b = 0; b < 256; ++b) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_host/status.h"
+#include "core/status.h"
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
 

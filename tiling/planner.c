@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_host/status.h"
+#include "core/status.h"
 #include "tiling/kernel_shape.h"
 #include "tiling/kv_codes.h"
 #include "tiling/template_choice.h"

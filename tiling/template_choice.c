@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_host/status.h"
+#include "core/status.h"
 
 /* Why the cv template cannot run p, or NULL when it can. */
 static const char *cv_refusal(const ifa_problem *p) {

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 
-#include "op_host/status.h"
+#include "core/status.h"
 
 /* ifa_dtype's code for float8_e5m2 (include/ifa/ifa.h; the tiling sees dtypes as integer codes) */
 #define IFA__DTYPE_FLOAT8_E5M2 10

@@ -23,9 +23,9 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "common/stream_buffer.h"
-#include "op_host/buffer.h"
-#include "op_host/context.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/buffer.h"
+#include "op_host/runtime/context.h"
+#include "op_host/runtime/tensor_check.h"
 #include "tiling/planner.h"
 #include "tiling/tuning_table.h"
 

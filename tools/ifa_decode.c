@@ -38,8 +38,8 @@
 #include "common/rng.h"
 #include "common/runner.h"
 #include "common/stream_buffer.h"
-#include "op_host/context.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/context.h"
+#include "op_host/runtime/tensor_check.h"
 
 static int usage(FILE *f) {
     fprintf(f,

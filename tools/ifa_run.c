@@ -25,7 +25,7 @@
 #include "common/generic_case.h"
 #include "common/merge_case.h"
 #include "common/npy.h"
-#include "op_host/context.h"
+#include "op_host/runtime/context.h"
 
 static int usage(FILE *f) {
     fputs("usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [options]\n"

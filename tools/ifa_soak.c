@@ -23,7 +23,7 @@
 #include "common/merge_case.h"
 #include "common/random_case.h"
 #include "ifa/ifa.h"
-#include "op_host/context.h"
+#include "op_host/runtime/context.h"
 
 static int usage(FILE *f) {
     fputs("usage: ifa-soak [options]\n"

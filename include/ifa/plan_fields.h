@@ -2,7 +2,7 @@
  * ifa_problem, IFA_PLAN_FIELD(type, name, flags, doc) rows make struct ifa_plan after its frame (magic, version,
  * tiling_key and the problem), in this order (the structs' layout: no padding the compiler adds unseen, a PAD
  * field closes a gap; tiling/plan_layout.c). The same rows make run's comparison of a call with its plan
- * (op_host/ifa_api.c), the plan check's per-field rules (tiling/planner.c), the plan domain's build signature
+ * (op_host/ifa/ifa_api.c), the plan check's per-field rules (tiling/planner.c), the plan domain's build signature
  * (tiling/plan_domain.c) and ifa-tiling's JSON; a field is added here and nowhere else (and IFA_PLAN_VERSION
  * bumped). Flags:
  *   IFA_FIELD_STEP   the step's own sizes and lengths or a layout derived from them (offsets, counts): not part of

@@ -1,6 +1,6 @@
 /* ifa's op registry: every op of the package described as data (inputs, outputs, attributes, legal dtypes)
  * and callable generically with named tensors and attributes, so that a framework binding is written once
- * for all ops (python/ifa.py is one). docs/registry.md documents each op's definition as JSON.
+ * for all ops (python/ifa/ is one). docs/registry.md documents each op's definition as JSON.
  *
  * A generic call names device tensors (ifa_named_tensor) and attributes (ifa_named_attr). Host arrays of the
  * typed APIs (actual_seq_lengths, block_table, rope_positions, ...) are INT_LIST attributes here. Names not

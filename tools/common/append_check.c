@@ -6,7 +6,7 @@
 
 #include "common/kv_quant.h"
 #include "common/reference.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/tensor_check.h"
 
 const char *const ifa_append_written[IFA_GENERIC_WRITTEN] = {
     "key_cache",           "value_cache",          "antiquant_scale",       "antiquant_offset",

@@ -1,5 +1,5 @@
 #include "common/kv_quant.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/tensor_check.h"
 
 #include <math.h>
 

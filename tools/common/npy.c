@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* open, fstat, fdopen */
 #include "common/npy.h"
 #include "common/case.h"
-#include "op_host/tensor_check.h"
+#include "op_host/runtime/tensor_check.h"
 
 #include <fcntl.h>
 #include <stdint.h>
