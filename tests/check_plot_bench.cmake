@@ -1,16 +1,24 @@
 # tools/plot_bench.py on ifa-bench's own CSV (the performance record's plot): ifa-bench runs two small rows with a peer file
-# (synthetic times), writes its CSV with peer_us and a "# peers:" line (the legend's default name), and the script
-# draws it as a PNG (its signature checked); a CSV without measured rows is refused with a message.
+# (synthetic times), writes its CSV with peer_us (a header and rows only: Python's csv module reads it as it is) and
+# beside it the run's JSON naming the peers (the legend's default name), and the script draws it as a PNG (its
+# signature checked); a CSV without measured rows is refused with a message.
 # (tests/CMakeLists.txt skips it where Matplotlib is missing.)
-file(REMOVE "${OUT}.csv" "${OUT}.png" "${OUT}_empty.csv" "${OUT}_empty.png")
+file(REMOVE "${OUT}.csv" "${OUT}.json" "${OUT}.png" "${OUT}_empty.csv" "${OUT}_empty.png")
 execute_process(COMMAND ${BENCH} --shapes ${PEERS} --peers ${PEERS} --csv ${OUT}.csv --runs 2 --warmup 1
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ifa-bench failed (${rc}): ${out} ${err}")
 endif()
-file(STRINGS ${OUT}.csv peers_line REGEX "^# peers: ")
-if(NOT peers_line STREQUAL "# peers: ${PEERS}")
-  message(FATAL_ERROR "ifa-bench's CSV names its peers as '${peers_line}', not '# peers: ${PEERS}'")
+file(READ ${OUT}.json meta)
+string(JSON peers_named GET "${meta}" peers)
+string(JSON device GET "${meta}" device)
+if(NOT peers_named STREQUAL "${PEERS}" OR device STREQUAL "")
+  message(FATAL_ERROR "ifa-bench's JSON names its peers as '${peers_named}', not '${PEERS}' (device '${device}')")
+endif()
+execute_process(COMMAND ${PYTHON} -c "import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); assert len(r) == 2 and float(r[0]['us']) > 0, r"
+  ${OUT}.csv RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "Python's csv module does not read ifa-bench's CSV as it is: ${err}")
 endif()
 file(STRINGS ${OUT}.csv rows REGEX ",pass,1000000\\.00,")
 list(LENGTH rows n)
@@ -32,7 +40,7 @@ if(NOT magic STREQUAL "89504e470d0a1a0a" OR size LESS 10000)
 endif()
 # a CSV whose rows were not measured (the header only): a message, exit non-zero, no PNG
 file(STRINGS ${OUT}.csv lines)
-list(FILTER lines INCLUDE REGEX "^#|^B,")
+list(FILTER lines INCLUDE REGEX "^B,")
 string(REPLACE ";" "\n" lines "${lines}")
 file(WRITE ${OUT}_empty.csv "${lines}\n")
 execute_process(COMMAND ${PYTHON} ${SCRIPT} ${OUT}_empty.csv ${OUT}_empty.png RESULT_VARIABLE rc ERROR_VARIABLE err)

@@ -760,6 +760,34 @@ static const char *split_name(int s) {
     return s >= 0 && s < 4 ? names[s] : "?";
 }
 
+/* OUT.json beside OUT.csv (OUT.csv.json for a name without .csv): the run's command, date, device, measured
+ * streaming bandwidth, POCL_AFFINITY and peers' file (tools/plot_bench.py's legend), as the CSV's rows do not
+ * say them. 0, or -1 when it could not be written. */
+static int write_sidecar(const char *csv_path, int argc, char **argv, const char *date, const ifa_context *ctx,
+                         double bw, const char *pocl_affinity, const char *peers_file) {
+    char path[4096];
+    const size_t n = strlen(csv_path);
+    if (n > 4 && strcmp(csv_path + n - 4, ".csv") == 0)
+        snprintf(path, sizeof path, "%.*s.json", (int)(n - 4), csv_path);
+    else
+        snprintf(path, sizeof path, "%s.json", csv_path);
+    cJSON *o = cJSON_CreateObject(), *cmd = cJSON_AddArrayToObject(o, "command");
+    for (int i = 0; i < argc; ++i) cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+    cJSON_AddStringToObject(o, "date", date);
+    cJSON_AddStringToObject(o, "device", ctx->device_name);
+    cJSON_AddNumberToObject(o, "compute_units", ctx->facts.compute_units);
+    cJSON_AddNumberToObject(o, "bandwidth_GBps", bw);
+    cJSON_AddStringToObject(o, "POCL_AFFINITY", pocl_affinity);
+    if (peers_file) cJSON_AddStringToObject(o, "peers", peers_file);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int ok = f && fprintf(f, "%s\n", text) > 0;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
     if (ifa_arg_help(argc, argv)) return usage(stdout);
     options o = {.layout = "BNSD", .q = IFA_DTYPE_FLOAT16, .kv = IFA_DTYPE_FLOAT16, .warmup = 3, .runs = 20, .check = 1,
@@ -990,9 +1018,11 @@ int main(int argc, char **argv) {
                                      "template,tiling_key,vector_width,split_kv,splits,units,check,peer_us,speedup,S_q,mean_len,tail_us";
     printf("%s\n", header);
     if (csv) {
-        fprintf(csv, "# device: %s; bandwidth %.1f GB/s; %s; POCL_AFFINITY=%s\n", ctx->device_name, bw, date, pocl_affinity);
-        if (peers_file) fprintf(csv, "# peers: %s\n", peers_file); /* the name tools/plot_bench.py's legend gives */
-        fprintf(csv, "%s%s\n", header, o.compare || o.nvariants ? "" : ",bw_GBps");
+        /* the CSV holds the header and the rows only, so that csv, NumPy and pandas read it as it is; what the run
+         * was lies beside it in OUT.json */
+        fprintf(csv, "%s%s\n", header, o.compare || o.nvariants ? "" : ",bw_GBps,note");
+        if (write_sidecar(csv_out, argc, argv, date, ctx, bw, pocl_affinity, peers_file) != 0)
+            fprintf(stderr, "ifa-bench: cannot write the JSON beside %s\n", csv_out);
     }
     int failures = 0, compared = 0, right = 0;
     double log_ratio = 0;
@@ -1055,7 +1085,9 @@ int main(int argc, char **argv) {
             printf("%s\n", line);
             fflush(stdout);
             if (csv) {
-                fprintf(csv, "%s,%.1f\n", line, row_bw);
+                /* a rate above the streaming reference read K/V partly from a cache (a row that fits the
+                 * last-level cache, or copies too few to rotate it out) */
+                fprintf(csv, "%s,%.1f,%s\n", line, row_bw, r.gbps > row_bw ? "cache" : "");
                 fflush(csv); /* a run stopped by a time limit (a lent GPU's step) keeps the rows it measured */
             }
             if (r.pass == 0) ++failures;

@@ -1064,7 +1064,8 @@ static int run(driver *dr) {
         if (dr->pool.in_use > dr->st.block_max) dr->st.block_max = dr->pool.in_use;
         if (!o->quiet && t1 - last_progress > 1e6) {
             last_progress = t1;
-            fprintf(stderr, "step %lld | active %d | done %d/%d | blocks %lld/%d | evictions %lld | %.0f tokens/s\n",
+            fprintf(stderr, "step %lld | active %d | done %d/%d | blocks %lld/%d | evictions %lld | %.0f tokens/s of wall "
+                            "time (prefill, checks and builds included)\n",
                     (long long)step, active, dr->nfinished, dr->nreqs, (long long)dr->pool.in_use, dr->pool.nblocks,
                     (long long)dr->pool.evictions, (double)dr->st.tokens / ((t1 - start) * 1e-6));
         }
@@ -1083,7 +1084,8 @@ static void report(driver *dr) {
     printf("requests finished    %d of %d\n", dr->nfinished, dr->nreqs);
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,
            (double)n / (s->steps_us * 1e-6), s->steps_us * 1e-6, s->wall_us * 1e-6);
-    printf("tokens generated     %lld (%.1f tokens/s)\n", (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6));
+    printf("tokens generated     %lld (%.1f tokens/s over the decode steps' time, %.1f over the wall time)\n",
+           (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6), (double)s->tokens / (s->wall_us * 1e-6));
     cl_device_type type = 0;
     clGetDeviceInfo(ifa_context_device(dr->ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (type & CL_DEVICE_TYPE_CPU) /* PoCL's workers: a GPU's driver has none */

@@ -5,10 +5,11 @@ and the peer's GB/s on the same rows (from the peer time in the CSV). NumPy and 
 
 usage: tools/plot_bench.py RESULTS.csv OUT.png [--title TEXT] [--peer-label NAME]
 --peer-label: the legend's name for the peer rows (e.g. "PyTorch SDPA", "ggml"; default: the name of the peers'
-file the CSV's "# peers:" line gives, else "peer").
+file the JSON beside the CSV names (OUT.json, which ifa-bench writes with OUT.csv), else "peer").
 """
 import argparse
 import csv
+import json
 import os
 import sys
 
@@ -20,6 +21,8 @@ import numpy as np  # noqa: E402
 
 
 def load(path):
+    """The rows of ifa-bench's CSV and, from the JSON beside it (OUT.json), its device and peers' file; a CSV
+    written with "# device:" and "# peers:" comment lines above its header reads too."""
     device, peers, rows = "", "", []
     with open(path, newline="") as f:
         lines = [l for l in f if l.strip()]
@@ -28,6 +31,14 @@ def load(path):
             device = l[len("# device:"):].strip()
         if l.startswith("# peers:"):
             peers = os.path.splitext(os.path.basename(l[len("# peers:"):].strip()))[0]
+    side = (path[:-4] if path.endswith(".csv") else path) + ".json"
+    if os.path.exists(side):
+        with open(side) as f:
+            meta = json.load(f)
+        device = "%s; bandwidth %.1f GB/s; %s" % (meta.get("device", ""), meta.get("bandwidth_GBps", 0),
+                                                   meta.get("date", ""))
+        if meta.get("peers"):
+            peers = os.path.splitext(os.path.basename(meta["peers"]))[0]
     body = [l for l in lines if not l.startswith("#")]
     for r in csv.DictReader(body):
         if r.get("us"):
