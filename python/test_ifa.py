@@ -391,6 +391,27 @@ class Binding(unittest.TestCase):
         self.assertLess(rel_l2(r["merged_output"], out), 1e-5)
         self.assertLess(np.abs(r["merged_lse"] - lse).max(), 1e-5)
 
+    def test_append_writes_the_callers_cache(self):
+        """KVCacheAppend updates the caller's cache arrays in place (the returned ones equal them), as FlashInfer's
+        append_paged_kv_cache and vLLM's reshape_and_cache_flash do; a read-only cache is refused before any work."""
+        b, s, nkv, d = 2, 16, 2, 64
+        kn = self.rng.uniform(-1, 1, (b, 3, nkv * d)).astype(np.float16)
+        vn = self.rng.uniform(-1, 1, (b, 3, nkv * d)).astype(np.float16)
+        kc = np.zeros((b, s, nkv * d), dtype=np.float16)
+        vc = np.zeros((b, s, nkv * d), dtype=np.float16)
+        w = ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=kc, value_cache=vc, cache_seq_lengths=[5, 0],
+                    num_key_value_heads=nkv)
+        np.testing.assert_array_equal(kc[0, 5:8], kn[0])
+        np.testing.assert_array_equal(vc[1, 0:3], vn[1])
+        self.assertFalse(kc[0, :5].any() or kc[0, 8:].any())
+        np.testing.assert_array_equal(w["key_cache"], kc)
+        frozen = np.zeros_like(kc)
+        frozen.flags.writeable = False
+        with self.assertRaises(ifa.Error) as e:
+            ifa.run("KVCacheAppend", key=kn, value=vn, key_cache=frozen, value_cache=vc, cache_seq_lengths=[0, 0],
+                    num_key_value_heads=nkv)
+        self.assertIn("key_cache must be a writeable NumPy array", str(e.exception))
+
     def test_append_int8_paged_then_attend(self):
         """Prefill 100 rows per batch into an int8 paged cache with online quantisation, then attend over it
         with the pages' scales (antiquant_mode 3): the output is within int8 storage precision of the

@@ -10,7 +10,8 @@ compiled extension).
 Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16 and int4 data) and attributes
 (Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`. `run` infers the
 outputs, allocates them, plans, runs on the default device (or `Context(selector)`), and returns a dict of
-NumPy arrays: the outputs, and the inputs the op writes in place (KVCacheAppend's caches). A failure raises
+NumPy arrays: the outputs, and the inputs the op writes (KVCacheAppend's caches), which are also updated in place
+in the caller's arrays, as FlashInfer's and vLLM's appends write theirs (a read-only one is refused). A failure raises
 `ifa.Error` with the library's status name and message. The library is the path in $IFA_LIBRARY, else the one
 `pip install ./python` put in this package, else the source tree's build/libifa.so, else an installed libifa.so
 the loader finds; `ifa.version()` says which release it is.
@@ -297,6 +298,11 @@ class Context:
                     t = value if isinstance(value, Tensor) else Tensor(value, np.asarray(value).dtype.name)
                     if t.dtype not in _DTYPES:
                         raise Error("UNSUPPORTED_DTYPE", "%s has NumPy dtype %s, which ifa does not take" % (name, t.dtype))
+                    if name in written:
+                        target = _written_target(value)
+                        if target is None or not target.flags.writeable:
+                            raise Error("INVALID_ATTRIBUTE", "%s must be a writeable NumPy array (or Tensor): %s writes "
+                                        "it in place" % (name, op))
                     host = np.ascontiguousarray(t.data)
                     mem = self._buffer(host.nbytes, host)
                     mems.append(mem)
@@ -338,11 +344,20 @@ class Context:
                 t, mem = hosts[name]
                 out = np.empty_like(t.data)
                 self._read(mem, out)
+                if name in kwargs:  # an input the op writes (a cache): updated in place, as it is on a device
+                    target = _written_target(kwargs[name])
+                    np.copyto(target, out.reshape(target.shape))
                 results[name] = Tensor(out, t.dtype, t.shape) if t.dtype in _TENSOR_ONLY else out
             return results
         finally:
             for mem in mems:
                 _cl.clReleaseMemObject(mem)
+
+
+def _written_target(value):
+    """The array an input the op writes is updated in: the caller's NumPy array, or a Tensor's data; else None."""
+    a = value.data if isinstance(value, Tensor) else value
+    return a if isinstance(a, np.ndarray) else None
 
 
 def _storage_shape(shape, dtype):
