@@ -26,6 +26,7 @@
 #include "common/merge_case.h"
 #include "common/npy.h"
 #include "op_host/runtime/context.h"
+#include "tiling/kernel_shape.h"
 
 static int usage(FILE *f) {
     fputs("usage: ifa-run CASE.json|DIR|BATCH.jsonl [...] [options]\n"
@@ -44,6 +45,8 @@ static int usage(FILE *f) {
           "                                memory in whole 2 MiB pages), as ifa-bench times them\n"
           "  --far-kv                      key and value (KVCacheAppend's caches) at the end of the largest buffer the\n"
           "                                device allocates (up to 9 GiB; PoCL: 2 GiB): the kernels index past 2^31 bytes\n"
+          "  --json                        one JSON object a case on stdout instead of the text lines (case, device,\n"
+          "                                op, plan, times, check, error, exit)\n"
           "  --help                        this text\n",
           f);
     return f == stdout ? 0 : 2;
@@ -58,10 +61,25 @@ typedef struct options {
     const char *template_mode; /* NULL: each case's own */
     int buffer_create;         /* key and value in ifa_buffer_create's buffers */
     int far_kv;                /* key and value at the end of the largest buffer the device allocates */
+    int json;                  /* --json */
+    const char *device;        /* the device's name, for --json's objects */
 } options;
+
+/* --json: the current case's object, which the report lines below fill instead of printing; NULL otherwise */
+static cJSON *report;
+
+/* Adds number v under key to the current case's object (a nested object's where sub is not NULL). */
+static void report_num(const char *sub, const char *key, double v) {
+    cJSON *o = sub ? cJSON_GetObjectItemCaseSensitive(report, sub) : report;
+    if (sub && !o) o = cJSON_AddObjectToObject(report, sub);
+    cJSON_AddNumberToObject(o, key, v);
+}
+
+static void report_str(const char *key, const char *v) { cJSON_AddStringToObject(report, key, v); }
 
 /* A case that could not be read: 3 when memory ran out (a resource failure), else 2; the message printed. */
 static int bad_case(const char *err) {
+    if (report) report_str("error", err);
     const int memory = ifa_case_no_memory(err);
     fprintf(stderr, "ifa-run: %s%s\n", memory ? "" : "bad case: ", err);
     return memory ? 3 : 2;
@@ -139,7 +157,12 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
         const ifa_merge_attention_states_args a = {&t[0], &t[1], &t[2], NULL};
         size_t ws;
         const ifa_status ss = ifa_merge_attention_states_get_workspace_size(ctx, &a, &ws);
-        if (ss == IFA_STATUS_OK) printf("support: MergeAttentionStates supported, workspace=%zu\n", ws);
+        if (report) {
+            report_str("op", "MergeAttentionStates");
+            cJSON_AddBoolToObject(report, "supported", ss == IFA_STATUS_OK);
+            if (ss == IFA_STATUS_OK) report_num(NULL, "workspace", (double)ws);
+            else report_str("error", ifa_last_error());
+        } else if (ss == IFA_STATUS_OK) printf("support: MergeAttentionStates supported, workspace=%zu\n", ws);
         else printf("support: not supported: %s\n", ifa_last_error());
         ifa_merge_case_free(&c);
         return ss == IFA_STATUS_OK ? 0 : status_exit(ss);
@@ -147,17 +170,33 @@ static int run_merge(ifa_context *ctx, cl_command_queue q, const char *text, con
     ifa_status st = ifa_merge_case_run(ctx, q, &c, &r);
     if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", r.error);
+        if (report) report_str("error", r.error);
         rc = status_exit(st);
     } else {
-        printf("case: MergeAttentionStates parts=%lld rows=%lld D=%lld out=%s\n", (long long)c.partial_outputs.shape[0],
-               (long long)(ifa_host_tensor_numel(&c.partial_lses) / c.partial_outputs.shape[0]),
-               (long long)c.partial_outputs.shape[c.partial_outputs.ndim - 1], ifa_dtype_name(c.out_dtype));
+        const long long parts = (long long)c.partial_outputs.shape[0],
+                        rows = (long long)(ifa_host_tensor_numel(&c.partial_lses) / c.partial_outputs.shape[0]),
+                        cols = (long long)c.partial_outputs.shape[c.partial_outputs.ndim - 1];
+        if (report) {
+            report_str("op", "MergeAttentionStates");
+            report_num(NULL, "parts", (double)parts), report_num(NULL, "rows", (double)rows);
+            report_num(NULL, "D", (double)cols), report_str("out", ifa_dtype_name(c.out_dtype));
+        } else {
+            printf("case: MergeAttentionStates parts=%lld rows=%lld D=%lld out=%s\n", parts, rows, cols,
+                   ifa_dtype_name(c.out_dtype));
+        }
         const ifa_host_tensor *ts[] = {&r.out, c.lse_flag ? &r.lse : NULL};
         if (out_dir) rc = write_outputs(out_dir, names, ts, 2);
         if (rc == 0 && check) {
             ifa_merge_case_check(&c, &r);
-            printf("check: rel_l2=%.3g (tolerance %.0e) nonfinite=%lld lse_rows_out_of_bound=%lld -> %s\n", r.rel_l2,
-                   r.tolerance, (long long)r.nonfinite, (long long)r.lse_bad, r.pass ? "PASS" : "FAIL");
+            if (report) {
+                cJSON_AddBoolToObject(cJSON_AddObjectToObject(report, "check"), "pass", r.pass);
+                report_num("check", "rel_l2", r.rel_l2), report_num("check", "tolerance", r.tolerance);
+                report_num("check", "nonfinite", (double)r.nonfinite);
+                report_num("check", "lse_rows_out_of_bound", (double)r.lse_bad);
+            } else {
+                printf("check: rel_l2=%.3g (tolerance %.0e) nonfinite=%lld lse_rows_out_of_bound=%lld -> %s\n",
+                       r.rel_l2, r.tolerance, (long long)r.nonfinite, (long long)r.lse_bad, r.pass ? "PASS" : "FAIL");
+            }
             rc = r.pass ? 0 : 1;
         }
     }
@@ -189,18 +228,29 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
     size_t ws_bytes = 0;
     const ifa_status st = ifa_generic_case_run(ctx, q, &c, ifa_append_written, support, &ws_bytes, &r);
     int rc = 0;
+    if (report) report_str("op", c.def->name);
     if (support) {
-        if (st == IFA_STATUS_OK) printf("support: %s supported, workspace=%zu\n", c.def->name, ws_bytes);
+        if (report) {
+            cJSON_AddBoolToObject(report, "supported", st == IFA_STATUS_OK);
+            if (st == IFA_STATUS_OK) report_num(NULL, "workspace", (double)ws_bytes);
+            else report_str("error", ifa_last_error());
+        } else if (st == IFA_STATUS_OK) printf("support: %s supported, workspace=%zu\n", c.def->name, ws_bytes);
         else printf("support: not supported: %s\n", ifa_last_error());
         rc = st == IFA_STATUS_OK ? 0 : status_exit(st);
     } else if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", r.error);
+        if (report) report_str("error", r.error);
         rc = status_exit(st);
     } else {
         int nt = 0;
         for (int i = 0; i < c.def->num_inputs; ++i) nt += c.inputs[i].data != NULL;
-        printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", c.def->name, nt, (int)c.num_attrs,
-               r.device_ms);
+        if (report) {
+            report_num(NULL, "tensors", nt), report_num(NULL, "attributes", (double)c.num_attrs);
+            report_num(NULL, "first_run_device_ms", r.device_ms);
+        } else {
+            printf("case: %s, %d tensors, %d attributes\nkernel time: %.3f ms\n", c.def->name, nt, (int)c.num_attrs,
+                   r.device_ms);
+        }
         const ifa_host_tensor *outs[IFA_GENERIC_WRITTEN];
         ifa_append_after(&r, outs);
         if (o->out_dir) rc = write_outputs(o->out_dir, names, outs, IFA_GENERIC_WRITTEN);
@@ -208,6 +258,12 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
         if (rc == 0 && o->check && ifa_append_case_check(&c, outs, &k) != 0) {
             fprintf(stderr, "ifa-run: the reference could not be computed\n");
             rc = 3;
+        } else if (rc == 0 && o->check && report) {
+            cJSON_AddBoolToObject(cJSON_AddObjectToObject(report, "check"), "pass", k.pass);
+            report_num("check", "rows", (double)k.rows), report_num("check", "bad_rows", (double)k.bad_rows);
+            report_num("check", "worst_error_over_bound", k.worst);
+            report_num("check", "changed_elsewhere", (double)k.changed);
+            rc = k.pass ? 0 : 1;
         } else if (rc == 0 && o->check) {
             printf("check: rows=%lld bad_rows=%lld worst_error/bound=%.3g changed_elsewhere=%lld -> %s\n",
                    (long long)k.rows, (long long)k.bad_rows, k.worst, (long long)k.changed, k.pass ? "PASS" : "FAIL");
@@ -229,6 +285,17 @@ static int support_ifa(ifa_context *ctx, const ifa_case *c) {
     ifa_plan plan;
     size_t ws;
     const ifa_status st = ifa_incre_flash_attention_get_workspace_size(ctx, &a, &plan, &ws);
+    if (report) {
+        report_str("op", "IncreFlashAttention");
+        cJSON_AddBoolToObject(report, "supported", st == IFA_STATUS_OK);
+        if (st != IFA_STATUS_OK) return report_str("error", ifa_last_error()), status_exit(st);
+        char key[24];
+        snprintf(key, sizeof key, "%llu", (unsigned long long)plan.tiling_key);
+        report_str("template", plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv");
+        report_str("tiling_key", key), report_str("shape", ifa__shape_name(plan.shape));
+        report_num(NULL, "workspace", (double)ws), report_num(NULL, "local_mem", (double)plan.local_mem_bytes);
+        return 0;
+    }
     if (st != IFA_STATUS_OK) {
         printf("support: not supported: %s\n", ifa_last_error());
         return status_exit(st);
@@ -276,6 +343,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     ifa_status st = ifa_case_run(ctx, q, &c, NULL, NULL, &r);
     if (st != IFA_STATUS_OK) {
         fprintf(stderr, "ifa-run: %s\n", r.error);
+        if (report) report_str("error", r.error);
         rc = status_exit(st);
         goto done;
     }
@@ -283,6 +351,20 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
     char dv[48] = "";
     if (pr->value_dim != pr->head_dim)
         snprintf(dv, sizeof dv, " D_v=%lld%s", (long long)pr->value_dim, c.value_is_key ? " (value=key)" : "");
+    if (report) {
+        char key[24];
+        snprintf(key, sizeof key, "%llu", (unsigned long long)r.plan.tiling_key);
+        report_str("op", "IncreFlashAttention");
+        report_num(NULL, "B", (double)pr->batch), report_num(NULL, "N", (double)pr->num_heads);
+        report_num(NULL, "N_kv", (double)pr->num_kv_heads), report_num(NULL, "D", (double)pr->head_dim);
+        report_num(NULL, "D_v", (double)pr->value_dim), report_num(NULL, "S1", (double)pr->seq_q);
+        report_num(NULL, "S_kv", (double)pr->seq_kv), report_str("layout", c.input_layout);
+        report_str("q", ifa_dtype_name(c.query.dtype)), report_str("kv", ifa_dtype_name(c.key.dtype));
+        report_str("template", r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv");
+        report_str("tiling_key", key), report_str("shape", ifa__shape_name(r.plan.shape));
+        /* the first run on fresh buffers: PoCL builds the kernel's code and maps the pages inside it */
+        report_num(NULL, "first_run_device_ms", r.device_ms);
+    } else {
     printf("case: B=%lld N=%lld N_kv=%lld D=%lld%s S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
            "work_group=%d chunk=%d heads/group=%d split_kv=%d\n",
            (long long)pr->batch, (long long)pr->num_heads, (long long)pr->num_kv_heads, (long long)pr->head_dim, dv,
@@ -296,6 +378,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
            (int)r.plan.heads_per_group, (int)r.plan.split_kv);
     /* one run on buffers just created: PoCL maps their pages on first touch, inside this time */
     printf("kernel time: %.3f ms (first run on fresh buffers; --mode perf gives warm runs)\n", r.device_ms);
+    }
     if (o->mode == MODE_PERF) {
         /* the first run built the kernels; the median of the next runs' kernel times */
         double *t = malloc((size_t)o->runs * sizeof *t);
@@ -307,7 +390,12 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         }
         if (n > 0) {
             ifa_bench_sort(t, n);
-            printf("perf: median %.4f ms, min %.4f ms over %d runs\n", t[n / 2], t[0], n);
+            if (report) {
+                report_num("perf", "median_ms", t[n / 2]), report_num("perf", "min_ms", t[0]);
+                report_num("perf", "runs", n);
+            } else {
+                printf("perf: median %.4f ms, min %.4f ms over %d runs\n", t[n / 2], t[0], n);
+            }
         }
         free(t);
         rc = n == o->runs ? 0 : 3;
@@ -324,10 +412,19 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
             rc = 3;
             goto done;
         }
-        printf("check: rel_l2=%.3g (tolerance %.0e) max_abs=%.3g nonfinite=%lld lse_rows_out_of_bound=%lld "
-               "bytes_outside=%lld round_bias=%.3f ulp -> %s\n",
-               k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad, (long long)k.outside,
-               k.round_bias, k.pass ? "PASS" : "FAIL");
+        if (report) {
+            cJSON_AddBoolToObject(cJSON_AddObjectToObject(report, "check"), "pass", k.pass);
+            report_num("check", "rel_l2", k.rel_l2), report_num("check", "tolerance", k.tolerance);
+            report_num("check", "max_abs", k.max_abs), report_num("check", "nonfinite", (double)k.nonfinite);
+            report_num("check", "lse_rows_out_of_bound", (double)k.lse_bad);
+            report_num("check", "bytes_outside", (double)k.outside);
+            report_num("check", "round_bias_ulp", k.round_bias);
+        } else {
+            printf("check: rel_l2=%.3g (tolerance %.0e) max_abs=%.3g nonfinite=%lld lse_rows_out_of_bound=%lld "
+                   "bytes_outside=%lld round_bias=%.3f ulp -> %s\n",
+                   k.rel_l2, k.tolerance, k.max_abs, (long long)k.nonfinite, (long long)k.lse_bad, (long long)k.outside,
+                   k.round_bias, k.pass ? "PASS" : "FAIL");
+        }
         rc = k.pass ? 0 : 1;
     }
 done:
@@ -346,6 +443,28 @@ static void count(tally *t, int rc) {
     if (rc == 0) t->passed++;
     else t->failed++;
     if (rc > t->worst) t->worst = rc;
+}
+
+/* Runs one case's text and counts it; with --json, its object (case: name) on one line of stdout, else a header
+ * line naming it where header is set. */
+static void run_one(ifa_context *ctx, cl_command_queue q, const char *text, const char *base, const options *o,
+                    tally *t, const char *name, int header) {
+    if (o->json) {
+        report = cJSON_CreateObject();
+        report_str("case", name), report_str("device", o->device);
+    } else if (header) { /* one of a folder's or a batch's cases */
+        printf("== %s\n", name);
+    }
+    const int rc = run_case(ctx, q, text, base, o);
+    if (report) {
+        report_num(NULL, "exit", rc);
+        char *line = cJSON_PrintUnformatted(report);
+        if (line) printf("%s\n", line);
+        free(line);
+        cJSON_Delete(report);
+        report = NULL;
+    }
+    count(t, rc);
 }
 
 /* One argument: a case file, a .jsonl batch (a case per non-empty line) or a directory of *.json cases (depth 0: the
@@ -399,10 +518,7 @@ static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, con
             qsort(names, n, sizeof *names, cmp_str);
         }
         for (size_t i = 0; i < n; ++i) {
-            if (!no_memory) {
-                printf("== %s\n", names[i]);
-                run_path(ctx, q, names[i], o, t, depth + 1);
-            }
+            if (!no_memory) run_path(ctx, q, names[i], o, t, depth + 1);
             free(names[i]);
         }
         free(names);
@@ -422,18 +538,19 @@ static void run_path(ifa_context *ctx, cl_command_queue q, const char *path, con
             if (nl) *nl = '\0';
             ++line;
             if (strspn(s, " \t\r") == strlen(s)) continue;
-            printf("== %s:%d\n", path, line);
-            count(t, run_case(ctx, q, s, base, o));
+            char name[4200];
+            snprintf(name, sizeof name, "%s:%d", path, line);
+            run_one(ctx, q, s, base, o, t, name, 1);
         }
     } else {
-        count(t, run_case(ctx, q, text, base, o));
+        run_one(ctx, q, text, base, o, t, path, depth > 0);
     }
     free(text);
 }
 
 int main(int argc, char **argv) {
     if (ifa_arg_help(argc, argv)) return usage(stdout);
-    options o = {MODE_RUN, 0, 10, NULL, NULL, 0, 0};
+    options o = {.mode = MODE_RUN, .runs = 10};
     const char *device = NULL;
     const char *paths[256];
     int npaths = 0;
@@ -447,6 +564,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--check") == 0) o.check = 1;
         else if (strcmp(argv[i], "--buffer-create") == 0) o.buffer_create = 1;
         else if (strcmp(argv[i], "--far-kv") == 0) o.far_kv = 1;
+        else if (strcmp(argv[i], "--json") == 0) o.json = 1;
         else if (strcmp(argv[i], "--template") == 0 && i + 1 < argc) o.template_mode = argv[++i];
         else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             const char *m = argv[++i];
@@ -479,10 +597,11 @@ int main(int argc, char **argv) {
         ifa_context_destroy(ctx);
         return 3;
     }
-    printf("device: %s\n", name);
+    o.device = name;
+    if (!o.json) printf("device: %s\n", name);
     tally t = {0, 0, 0};
     for (int i = 0; i < npaths; ++i) run_path(ctx, q, paths[i], &o, &t, 0);
-    if (t.passed + t.failed > 1) printf("%d passed, %d failed\n", t.passed, t.failed);
+    if (t.passed + t.failed > 1 && !o.json) printf("%d passed, %d failed\n", t.passed, t.failed);
     clReleaseCommandQueue(q);
     ifa_context_destroy(ctx);
     return t.worst;
