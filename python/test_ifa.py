@@ -370,6 +370,21 @@ class Binding(unittest.TestCase):
         out, _ = attention_ref(q, kn, vn, n, nkv, 0.125)
         self.assertLess(rel_l2(r["attention_out"], out), 2.0 / 255)
 
+    def test_flashinfer_layout_names(self):
+        """input_layout "NHD" and "HND" are BSND and BNSD: the same results as under ifa's names."""
+        q = self.rng.uniform(-1, 1, (2, 8, 1, 64)).astype(np.float16)  # (B, N, S1, D)
+        k = self.rng.uniform(-1, 1, (2, 2, 96, 64)).astype(np.float16)  # (B, N_kv, S, D)
+        nhd = lambda x: np.ascontiguousarray(x.transpose(0, 2, 1, 3))  # noqa: E731
+        outs = {}
+        for alias, name, qq, kv in (("HND", "BNSD", q, k), ("NHD", "BSND", nhd(q), nhd(k))):
+            a = ifa.run("IncreFlashAttention", query=qq, key=kv, value=kv, num_heads=8, num_key_value_heads=2,
+                        scale_value=0.125, input_layout=alias)["attention_out"]
+            b = ifa.run("IncreFlashAttention", query=qq, key=kv, value=kv, num_heads=8, num_key_value_heads=2,
+                        scale_value=0.125, input_layout=name)["attention_out"]
+            np.testing.assert_array_equal(a, b)
+            outs[alias] = a
+        np.testing.assert_array_equal(nhd(outs["HND"]), outs["NHD"])
+
     def test_attention_bfloat16(self):
         qf = self.rng.uniform(-1, 1, (1, 1, 2 * 64)).astype(np.float32)
         kf = self.rng.uniform(-1, 1, (1, 128, 64)).astype(np.float32)

@@ -8,7 +8,9 @@ compiled extension).
                   scale_value=0.125)["attention_out"]
 
 Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16 and int4 data) and attributes
-(Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`. `run` infers the
+(Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`; `input_layout` also takes
+FlashInfer's "NHD" (BSND) and "HND" (BNSD). softmax_lse comes as (B, N, S1); `lse.transpose(0, 2, 1)` gives the
+output's (B, S1, N) order. `run` infers the
 outputs, allocates them, plans, runs on the default device (or `Context(selector)`), and returns a dict of
 NumPy arrays: the outputs, and the inputs the op writes (KVCacheAppend's caches), which are also updated in place
 in the caller's arrays, as FlashInfer's and vLLM's appends write theirs (a read-only one is refused). A failure raises
@@ -31,6 +33,8 @@ _NUMPY = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "uint8"
           "float8_e5m2": np.uint8}
 _TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn", "float8_e5m2")  # dtypes NumPy lacks: results come back as Tensor
 _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING, _ATTR_BOOL, _ATTR_INT_LIST = range(5)
+# input_layout as FlashInfer names it: NHD is (batch or page rows, heads, dim), ifa's BSND; HND is BNSD
+_LAYOUT_ALIASES = {"NHD": "BSND", "HND": "BNSD"}
 _CL_MEM_READ_WRITE, _CL_MEM_COPY_HOST_PTR = 1 << 0, 1 << 5
 
 
@@ -309,6 +313,8 @@ class Context:
                     hosts[name] = (t, mem)
                     tensors.append(_named_tensor(name, t, mem, keep))
                 elif name in attr_types:
+                    if name == "input_layout":  # FlashInfer's names for the 4-D layouts
+                        value = _LAYOUT_ALIASES.get(value, value)
                     attrs.append(_named_attr(name, attr_types[name], value, keep))
                 else:
                     raise Error("INVALID_ATTRIBUTE", "%s has no input, output or attribute named \"%s\"" % (op, name))
