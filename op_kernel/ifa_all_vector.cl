@@ -143,26 +143,7 @@ inline float2 ifa_merge_ml(float2 a, float mk, float lk) {
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(
-    __global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
-    __global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
-    ulong kv_bstride, ulong kv_hstride, ulong kv_rstride,
-    __global o_store *o, ulong o_off, ulong o_bstride, ulong o_hstride, ulong o_tstride, __global float *lse,
-    ulong lse_off,
-    __global const int *lens, ulong lens_off, int uniform_len, int per_batch,
-    int num_heads, int group, int head_groups, float scale,
-    __global float *part, ulong part_acc, ulong part_m, ulong part_l, int split_tokens, int max_splits,
-    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int batch,
-    __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
-    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
-    float softcap, int window, int kv_end, __global const int *table, ulong table_off, int table_cols,
-    int block_size, __global const aq_store *aqs, ulong aqs_off, __global const aq_store *aqo, ulong aqo_off,
-    ulong aq_bstride, ulong aq_hstride, __global const vaq_store *vaqs, ulong vaqs_off, __global const vaq_store *vaqo,
-    ulong vaqo_off, ulong vaq_bstride, ulong vaq_hstride, __global const q2_store *qs2, ulong qs2_off,
-    __global const q2_store *qo2, ulong qo2_off, int real_group, __global const long *rope_pos, ulong rope_pos_off,
-    __global const float2 *rope_f, ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-    __global const float *rope_sin, ulong rope_s_off, __global const float *sinks, ulong sinks_off,
-    __global const float *alibi, ulong alibi_off, ulong alibi_bstride, __global volatile int *cnt, ulong cnt_off) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_all_vector(IFA_KPARAMS(IFA_ARGS_ALL_VECTOR)) {
     const int lid = (int)get_local_id(0);
 #if FUSED
     __local float4 fc_red[WG]; /* the last split's sums across work-items */

@@ -62,14 +62,7 @@ typedef IFA_STORE_TYPE(O_T) o_store;
 #undef VDIM
 #define VDIM head_dim /* ifa_common.cl's per-channel post-quant index reads VDIM: here the argument (D_v) */
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(
-    __global const float *part, ulong part_acc, ulong part_m, ulong part_l, int max_splits,
-    __global o_store *o, ulong o_off, ulong o_bstride, ulong o_hstride, ulong o_tstride,
-    __global float *lse, ulong lse_off, int num_heads,
-    __global const int *lens, ulong lens_off, int uniform_len, int per_batch, int split_tokens,
-    __global const long *prefix, ulong prefix_off, long total_cost, int units, int c0, int group, int head_groups,
-    int window, __global const q2_store *qs2, ulong qs2_off, __global const q2_store *qo2, ulong qo2_off,
-    __global const float *sinks, ulong sinks_off, int head_dim, int gt, int sq, int causal) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_combine(IFA_KPARAMS(IFA_ARGS_COMBINE)) {
     /* the sums' scratch (at the kernel's outermost scope before any statement, as every compiler takes it) */
     __local float red[WG];
     __local float4 red4[WG];

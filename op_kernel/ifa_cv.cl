@@ -29,11 +29,7 @@ typedef IFA_STORE_TYPE(Q_T) q_store;
 typedef IFA_STORE_TYPE(KV_T) kv_store;
 
 /* Global id (d, r, e): element d of row r of entry e. */
-__kernel void ifa_cv_query(__global const q_store *q, ulong q_off, ulong q_bstride, ulong q_hstride, ulong q_tstride,
-                           int num_kv_heads, int max_splits, __global float *ws, ulong qt_off,
-                           __global const long *rope_pos, ulong rope_pos_off, __global const float2 *rope_f,
-                           ulong rope_f_off, __global const float *rope_cos, ulong rope_c_off,
-                           __global const float *rope_sin, ulong rope_s_off, __global const int *lens, ulong lens_off) {
+__kernel void ifa_cv_query(IFA_KPARAMS(IFA_ARGS_CV_QUERY)) {
     const int d = (int)get_global_id(0), r = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     const ulong bh = e / (ulong)max_splits, b = bh / (ulong)num_kv_heads, kvh = bh % (ulong)num_kv_heads;
@@ -65,16 +61,7 @@ inline void ifa_cv_entry(ulong e, int num_kv_heads, int max_splits, int split_to
 }
 
 /* Global id (d, j, e): element d of chunk row j of entry e, for K and V. */
-__kernel void ifa_cv_gather(__global const kv_store *k, ulong k_off, __global const kv_store *v, ulong v_off,
-                            ulong kv_bstride, ulong kv_hstride, ulong kv_rstride, __global const int *lens,
-                            ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits,
-                            int split_tokens, int step, int window, int kv_end, __global const int *table,
-                            ulong table_off, int table_cols, int block_size, __global const aq_store *aqs,
-                            ulong aqs_off, __global const aq_store *aqo, ulong aqo_off, ulong aq_bstride,
-                            ulong aq_hstride, __global const vaq_store *vaqs, ulong vaqs_off,
-                            __global const vaq_store *vaqo, ulong vaqo_off, ulong vaq_bstride, ulong vaq_hstride,
-                            __global float *ws, ulong kt_off, ulong vt_off, __global const uchar *mask,
-                            ulong mask_off, ulong mask_bstride, ulong mask_tstride) {
+__kernel void ifa_cv_gather(IFA_KPARAMS(IFA_ARGS_CV_GATHER)) {
     const int d = (int)get_global_id(0), j = (int)get_global_id(1);
     const ulong e = get_global_id(2);
     ulong b, kvh;
@@ -143,12 +130,7 @@ inline float ifa_cv_reduce(__local float *red, float x, int lid, int is_max) {
 }
 
 /* One work-group of WG work-items per (entry, row). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(
-    __global float *ws, ulong s_off, ulong acc_off, ulong m_off, ulong l_off, int step, __global const int *lens,
-    ulong lens_off, int uniform_len, int per_batch, int num_kv_heads, int max_splits, int split_tokens, int window,
-    float scale, float softcap, __global const uchar *mask, ulong mask_off, ulong mask_bstride, ulong mask_tstride,
-    __global const q_store *pse, ulong pse_off, ulong pse_bstride, ulong pse_hstride, ulong pse_tstride,
-    __global const float *alibi, ulong alibi_off, ulong alibi_bstride) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_cv_softmax(IFA_KPARAMS(IFA_ARGS_CV_SOFTMAX)) {
     __local float red[WG];
     const int lid = (int)get_local_id(0);
     const ulong row = get_group_id(0), e = row / M_ROWS;

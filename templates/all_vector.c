@@ -13,14 +13,8 @@
 #include "tiling/planner.h"
 
 const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES] = {
-    "ifa_common.cl", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
+    "ifa_common.cl", "ifa_kernel_args.h", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
     "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
-
-/* Replaces the value of the argument whose value pointer is `was` (one of the main pass's variables). */
-static void set_arg(ifa__karg *args, size_t n, const void *was, const void *now) {
-    for (size_t i = 0; i < n; ++i)
-        if (args[i].value == was) args[i].value = now;
-}
 
 /* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix
  * kernel variant: every batch's query rows as B*G virtual heads per KV head and one split covering the
@@ -46,8 +40,7 @@ static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cac
     return ifa__check_kernel(ctx, *out, plan->work_group_size);
 }
 
-static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__karg *a, cl_uint nargs,
-                                cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done,
+static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a, cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done,
                                 int one_group) {
     const ifa_problem *p = &plan->problem;
     ifa__cached_kernel *k;
@@ -55,7 +48,9 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t groups = one_group ? 1 : (size_t)(p->num_kv_heads * plan->prefix_head_groups);
     const size_t global[3] = {(size_t)plan->work_group_size * groups, 1, 1};
-    return ifa__enqueue(k, "ifa_all_vector (shared prefix)", a, nargs, global, local, 3, queue, num_wait, wait, done);
+    const ifa__karg kargs[] = IFA__KARGS_LIST(IFA_ARGS_ALL_VECTOR, *a);
+    return ifa__enqueue(k, "ifa_all_vector (shared prefix)", kargs, IFA__NKARGS(kargs), global, local, 3, queue,
+                        num_wait, wait, done);
 }
 
 /* The warm launch's scratch buffer, in 4-byte words: a zero region every input reads (never written), then the
@@ -102,10 +97,10 @@ size_t ifa__all_vector_warm_unwritten(const ifa_plan *plan, size_t *zero_words, 
 static void warm_args(const ifa_plan *plan, const warm_regions *r, cl_mem scratch, ifa__op_args *a) {
     const ifa_problem *p = &plan->problem;
     a->q = a->k = a->v = a->o = a->lse = a->lens = a->mask = a->pse = a->table = scratch;
-    a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = a->rope = a->rcos = a->rsin = a->sinks = a->alibi = scratch;
+    a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = a->rope_pos = a->rope_f = a->rope_cos = a->rope_sin = a->sinks = a->alibi = scratch;
     a->q_off = a->k_off = a->v_off = a->lens_off = a->mask_off = a->pse_off = a->table_off = 0;
     a->aqs_off = a->aqo_off = a->vaqs_off = a->vaqo_off = a->qs2_off = a->qo2_off = 0;
-    a->rope_pos_off = a->rope_f_off = a->rcos_off = a->rsin_off = a->sinks_off = a->alibi_off = 0;
+    a->rope_pos_off = a->rope_f_off = a->rope_c_off = a->rope_s_off = a->sinks_off = a->alibi_off = 0;
     a->o_off = r->out * 4 / ifa_dtype_size((ifa_dtype)p->out_dtype);
     a->lse_off = r->lse;
     a->uniform_len = 0, a->per_batch = 1; /* batch 0's length (and query tokens) read as 0 */
@@ -220,8 +215,8 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
                                 p->kv_dtype == IFA_DTYPE_FLOAT8_E5M2
                             ? 16
                             : 8;
-    const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_batch % kt == 0 && a.kv_head % kt == 0 &&
-                        a.kv_row % kt == 0;
+    const int aligned = a.k_off % kt == 0 && a.v_off % kt == 0 && a.kv_bstride % kt == 0 && a.kv_hstride % kt == 0 &&
+                        a.kv_rstride % kt == 0;
     if (warm) warm_args(plan, &wr, workspace, &a); /* after the alignment rules: the variants are the run's */
     /* the fused combine's counters: the queue's own, or none on an out-of-order queue (the combine kernel then);
      * building only and warm launches take an in-order queue's (warm: the scratch's) */
@@ -263,55 +258,25 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     c.prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
     c.total_cost = plan->total_cost, c.units = plan->units, c.c0 = plan->block_cost_rows;
     c.head_groups = plan->head_groups, c.balanced = balanced, c.rowmax = global_max ? 2 : 1;
-    c.group = a.group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
+    c.group = a.real_group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
     if (warm) {
         c.part = c.prefix = workspace, c.acc = wr.acc, c.m = wr.m, c.l = wr.l, c.prefix_off = 0;
         c.split_tokens = plan->chunk_rows, c.max_splits = 1 + plan->prefix_slots;
         c.total_cost = 0, c.units = 1, c.one_group = 1;
     }
-    const cl_int real_group = a.group;
-
-    const ifa__karg kargs[] = {
-        {sizeof(cl_mem), &a.q},          {sizeof a.q_off, &a.q_off},     {sizeof a.q_batch, &a.q_batch},
-        {sizeof a.q_head, &a.q_head},    {sizeof a.q_tok, &a.q_tok},     {sizeof(cl_mem), &a.k},
-        {sizeof a.k_off, &a.k_off},
-        {sizeof(cl_mem), &a.v},          {sizeof a.v_off, &a.v_off},     {sizeof a.kv_batch, &a.kv_batch},
-        {sizeof a.kv_head, &a.kv_head},  {sizeof a.kv_row, &a.kv_row},   {sizeof(cl_mem), &a.o},
-        {sizeof a.o_off, &a.o_off},      {sizeof a.o_batch, &a.o_batch}, {sizeof a.o_head, &a.o_head},
-        {sizeof a.o_tok, &a.o_tok},      {sizeof(cl_mem), &a.lse},       {sizeof a.lse_off, &a.lse_off},
-        {sizeof(cl_mem), &a.lens},       {sizeof a.lens_off, &a.lens_off}, {sizeof a.uniform_len, &a.uniform_len},
-        {sizeof a.per_batch, &a.per_batch}, {sizeof a.num_heads, &a.num_heads}, {sizeof c.group, &c.group},
-        {sizeof c.head_groups, &c.head_groups}, {sizeof a.scale, &a.scale}, {sizeof(cl_mem), &c.part},
-        {sizeof c.acc, &c.acc},          {sizeof c.m, &c.m},             {sizeof c.l, &c.l},
-        {sizeof c.split_tokens, &c.split_tokens}, {sizeof c.max_splits, &c.max_splits}, {sizeof(cl_mem), &c.prefix},
-        {sizeof c.prefix_off, &c.prefix_off}, {sizeof c.total_cost, &c.total_cost}, {sizeof c.units, &c.units},
-        {sizeof c.c0, &c.c0},            {sizeof a.batch, &a.batch},     {sizeof(cl_mem), &a.mask},
-        {sizeof a.mask_off, &a.mask_off}, {sizeof a.mask_bstride, &a.mask_bstride}, {sizeof a.mask_tstride, &a.mask_tstride},
-        {sizeof(cl_mem), &a.pse},        {sizeof a.pse_off, &a.pse_off}, {sizeof a.pse_bstride, &a.pse_bstride},
-        {sizeof a.pse_hstride, &a.pse_hstride}, {sizeof a.pse_tstride, &a.pse_tstride}, {sizeof a.softcap, &a.softcap},
-        {sizeof a.window, &a.window},    {sizeof a.kv_end, &a.kv_end},   {sizeof(cl_mem), &a.table},
-        {sizeof a.table_off, &a.table_off}, {sizeof a.table_cols, &a.table_cols}, {sizeof a.block_size, &a.block_size},
-        {sizeof(cl_mem), &a.aqs},        {sizeof a.aqs_off, &a.aqs_off}, {sizeof(cl_mem), &a.aqo},
-        {sizeof a.aqo_off, &a.aqo_off},  {sizeof a.aq_bstride, &a.aq_bstride},
-        {sizeof a.aq_hstride, &a.aq_hstride},
-        {sizeof(cl_mem), &a.vaqs},       {sizeof a.vaqs_off, &a.vaqs_off}, {sizeof(cl_mem), &a.vaqo},
-        {sizeof a.vaqo_off, &a.vaqo_off}, {sizeof a.vaq_bstride, &a.vaq_bstride},
-        {sizeof a.vaq_hstride, &a.vaq_hstride},
-        {sizeof(cl_mem), &a.qs2}, {sizeof a.qs2_off, &a.qs2_off},
-        {sizeof(cl_mem), &a.qo2},        {sizeof a.qo2_off, &a.qo2_off}, {sizeof real_group, &real_group},
-        {sizeof(cl_mem), &a.rope},       {sizeof a.rope_pos_off, &a.rope_pos_off}, {sizeof(cl_mem), &a.rope},
-        {sizeof a.rope_f_off, &a.rope_f_off}, {sizeof(cl_mem), &a.rcos}, {sizeof a.rcos_off, &a.rcos_off},
-        {sizeof(cl_mem), &a.rsin},       {sizeof a.rsin_off, &a.rsin_off}, {sizeof(cl_mem), &a.sinks},
-        {sizeof a.sinks_off, &a.sinks_off}, {sizeof(cl_mem), &a.alibi}, {sizeof a.alibi_off, &a.alibi_off},
-        {sizeof a.alibi_bstride, &a.alibi_bstride}, {sizeof(cl_mem), &cnt}, {sizeof cnt_off, &cnt_off},
-    };
+    /* the work-group's rows, the partials and the counters */
+    a.group = c.group, a.head_groups = c.head_groups, a.part = c.part, a.part_acc = c.acc, a.part_m = c.m;
+    a.part_l = c.l, a.split_tokens = c.split_tokens, a.max_splits = c.max_splits, a.prefix = c.prefix;
+    a.prefix_off = c.prefix_off, a.total_cost = c.total_cost, a.units = c.units, a.c0 = c.c0;
+    a.cnt = cnt, a.cnt_off = cnt_off;
+    const ifa__karg kargs[] = IFA__KARGS_LIST(IFA_ARGS_ALL_VECTOR, a);
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};
     const size_t blocks = (size_t)ifa__plan_blocks(plan), batch = (size_t)p->batch;
     const size_t global[3] = {(size_t)plan->work_group_size * (warm ? 1 : plan->batch_fast ? batch : blocks),
                               warm ? 1 : plan->batch_fast ? blocks : batch, warm ? 1 : (size_t)plan->max_splits};
     const size_t unit_global[1] = {(size_t)plan->work_group_size * (warm ? 1 : (size_t)plan->units)};
     if (plan->split_kv == IFA_SPLIT_NONE || fused) {
-        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0], balanced ? unit_global : global,
+        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, IFA__NKARGS(kargs), balanced ? unit_global : global,
                               local, balanced ? 1 : fused ? 3 : 2, queue, num_wait, wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
@@ -321,40 +286,28 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     if (p->has_prefix) {
         /* the prefix pass's arguments: the main pass's, with the prefix tensors (batch 1, its own strides), every
          * batch's rows as B*G virtual heads, a uniform length and one split covering the prefix */
-        enum { NARGS = sizeof kargs / sizeof kargs[0] };
-        ifa__karg pargs[NARGS];
-        memcpy(pargs, kargs, sizeof kargs);
+        ifa__op_args pa = a;
         const ifa_tensor *kp = args->key_shared_prefix, *vp = args->value_shared_prefix;
-        const cl_ulong kp_off = warm ? 0 : ifa__elem_offset(kp), vp_off = warm ? 0 : ifa__elem_offset(vp), no_stride = 0;
-        const cl_mem kp_buf = warm ? workspace : kp->buffer, vp_buf = warm ? workspace : vp->buffer;
         const cl_ulong d = (cl_ulong)p->head_dim, nkv = (cl_ulong)p->num_kv_heads, sp = (cl_ulong)p->prefix_seq;
-        const cl_ulong hstride = p->layout == IFA_LAYOUT_BNSD ? sp * d : d;
-        const cl_ulong rstride = p->layout == IFA_LAYOUT_BNSD ? d : nkv * d;
-        const cl_int plen = warm ? 0 : (cl_int)p->prefix_len, not_per_batch = 0, vgroup = (cl_int)p->batch * a.group;
-        const cl_int pgroups = plan->prefix_head_groups, ptokens = plen > 0 ? plen : 1, no_window = 0;
-        set_arg(pargs, NARGS, &a.k, &kp_buf);
-        set_arg(pargs, NARGS, &a.v, &vp_buf);
-        set_arg(pargs, NARGS, &a.k_off, &kp_off);
-        set_arg(pargs, NARGS, &a.v_off, &vp_off);
-        set_arg(pargs, NARGS, &a.kv_batch, &no_stride);
-        set_arg(pargs, NARGS, &a.kv_head, &hstride);
-        set_arg(pargs, NARGS, &a.kv_row, &rstride);
-        set_arg(pargs, NARGS, &a.uniform_len, &plen);
-        set_arg(pargs, NARGS, &a.per_batch, &not_per_batch);
-        set_arg(pargs, NARGS, &c.group, &vgroup);
-        set_arg(pargs, NARGS, &c.head_groups, &pgroups);
-        set_arg(pargs, NARGS, &c.split_tokens, &ptokens);
-        set_arg(pargs, NARGS, &a.window, &no_window);
-        IFA__TRY(launch_prefix(ctx, plan, pargs, NARGS, queue, num_wait, wait, &prefix_done, warm));
+        const cl_int plen = warm ? 0 : (cl_int)p->prefix_len;
+        pa.k = warm ? workspace : kp->buffer, pa.v = warm ? workspace : vp->buffer;
+        pa.k_off = warm ? 0 : ifa__elem_offset(kp), pa.v_off = warm ? 0 : ifa__elem_offset(vp);
+        pa.kv_bstride = 0;
+        pa.kv_hstride = p->layout == IFA_LAYOUT_BNSD ? sp * d : d;
+        pa.kv_rstride = p->layout == IFA_LAYOUT_BNSD ? d : nkv * d;
+        pa.uniform_len = plen, pa.per_batch = 0, pa.window = 0;
+        pa.group = (cl_int)p->batch * a.real_group, pa.head_groups = plan->prefix_head_groups;
+        pa.split_tokens = plen > 0 ? plen : 1;
+        IFA__TRY(launch_prefix(ctx, plan, &pa, queue, num_wait, wait, &prefix_done, warm));
     }
     if (kmax) {
         /* global rowmax: every split's score max first, then the splits against the row's max */
-        IFA__TRY(ifa__enqueue(kmax, "ifa_all_vector (max pass)", kargs, sizeof kargs / sizeof kargs[0], global, local, 3,
+        IFA__TRY(ifa__enqueue(kmax, "ifa_all_vector (max pass)", kargs, IFA__NKARGS(kargs), global, local, 3,
                          queue, num_wait, wait, &max_done));
         num_wait = 1;
         wait = &max_done;
     }
-    ifa_status sst = ifa__enqueue(k, "ifa_all_vector", kargs, sizeof kargs / sizeof kargs[0],
+    ifa_status sst = ifa__enqueue(k, "ifa_all_vector", kargs, IFA__NKARGS(kargs),
                              balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
     if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = prefix_done ? prefix_done : max_done ? max_done : split_done);

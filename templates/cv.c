@@ -42,11 +42,11 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         IFA__FEATURE_DEFINES(p),
     };
     const int nd = (int)(sizeof defines / sizeof defines[0]);
-    static const char *const sources[] = {"ifa_common.cl", "ifa_cv.cl"};
+    static const char *const sources[] = {"ifa_common.cl", "ifa_kernel_args.h", "ifa_cv.cl"};
     ifa__cached_kernel *kq, *kg, *ks;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_query", &kq));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_gather", &kg));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, nd, "ifa_cv_softmax", &ks));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_query", &kq));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_gather", &kg));
+    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_softmax", &ks));
     IFA__TRY(ifa__check_kernel(ctx, ks, plan->cv_work_group_size));
     if (!queue) { /* building only: the combine too (CLBlast builds its matrix products at their first call) */
         ifa__cached_kernel *kc;
@@ -57,7 +57,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     const cl_ulong qt = ws_word + (cl_ulong)plan->ws_cv_q_offset / 4, kt = ws_word + (cl_ulong)plan->ws_cv_k_offset / 4;
     const cl_ulong vt = ws_word + (cl_ulong)plan->ws_cv_v_offset / 4, st = ws_word + (cl_ulong)plan->ws_cv_s_offset / 4;
     ifa__combine_parts c = {0};
-    c.part = workspace, c.prefix = workspace, c.cv = 1, c.rowmax = 1, c.head_groups = 1, c.group = a.group;
+    c.part = workspace, c.prefix = workspace, c.cv = 1, c.rowmax = 1, c.head_groups = 1, c.group = a.real_group;
     c.acc = ws_word + (cl_ulong)plan->ws_part_acc_offset / 4;
     c.m = ws_word + (cl_ulong)plan->ws_part_m_offset / 4;
     c.l = ws_word + (cl_ulong)plan->ws_part_l_offset / 4;
@@ -69,50 +69,40 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     const size_t dv = (size_t)ifa__value_dim(p);
     const size_t chunk = (size_t)plan->chunk_rows;
 
-    const ifa__karg qargs[] = {
-        {sizeof(cl_mem), &a.q},       {sizeof a.q_off, &a.q_off},     {sizeof a.q_batch, &a.q_batch},
-        {sizeof a.q_head, &a.q_head}, {sizeof a.q_tok, &a.q_tok},     {sizeof nkv, &nkv},
-        {sizeof c.max_splits, &c.max_splits}, {sizeof(cl_mem), &workspace}, {sizeof qt, &qt},
-        {sizeof(cl_mem), &a.rope},    {sizeof a.rope_pos_off, &a.rope_pos_off}, {sizeof(cl_mem), &a.rope},
-        {sizeof a.rope_f_off, &a.rope_f_off}, {sizeof(cl_mem), &a.rcos}, {sizeof a.rcos_off, &a.rcos_off},
-        {sizeof(cl_mem), &a.rsin},    {sizeof a.rsin_off, &a.rsin_off}, {sizeof(cl_mem), &a.lens},
-        {sizeof a.lens_off, &a.lens_off},
-    };
+    IFA__KARGS_STRUCT(IFA_ARGS_CV_QUERY)
+    qa = {.q = a.q, .q_off = a.q_off, .q_bstride = a.q_bstride, .q_hstride = a.q_hstride, .q_tstride = a.q_tstride,
+          .num_kv_heads = nkv, .max_splits = c.max_splits, .ws = workspace, .qt_off = qt, .rope_pos = a.rope_pos,
+          .rope_pos_off = a.rope_pos_off, .rope_f = a.rope_f, .rope_f_off = a.rope_f_off, .rope_cos = a.rope_cos,
+          .rope_c_off = a.rope_c_off, .rope_sin = a.rope_sin, .rope_s_off = a.rope_s_off, .lens = a.lens,
+          .lens_off = a.lens_off};
+    const ifa__karg qargs[] = IFA__KARGS_LIST(IFA_ARGS_CV_QUERY, qa);
     const size_t qglobal[3] = {d, m, e};
     cl_event started = NULL;
-    IFA__TRY(ifa__enqueue(kq, "ifa_cv_query", qargs, sizeof qargs / sizeof qargs[0], qglobal, NULL, 3, queue, num_wait,
+    IFA__TRY(ifa__enqueue(kq, "ifa_cv_query", qargs, IFA__NKARGS(qargs), qglobal, NULL, 3, queue, num_wait,
                           wait, &started));
 
-    cl_int step = 0;
-    const ifa__karg gargs[] = {
-        {sizeof(cl_mem), &a.k},         {sizeof a.k_off, &a.k_off},       {sizeof(cl_mem), &a.v},
-        {sizeof a.v_off, &a.v_off},     {sizeof a.kv_batch, &a.kv_batch}, {sizeof a.kv_head, &a.kv_head},
-        {sizeof a.kv_row, &a.kv_row},   {sizeof(cl_mem), &a.lens},        {sizeof a.lens_off, &a.lens_off},
-        {sizeof a.uniform_len, &a.uniform_len}, {sizeof a.per_batch, &a.per_batch}, {sizeof nkv, &nkv},
-        {sizeof c.max_splits, &c.max_splits}, {sizeof c.split_tokens, &c.split_tokens}, {sizeof step, &step},
-        {sizeof a.window, &a.window},   {sizeof a.kv_end, &a.kv_end},     {sizeof(cl_mem), &a.table},
-        {sizeof a.table_off, &a.table_off}, {sizeof a.table_cols, &a.table_cols}, {sizeof a.block_size, &a.block_size},
-        {sizeof(cl_mem), &a.aqs},       {sizeof a.aqs_off, &a.aqs_off},   {sizeof(cl_mem), &a.aqo},
-        {sizeof a.aqo_off, &a.aqo_off}, {sizeof a.aq_bstride, &a.aq_bstride},
-        {sizeof a.aq_hstride, &a.aq_hstride},
-        {sizeof(cl_mem), &a.vaqs},       {sizeof a.vaqs_off, &a.vaqs_off}, {sizeof(cl_mem), &a.vaqo},
-        {sizeof a.vaqo_off, &a.vaqo_off}, {sizeof a.vaq_bstride, &a.vaq_bstride},
-        {sizeof a.vaq_hstride, &a.vaq_hstride}, {sizeof(cl_mem), &workspace}, {sizeof kt, &kt},
-        {sizeof vt, &vt},               {sizeof(cl_mem), &a.mask},        {sizeof a.mask_off, &a.mask_off},
-        {sizeof a.mask_bstride, &a.mask_bstride}, {sizeof a.mask_tstride, &a.mask_tstride},
-    };
-    const ifa__karg sargs[] = {
-        {sizeof(cl_mem), &workspace},   {sizeof st, &st},                 {sizeof c.acc, &c.acc},
-        {sizeof c.m, &c.m},             {sizeof c.l, &c.l},               {sizeof step, &step},
-        {sizeof(cl_mem), &a.lens},      {sizeof a.lens_off, &a.lens_off}, {sizeof a.uniform_len, &a.uniform_len},
-        {sizeof a.per_batch, &a.per_batch}, {sizeof nkv, &nkv},           {sizeof c.max_splits, &c.max_splits},
-        {sizeof c.split_tokens, &c.split_tokens}, {sizeof a.window, &a.window}, {sizeof a.scale, &a.scale},
-        {sizeof a.softcap, &a.softcap}, {sizeof(cl_mem), &a.mask},        {sizeof a.mask_off, &a.mask_off},
-        {sizeof a.mask_bstride, &a.mask_bstride}, {sizeof a.mask_tstride, &a.mask_tstride}, {sizeof(cl_mem), &a.pse},
-        {sizeof a.pse_off, &a.pse_off}, {sizeof a.pse_bstride, &a.pse_bstride}, {sizeof a.pse_hstride, &a.pse_hstride},
-        {sizeof a.pse_tstride, &a.pse_tstride}, {sizeof(cl_mem), &a.alibi}, {sizeof a.alibi_off, &a.alibi_off},
-        {sizeof a.alibi_bstride, &a.alibi_bstride},
-    };
+    /* gather and softmax read the chunk index (step) from their structs, set before each launch */
+    IFA__KARGS_STRUCT(IFA_ARGS_CV_GATHER)
+    ga = {.k = a.k, .k_off = a.k_off, .v = a.v, .v_off = a.v_off, .kv_bstride = a.kv_bstride,
+          .kv_hstride = a.kv_hstride, .kv_rstride = a.kv_rstride, .lens = a.lens, .lens_off = a.lens_off,
+          .uniform_len = a.uniform_len, .per_batch = a.per_batch, .num_kv_heads = nkv, .max_splits = c.max_splits,
+          .split_tokens = c.split_tokens, .window = a.window, .kv_end = a.kv_end, .table = a.table,
+          .table_off = a.table_off, .table_cols = a.table_cols, .block_size = a.block_size, .aqs = a.aqs,
+          .aqs_off = a.aqs_off, .aqo = a.aqo, .aqo_off = a.aqo_off, .aq_bstride = a.aq_bstride,
+          .aq_hstride = a.aq_hstride, .vaqs = a.vaqs, .vaqs_off = a.vaqs_off, .vaqo = a.vaqo,
+          .vaqo_off = a.vaqo_off, .vaq_bstride = a.vaq_bstride, .vaq_hstride = a.vaq_hstride, .ws = workspace,
+          .kt_off = kt, .vt_off = vt, .mask = a.mask, .mask_off = a.mask_off, .mask_bstride = a.mask_bstride,
+          .mask_tstride = a.mask_tstride};
+    IFA__KARGS_STRUCT(IFA_ARGS_CV_SOFTMAX)
+    sa = {.ws = workspace, .s_off = st, .acc_off = c.acc, .m_off = c.m, .l_off = c.l, .lens = a.lens,
+          .lens_off = a.lens_off, .uniform_len = a.uniform_len, .per_batch = a.per_batch, .num_kv_heads = nkv,
+          .max_splits = c.max_splits, .split_tokens = c.split_tokens, .window = a.window, .scale = a.scale,
+          .softcap = a.softcap, .mask = a.mask, .mask_off = a.mask_off, .mask_bstride = a.mask_bstride,
+          .mask_tstride = a.mask_tstride, .pse = a.pse, .pse_off = a.pse_off, .pse_bstride = a.pse_bstride,
+          .pse_hstride = a.pse_hstride, .pse_tstride = a.pse_tstride, .alibi = a.alibi, .alibi_off = a.alibi_off,
+          .alibi_bstride = a.alibi_bstride};
+    const ifa__karg gargs[] = IFA__KARGS_LIST(IFA_ARGS_CV_GATHER, ga);
+    const ifa__karg sargs[] = IFA__KARGS_LIST(IFA_ARGS_CV_SOFTMAX, sa);
     /* work-groups along D, so that a GPU reads each row coalesced (on PoCL this measured the same as letting
      * the driver choose) */
     size_t lx = 1;
@@ -126,12 +116,13 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
                           chunk * dv, 1.0f, workspace, (size_t)c.acc, dv, m * dv, e};
     ifa_status s = IFA_STATUS_OK;
     atomic_store(&ctx->blas_used, 1);
-    for (step = 0; s == IFA_STATUS_OK && step < plan->cv_steps; ++step) {
-        s = ifa__enqueue(kg, "ifa_cv_gather", gargs, sizeof gargs / sizeof gargs[0], gglobal, glocal, 3, queue, 0,
+    for (cl_int step = 0; s == IFA_STATUS_OK && step < plan->cv_steps; ++step) {
+        ga.step = sa.step = step;
+        s = ifa__enqueue(kg, "ifa_cv_gather", gargs, IFA__NKARGS(gargs), gglobal, glocal, 3, queue, 0,
                          NULL, NULL);
         if (s == IFA_STATUS_OK) s = ifa__sgemm_batched(&qk, queue, NULL, "scores Q x K^T");
         if (s == IFA_STATUS_OK)
-            s = ifa__enqueue(ks, "ifa_cv_softmax", sargs, sizeof sargs / sizeof sargs[0], sglobal, slocal, 1, queue, 0,
+            s = ifa__enqueue(ks, "ifa_cv_softmax", sargs, IFA__NKARGS(sargs), sglobal, slocal, 1, queue, 0,
                              NULL, NULL);
         if (s == IFA_STATUS_OK) s = ifa__sgemm_batched(&pv, queue, NULL, "accumulators P x V");
     }

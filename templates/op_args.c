@@ -32,13 +32,13 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     const cl_ulong rows = p->paged ? (cl_ulong)p->block_size : (cl_ulong)p->seq_kv; /* rows per batch or block */
     const cl_ulong dv = (cl_ulong)ifa__value_dim(p);
     if (p->layout == IFA_LAYOUT_BNSD) {
-        a->q_batch = n * sq * d, a->q_head = sq * d, a->q_tok = d;
-        a->o_batch = n * sq * dv, a->o_head = sq * dv, a->o_tok = dv;
-        a->kv_batch = nkv * rows * d, a->kv_head = rows * d, a->kv_row = d;
+        a->q_bstride = n * sq * d, a->q_hstride = sq * d, a->q_tstride = d;
+        a->o_bstride = n * sq * dv, a->o_hstride = sq * dv, a->o_tstride = dv;
+        a->kv_bstride = nkv * rows * d, a->kv_hstride = rows * d, a->kv_rstride = d;
     } else {
-        a->q_batch = sq * n * d, a->q_head = d, a->q_tok = n * d;
-        a->o_batch = sq * n * dv, a->o_head = dv, a->o_tok = n * dv;
-        a->kv_batch = rows * nkv * d, a->kv_head = d, a->kv_row = nkv * d;
+        a->q_bstride = sq * n * d, a->q_hstride = d, a->q_tstride = n * d;
+        a->o_bstride = sq * n * dv, a->o_hstride = dv, a->o_tstride = n * dv;
+        a->kv_bstride = rows * nkv * d, a->kv_hstride = d, a->kv_rstride = nkv * d;
     }
     const ifa_tensor *q = args->query, *o = args->attention_out;
     const cl_ulong ws_word = workspace_offset / 4;
@@ -51,7 +51,7 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     a->lens = a->per_batch ? workspace : q->buffer;
     a->lens_off = a->per_batch ? ws_word + (cl_ulong)plan->ws_lengths_offset / 4 : 0;
     a->uniform_len = (cl_int)p->uniform_length;
-    a->num_heads = (cl_int)p->num_heads, a->group = (cl_int)(p->num_heads / p->num_kv_heads);
+    a->num_heads = (cl_int)p->num_heads, a->real_group = (cl_int)(p->num_heads / p->num_kv_heads);
     a->batch = (cl_int)p->batch;
     memcpy(&a->scale, &p->scale_bits, sizeof a->scale);
     memcpy(&a->softcap, &p->softcap_bits, sizeof a->softcap);
@@ -93,12 +93,12 @@ void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_arg
     a->vaqs_off = vaqs ? ifa__elem_offset(vaqs) + half : 0, a->vaqo_off = vaqo ? ifa__elem_offset(vaqo) + half : 0;
 
     /* rope: the first query positions (int64) and inverse frequencies (float pairs) in the workspace, or tables */
-    a->rope = p->rope ? workspace : q->buffer;
+    a->rope_pos = a->rope_f = p->rope ? workspace : q->buffer;
     a->rope_pos_off = p->rope ? (workspace_offset + (cl_ulong)plan->ws_rope_offset) / 8 : 0;
     a->rope_f_off = p->rope ? a->rope_pos_off + (cl_ulong)p->batch : 0; /* float2 = 8 bytes */
     const ifa_tensor *rcos = args->rope_cos, *rsin = args->rope_sin;
-    a->rcos = rcos ? rcos->buffer : q->buffer, a->rsin = rsin ? rsin->buffer : q->buffer;
-    a->rcos_off = rcos ? ifa__elem_offset(rcos) : 0, a->rsin_off = rsin ? ifa__elem_offset(rsin) : 0;
+    a->rope_cos = rcos ? rcos->buffer : q->buffer, a->rope_sin = rsin ? rsin->buffer : q->buffer;
+    a->rope_c_off = rcos ? ifa__elem_offset(rcos) : 0, a->rope_s_off = rsin ? ifa__elem_offset(rsin) : 0;
 }
 
 ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowmax, int balanced, int cv,
@@ -113,8 +113,8 @@ ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowma
         {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
         IFA__OUT_DEFINES(p, plan),
     };
-    static const char *const sources[] = {"ifa_common.cl", "ifa_combine.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_combine", out));
+    static const char *const sources[] = {"ifa_common.cl", "ifa_kernel_args.h", "ifa_combine.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, sizeof defines / sizeof defines[0], "ifa_combine", out));
     return ifa__check_kernel(ctx, *out, plan->combine_work_group_size);
 }
 
@@ -122,27 +122,22 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
                                const ifa__combine_parts *c, cl_command_queue queue, cl_uint num_wait,
                                const cl_event *wait, cl_event *event) {
     const ifa_problem *p = &plan->problem;
-    const cl_int head_dim = (cl_int)ifa__value_dim(p), gt = (cl_int)plan->heads_per_group, sq = (cl_int)p->seq_q,
-                 causal = (cl_int)p->causal;
     ifa__cached_kernel *k;
     IFA__TRY(ifa__combine_kernel(ctx, plan, c->rowmax, c->balanced, c->cv, &k));
-    const ifa__karg args[] = {
-        {sizeof(cl_mem), &c->part},       {sizeof c->acc, &c->acc},           {sizeof c->m, &c->m},
-        {sizeof c->l, &c->l},             {sizeof c->max_splits, &c->max_splits}, {sizeof(cl_mem), &a->o},
-        {sizeof a->o_off, &a->o_off},     {sizeof a->o_batch, &a->o_batch},   {sizeof a->o_head, &a->o_head},
-        {sizeof a->o_tok, &a->o_tok},     {sizeof(cl_mem), &a->lse},          {sizeof a->lse_off, &a->lse_off},
-        {sizeof a->num_heads, &a->num_heads}, {sizeof(cl_mem), &a->lens},     {sizeof a->lens_off, &a->lens_off},
-        {sizeof a->uniform_len, &a->uniform_len}, {sizeof a->per_batch, &a->per_batch},
-        {sizeof c->split_tokens, &c->split_tokens}, {sizeof(cl_mem), &c->prefix}, {sizeof c->prefix_off, &c->prefix_off},
-        {sizeof c->total_cost, &c->total_cost}, {sizeof c->units, &c->units}, {sizeof c->c0, &c->c0},
-        {sizeof c->group, &c->group},     {sizeof c->head_groups, &c->head_groups}, {sizeof a->window, &a->window},
-        {sizeof(cl_mem), &a->qs2},        {sizeof a->qs2_off, &a->qs2_off},   {sizeof(cl_mem), &a->qo2},
-        {sizeof a->qo2_off, &a->qo2_off}, {sizeof(cl_mem), &a->sinks},        {sizeof a->sinks_off, &a->sinks_off},
-        {sizeof head_dim, &head_dim},     {sizeof gt, &gt},                   {sizeof sq, &sq},
-        {sizeof causal, &causal},
-    };
+    IFA__KARGS_STRUCT(IFA_ARGS_COMBINE)
+    ka = {.part = c->part, .part_acc = c->acc, .part_m = c->m, .part_l = c->l, .max_splits = c->max_splits,
+          .o = a->o, .o_off = a->o_off, .o_bstride = a->o_bstride, .o_hstride = a->o_hstride, .o_tstride = a->o_tstride,
+          .lse = a->lse, .lse_off = a->lse_off, .num_heads = a->num_heads,
+          .lens = a->lens, .lens_off = a->lens_off, .uniform_len = a->uniform_len, .per_batch = a->per_batch,
+          .split_tokens = c->split_tokens, .prefix = c->prefix, .prefix_off = c->prefix_off,
+          .total_cost = c->total_cost, .units = c->units, .c0 = c->c0, .group = c->group,
+          .head_groups = c->head_groups, .window = a->window, .qs2 = a->qs2, .qs2_off = a->qs2_off, .qo2 = a->qo2,
+          .qo2_off = a->qo2_off, .sinks = a->sinks, .sinks_off = a->sinks_off,
+          .head_dim = (cl_int)ifa__value_dim(p), .gt = (cl_int)plan->heads_per_group, .sq = (cl_int)p->seq_q,
+          .causal = (cl_int)p->causal};
+    const ifa__karg args[] = IFA__KARGS_LIST(IFA_ARGS_COMBINE, ka);
     const size_t local[1] = {(size_t)plan->combine_work_group_size};
     const size_t global[1] = {local[0] * (c->one_group ? 1 : (size_t)(p->batch * p->num_heads * p->seq_q))};
-    return ifa__enqueue(k, "ifa_combine", args, sizeof args / sizeof args[0], global, local, 1, queue, num_wait, wait,
+    return ifa__enqueue(k, "ifa_combine", args, IFA__NKARGS(args), global, local, 1, queue, num_wait, wait,
                         event);
 }

@@ -6,27 +6,13 @@
 
 #include "ifa/ifa.h"
 #include "op_host/runtime/context.h"
+#include "templates/kernel_args.h"
 
-/* Offsets and strides are in elements of each tensor's dtype; absent optional inputs name the query's
- * buffer (the kernels are built without reading them). */
-typedef struct ifa__op_args {
-    cl_mem q, k, v, o, lse, lens, mask, pse, table, aqs, aqo, vaqs, vaqo, qs2, qo2, rope, rcos, rsin, sinks, alibi;
-    cl_ulong q_off, q_batch, q_head, q_tok;
-    cl_ulong k_off, v_off, kv_batch, kv_head, kv_row; /* paged: kv_batch is the pool's block stride */
-    cl_ulong o_off, o_batch, o_head, o_tok; /* the output's strides: the query's with D_v for D */
-    cl_ulong lse_off, lens_off;
-    cl_ulong mask_off, mask_bstride, mask_tstride;
-    cl_ulong pse_off, pse_bstride, pse_hstride, pse_tstride;
-    cl_ulong table_off;
-    cl_ulong aqs_off, aqo_off, aq_bstride, aq_hstride;      /* the key's scales */
-    cl_ulong vaqs_off, vaqo_off, vaq_bstride, vaq_hstride; /* the value's */
-    cl_ulong qs2_off, qo2_off;
-    cl_ulong rope_pos_off, rope_f_off, rcos_off, rsin_off;
-    cl_ulong sinks_off;
-    cl_ulong alibi_off, alibi_bstride; /* alibi_bstride: N for (B, N) slopes, 0 for (N) */
-    cl_int uniform_len, per_batch, num_heads, group, window, kv_end, table_cols, block_size, batch;
-    float scale, softcap;
-} ifa__op_args;
+/* The fused kernel's arguments (op_kernel/ifa_kernel_args.h's IFA_ARGS_ALL_VECTOR), which hold every tensor's
+ * buffer, element offset and strides; the other kernels take theirs from it by name. ifa__op_args_fill sets the
+ * tensors' and the problem's; a launch sets the partials', the counters' and the work-group's own (group,
+ * head_groups). Absent optional inputs name the query's buffer (the kernels are built without reading them). */
+typedef IFA__KARGS_STRUCT(IFA_ARGS_ALL_VECTOR) ifa__op_args;
 
 /* The build options of the features the kernels of both templates read alike (causal rows, mask, pse,
  * ALiBi, soft-cap, KV padding, per-batch query tokens, paged KV, antiquant, rotary query); entries of an
