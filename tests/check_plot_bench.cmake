@@ -1,6 +1,6 @@
 # tools/plot_bench.py on ifa-bench's own CSV (the performance record's plot): ifa-bench runs two small rows with a peer file
 # (synthetic times), writes its CSV with peer_us (a header and rows only: Python's csv module reads it as it is) and
-# beside it the run's JSON naming the peers (the legend's default name), and the script draws it as a PNG (its
+# beside it the run's JSON naming the peers (the legend's default name) and whether they ran on this device, and the script draws it as a PNG (its
 # signature checked); a CSV without measured rows is refused with a message.
 # (tests/CMakeLists.txt skips it where Matplotlib is missing.)
 file(REMOVE "${OUT}.csv" "${OUT}.json" "${OUT}.png" "${OUT}_empty.csv" "${OUT}_empty.png")
@@ -19,6 +19,13 @@ execute_process(COMMAND ${PYTHON} -c "import csv, sys; r = list(csv.DictReader(o
   ${OUT}.csv RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "Python's csv module does not read ifa-bench's CSV as it is: ${err}")
+endif()
+# the peer file names no device ("# device:"): its rows are noted as measured elsewhere, in the CSV and the JSON
+string(JSON same GET "${meta}" peers_same_device)
+file(STRINGS ${OUT}.csv noted REGEX "[, ]peer-elsewhere$")
+list(LENGTH noted nn)
+if(same OR NOT nn EQUAL 2)
+  message(FATAL_ERROR "a peer file naming no device: peers_same_device ${same}, ${nn} rows noted peer-elsewhere")
 endif()
 file(STRINGS ${OUT}.csv rows REGEX ",pass,1000000\\.00,")
 list(LENGTH rows n)

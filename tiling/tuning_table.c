@@ -1,6 +1,7 @@
 /* The tuning table: one row per device family. The generic GPU row holds the starting values every row begins
  * from; each other row names only what it changes, one line each with the reason and the measurement's device and
- * date (its section of docs/performance.md; docs/tiling.md explains each knob). */
+ * date (docs/performance.md, DEVICE, DATE: its older measurements say where to find each; docs/tiling.md explains each
+ * knob). */
 #include "tiling/tuning_table.h"
 
 #include <stddef.h>

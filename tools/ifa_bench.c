@@ -761,10 +761,10 @@ static const char *split_name(int s) {
 }
 
 /* OUT.json beside OUT.csv (OUT.csv.json for a name without .csv): the run's command, date, device, measured
- * streaming bandwidth, POCL_AFFINITY and peers' file (tools/plot_bench.py's legend), as the CSV's rows do not
- * say them. 0, or -1 when it could not be written. */
+ * streaming bandwidth, POCL_AFFINITY, peers' file and the device it names (tools/plot_bench.py's legend), as the
+ * CSV's rows do not say them. 0, or -1 when it could not be written. */
 static int write_sidecar(const char *csv_path, int argc, char **argv, const char *date, const ifa_context *ctx,
-                         double bw, const char *pocl_affinity, const char *peers_file) {
+                         double bw, const char *pocl_affinity, const char *peers_file, const char *peers_device) {
     char path[4096];
     const size_t n = strlen(csv_path);
     if (n > 4 && strcmp(csv_path + n - 4, ".csv") == 0)
@@ -778,7 +778,11 @@ static int write_sidecar(const char *csv_path, int argc, char **argv, const char
     cJSON_AddNumberToObject(o, "compute_units", ctx->facts.compute_units);
     cJSON_AddNumberToObject(o, "bandwidth_GBps", bw);
     cJSON_AddStringToObject(o, "POCL_AFFINITY", pocl_affinity);
-    if (peers_file) cJSON_AddStringToObject(o, "peers", peers_file);
+    if (peers_file) {
+        cJSON_AddStringToObject(o, "peers", peers_file);
+        cJSON_AddStringToObject(o, "peers_device", peers_device); /* "" where the file names none */
+        cJSON_AddBoolToObject(o, "peers_same_device", strcmp(peers_device, ctx->device_name) == 0);
+    }
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     FILE *f = text ? fopen(path, "w") : NULL;
@@ -954,6 +958,10 @@ int main(int argc, char **argv) {
         free(base_tuning);
         return early;
     }
+    /* the peers' device: their rows note "peer-elsewhere" unless it is this run's */
+    char peers_device[256] = "";
+    if (peers_file) ifa_bench_shapes_device(peers_file, peers_device, sizeof peers_device);
+    const int peers_here = strcmp(peers_device, ctx->device_name) == 0;
     int64_t device_cache = 0;
     const int64_t llc = last_level_cache(ctx, &device_cache);
     int64_t bw_bytes = 4 * llc > ((int64_t)256 << 20) ? 4 * llc : ((int64_t)256 << 20);
@@ -1021,7 +1029,7 @@ int main(int argc, char **argv) {
         /* the CSV holds the header and the rows only, so that csv, NumPy and pandas read it as it is; what the run
          * was lies beside it in OUT.json */
         fprintf(csv, "%s%s\n", header, o.compare || o.nvariants ? "" : ",bw_GBps,note");
-        if (write_sidecar(csv_out, argc, argv, date, ctx, bw, pocl_affinity, peers_file) != 0)
+        if (write_sidecar(csv_out, argc, argv, date, ctx, bw, pocl_affinity, peers_file, peers_device) != 0)
             fprintf(stderr, "ifa-bench: cannot write the JSON beside %s\n", csv_out);
     }
     int failures = 0, compared = 0, right = 0;
@@ -1085,9 +1093,12 @@ int main(int argc, char **argv) {
             printf("%s\n", line);
             fflush(stdout);
             if (csv) {
-                /* a rate above the streaming reference read K/V partly from a cache (a row that fits the
-                 * last-level cache, or copies too few to rotate it out) */
-                fprintf(csv, "%s,%.1f,%s\n", line, row_bw, r.gbps > row_bw ? "cache" : "");
+                /* notes: cache-warm, a rate above the streaming reference (K/V read partly from a cache: a row
+                 * that fits the last-level cache, or copies too few to rotate it out); peer-elsewhere, a peer time
+                 * measured on another device than this run's (the peers' file names it in its "# device:" line) */
+                const int warm = r.gbps > row_bw, elsewhere = peer && !peers_here;
+                fprintf(csv, "%s,%.1f,%s%s%s\n", line, row_bw, warm ? "cache-warm" : "", warm && elsewhere ? " " : "",
+                        elsewhere ? "peer-elsewhere" : "");
                 fflush(csv); /* a run stopped by a time limit (a lent GPU's step) keeps the rows it measured */
             }
             if (r.pass == 0) ++failures;

@@ -22,6 +22,7 @@
  * (new_seq_lengths) and attended as K query tokens with actual_seq_lengths_q (the padding tokens NaN: never
  * read); then a seeded share of them is accepted (at least one) and the length moves past those only, so
  * the rejected rows stay in the cache behind the length, never read, and the next step overwrites them. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static int usage(FILE *f) {
             "                  [--follow-up P] [--heads 8] [--kv-heads 2] [--dim 64] [--layout BSND]\n"
             "                  [--dtype float16] [--kv-dtype float16|bfloat16|float32|float8_e4m3fn|float8_e5m2|int8|int4]\n"
             "                  [--symmetric] [--scaled] [--kivi]\n"
-            "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet]\n"
+            "                  [--block-size 16] [--pool-blocks N] [--max-steps N] [--verify N] [--quiet] [--json]\n"
             "                  [--rope neox|gptj] [--template auto|all_vector|cv] [--window W] [--sinks] [--latent DV]\n"
             "                  [--draft K] [--rope-offset R] [--plain-buffers] [--prepare]\n"
             "--trace: CSV lines prompt_len,output_len[,prefix_id] (a header line is skipped; prefix_id -1 = none).\n"
@@ -72,6 +73,9 @@ static int usage(FILE *f) {
             "  every length the pool holds (ifa_incre_flash_attention_prepare), so no step's attention builds one.\n"
             "--plain-buffers: the K/V pools and their per-token scales in clCreateBuffer's buffers instead of\n"
             "  ifa_buffer_create's (on a CPU device: whole 2 MiB pages advised for transparent huge pages).\n"
+            "--json: the summary as one JSON object on stdout (names with their units: tokens_per_s_decode_steps\n"
+            "  over the steps' time, tokens_per_s_wall over the wall time, ...) instead of the text lines.\n"
+            "--quiet: no progress lines (stderr) during the run.\n"
             "--help: this text.\n");
     return f == stdout ? 0 : 2;
 }
@@ -80,6 +84,7 @@ typedef struct opts {
     const char *device, *trace, *layout, *rope, *template_mode;
     int slots, requests, prefixes, verify, quiet, symmetric, scaled, sinks, kivi;
     int plain_buffers; /* the pools in clCreateBuffer's buffers instead of ifa_buffer_create's */
+    int json;          /* --json: the summary as one JSON object on stdout */
     int prepare;       /* ifa_incre_flash_attention_prepare before the first attention */
     int64_t prompt_min, prompt_max, output_min, output_max, prefix_len, heads, kv_heads, dim, block_size, pool_blocks;
     int64_t max_steps, window;
@@ -812,6 +817,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         int used = 1, bad = 0;
         unsigned long long seed = 0;
         if (strcmp(a, "--quiet") == 0) o->quiet = 1, used = 0;
+        else if (strcmp(a, "--json") == 0) o->json = 1, used = 0;
         else if (strcmp(a, "--symmetric") == 0) o->symmetric = 1, used = 0;
         else if (strcmp(a, "--scaled") == 0) o->scaled = 1, used = 0;
         else if (strcmp(a, "--sinks") == 0) o->sinks = 1, used = 0;
@@ -1075,17 +1081,83 @@ static int run(driver *dr) {
     return 0;
 }
 
-static void report(driver *dr) {
+/* The run's figures, named for what each measures: what the text report and --json's object both print. */
+typedef struct figures {
+    int64_t steps, timed;
+    double serve_s, wall_s, steps_per_s, tokens_per_s_steps, tokens_per_s_wall, p50_us, p99_us;
+    double attn_us_mean, attn_us_p50, append_us_mean, kv_mb_per_step, attn_gbs, plan_share, host_share, blocks_mean;
+} figures;
+
+static figures figures_of(const driver *dr) {
     const stats *s = &dr->st;
     const int64_t n = s->steps, m = s->timed;
     ifa_bench_sort(s->step_us, m);
     ifa_bench_sort(s->attn_us, m);
-    const double p50 = m ? s->step_us[m / 2] : 0, p99 = m ? s->step_us[(m * 99) / 100] : 0;
+    figures f = {.steps = n, .timed = m, .serve_s = s->steps_us * 1e-6, .wall_s = s->wall_us * 1e-6};
+    f.steps_per_s = (double)n / f.serve_s;
+    f.tokens_per_s_steps = (double)s->tokens / f.serve_s, f.tokens_per_s_wall = (double)s->tokens / f.wall_s;
+    f.p50_us = m ? s->step_us[m / 2] : 0, f.p99_us = m ? s->step_us[(m * 99) / 100] : 0;
+    f.attn_us_mean = n ? s->attn_dev_us / (double)n : 0, f.attn_us_p50 = m ? s->attn_us[m / 2] : 0;
+    f.append_us_mean = n ? s->append_dev_us / (double)n : 0;
+    f.kv_mb_per_step = n ? s->kv_bytes / (double)n * 1e-6 : 0;
+    f.attn_gbs = s->attn_dev_us > 0 ? s->kv_bytes / (s->attn_dev_us * 1e-6) * 1e-9 : 0;
+    f.plan_share = s->plan_us / s->steps_us, f.host_share = (s->steps_us - s->wait_us) / s->steps_us;
+    f.blocks_mean = n ? s->blocks_sum / (double)n : 0;
+    return f;
+}
+
+/* --json: the figures as one object on stdout; the names carry their units and what they count. */
+static void report_json(const driver *dr, const figures *f) {
+    const stats *s = &dr->st;
+    cJSON *j = cJSON_CreateObject();
+    const struct {
+        const char *name;
+        double value;
+    } rows[] = {
+        {"requests", dr->nreqs}, {"requests_finished", dr->nfinished}, {"steps", (double)f->steps},
+        {"serving_s", f->serve_s}, {"wall_s", f->wall_s}, {"steps_per_s", f->steps_per_s},
+        {"tokens_generated", (double)s->tokens},
+        {"tokens_per_s_decode_steps", f->tokens_per_s_steps}, {"tokens_per_s_wall", f->tokens_per_s_wall},
+        {"prompt_tokens_prefilled", (double)s->prefill_tokens}, {"prompt_tokens_reused", (double)s->reused_tokens},
+        {"step_us_p50", f->p50_us}, {"step_us_p99", f->p99_us}, {"steps_timed", (double)f->timed},
+        {"steps_that_built", (double)s->build_steps}, {"build_ms", s->build_us * 1e-3},
+        {"attention_calls_that_built", (double)s->attn_build_steps},
+        {"prepared_kernel_sets", (double)s->prepared_sets}, {"prepared_programs", (double)s->prepared_programs},
+        {"prepare_ms", s->prepare_us * 1e-3}, {"planning_share", f->plan_share}, {"host_share", f->host_share},
+        {"attention_device_us_mean", f->attn_us_mean}, {"attention_device_us_p50", f->attn_us_p50},
+        {"decode_append_device_us_mean", f->append_us_mean}, {"prefill_append_device_ms", s->prefill_dev_us * 1e-3},
+        {"model_stand_in_ms", s->gen_us * 1e-3}, {"kv_read_mb_per_step", f->kv_mb_per_step},
+        {"attention_gb_per_s", f->attn_gbs}, {"blocks_mean", f->blocks_mean}, {"blocks_max", (double)s->block_max},
+        {"pool_blocks", dr->pool.nblocks}, {"evictions", (double)dr->pool.evictions},
+        {"prefix_hits", (double)dr->pool.hits}, {"preemptions", (double)s->preemptions},
+        {"verified_steps", (double)s->verified_steps}, {"verify_failures", dr->verify_failures},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) cJSON_AddNumberToObject(j, rows[i].name, rows[i].value);
+    if (dr->o.draft > 0) {
+        cJSON_AddNumberToObject(j, "draft_tokens_verified", (double)s->verified_tokens);
+        cJSON_AddNumberToObject(j, "draft_request_steps", (double)s->request_steps);
+    }
+    cJSON_AddStringToObject(j, "kv_pools", dr->o.plain_buffers ? "clCreateBuffer" : "ifa_buffer_create");
+    if (dr->pocl_affinity) cJSON_AddStringToObject(j, "pocl_affinity", dr->pocl_affinity);
+    char *text = cJSON_PrintUnformatted(j);
+    if (text) puts(text);
+    cJSON_free(text);
+    cJSON_Delete(j);
+}
+
+static void report(driver *dr) {
+    const stats *s = &dr->st;
+    const figures f = figures_of(dr);
+    if (dr->o.json) {
+        report_json(dr, &f);
+        return;
+    }
+    const int64_t n = f.steps, m = f.timed;
     printf("requests finished    %d of %d\n", dr->nfinished, dr->nreqs);
     printf("steps                %lld (%.1f steps/s over %.2f s of serving; %.2f s wall)\n", (long long)n,
-           (double)n / (s->steps_us * 1e-6), s->steps_us * 1e-6, s->wall_us * 1e-6);
+           f.steps_per_s, f.serve_s, f.wall_s);
     printf("tokens generated     %lld (%.1f tokens/s over the decode steps' time, %.1f over the wall time)\n",
-           (long long)s->tokens, (double)s->tokens / (s->steps_us * 1e-6), (double)s->tokens / (s->wall_us * 1e-6));
+           (long long)s->tokens, f.tokens_per_s_steps, f.tokens_per_s_wall);
     cl_device_type type = 0;
     clGetDeviceInfo(ifa_context_device(dr->ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (type & CL_DEVICE_TYPE_CPU) /* PoCL's workers: a GPU's driver has none */
@@ -1100,28 +1172,28 @@ static void report(driver *dr) {
     printf("prompt tokens        %lld prefilled, %lld reused from cached blocks\n", (long long)s->prefill_tokens,
            (long long)s->reused_tokens);
     printf("step latency         p50 %.1f us, p99 %.1f us over %lld steps (%lld steps that built kernels: %.1f ms)\n",
-           p50, p99, (long long)m, (long long)s->build_steps, s->build_us * 1e-3);
+           f.p50_us, f.p99_us, (long long)m, (long long)s->build_steps, s->build_us * 1e-3);
     if (dr->o.prepare)
         printf("prepared kernels     %lld kernel sets (%lld programs built) in %.1f ms before the first attention; "
                "%lld attention calls built one after\n", (long long)s->prepared_sets, (long long)s->prepared_programs,
                s->prepare_us * 1e-3, (long long)s->attn_build_steps);
     else
         printf("attention builds     %lld attention calls built kernels\n", (long long)s->attn_build_steps);
-    printf("planning             %.1f %% of the step time (%.1f us per step)\n", 100 * s->plan_us / s->steps_us,
+    printf("planning             %.1f %% of the step time (%.1f us per step)\n", 100 * f.plan_share,
            n ? s->plan_us / (double)n : 0);
     printf("host work            %.1f %% of the step time (all but waiting for the attention and prefill appends)\n",
-           100 * (s->steps_us - s->wait_us) / s->steps_us);
+           100 * f.host_share);
     /* the mean holds first launches (a GPU's module load, PoCL's code generation) and, before 2026-11-27,
      * builds between a run's launches; the median over the steps that built nothing is the kernels' own */
     printf("device time          attention %.1f us per step (p50 %.1f us over the steps that built nothing), decode append "
-           "%.1f us per step, prefill appends %.1f ms in all\n", n ? s->attn_dev_us / (double)n : 0,
-           m ? s->attn_us[m / 2] : 0, n ? s->append_dev_us / (double)n : 0, s->prefill_dev_us * 1e-3);
+           "%.1f us per step, prefill appends %.1f ms in all\n", f.attn_us_mean, f.attn_us_p50, f.append_us_mean,
+           s->prefill_dev_us * 1e-3);
     printf("model stand-in       %.1f ms drawing K/V rows and queries on the host (not in the step times)\n",
            s->gen_us * 1e-3);
     printf("KV read per step     %.3f MB, %.2f GB/s achieved by the attention kernels\n",
-           n ? s->kv_bytes / (double)n * 1e-6 : 0, s->attn_dev_us > 0 ? s->kv_bytes / (s->attn_dev_us * 1e-6) * 1e-9 : 0);
+           f.kv_mb_per_step, f.attn_gbs);
     printf("blocks in use        mean %.1f, max %lld of %d; evictions %lld; prefix hits %lld; preemptions %lld\n",
-           n ? s->blocks_sum / (double)n : 0, (long long)s->block_max, dr->pool.nblocks, (long long)dr->pool.evictions,
+           f.blocks_mean, (long long)s->block_max, dr->pool.nblocks, (long long)dr->pool.evictions,
            (long long)dr->pool.hits, (long long)s->preemptions);
     if (dr->o.verify > 0)
         printf("verified steps       %lld, %lld failures\n", (long long)s->verified_steps, (long long)dr->verify_failures);

@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 /* ifa-run: the standalone op tester. Runs cases (JSON, docs/case-format.md) of any ifa op on an OpenCL
  * device: one file, several, a directory of *.json, or a batch file with one case per line (.jsonl).
  *   --mode run (default): run, write outputs with --out, compare with the float64 reference with --check;
- *   --mode test: run and check every case; --mode perf: run --runs times and report the median kernel time;
+ *   --mode test: run and check every case; --mode perf: build the kernels apart (timed), then run --runs times and
+ *   report the median kernel time;
  *   --mode support: plan only: whether the device takes the case, and the template, tiling key and workspace.
  * Ops: IncreFlashAttention (attention_out.npy, softmax_lse.npy), MergeAttentionStates (merged_output.npy,
  * merged_lse.npy), KVCacheAppend (key_cache.npy, value_cache.npy and the scales it writes). With more than one case a summary line "N passed, N failed" ends the output.
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/append_check.h"
@@ -34,7 +37,8 @@ static int usage(FILE *f) {
           "  folders of *.json cases, .jsonl batches (a case a line). Exit 0, 1 on a failed check, 2 on a bad case or\n"
           "  option, 3 on a device failure (over many cases: the worst).\n"
           "  --mode run|test|perf|support  run (default): run and write outputs; test: run and check each, then\n"
-          "                                \"N passed, N failed\"; perf: the median kernel time; support: plan only\n"
+          "                                \"N passed, N failed\"; perf: the build's time (kernels built apart), then\n"
+          "                                the median kernel time; support: plan only\n"
           "  --check                       compare each output with the float64 reference (exit 1 on a failure)\n"
           "  --out DIR                     write each case's outputs (.npy) to DIR, all of them or none\n"
           "  --runs N                      perf mode's timed runs (default 10)\n"
@@ -275,6 +279,29 @@ static int run_append(ifa_context *ctx, cl_command_queue q, const char *text, co
     return rc;
 }
 
+/* --mode perf: the case's kernels built ahead of its runs (ifa_incre_flash_attention_prepare over descriptors without
+ * buffers), so that the first run's time holds no build; prints (or reports) the build's wall time and kernel sets. */
+static void prepare_ifa(ifa_context *ctx, cl_command_queue q, const ifa_case *c) {
+    ifa_host_tensor out, lse;
+    ifa_case_output_forms(c, &out, &lse);
+    ifa_case_tensors t;
+    ifa_incre_flash_attention_args a;
+    ifa_case_describe(c, &out, c->softmax_lse_flag ? &lse : NULL, NULL, &t, &a);
+    struct timespec t0, t1;
+    int64_t sets = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const ifa_status st = ifa_incre_flash_attention_prepare(ctx, &a, q, &sets);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    if (st != IFA_STATUS_OK) return; /* the run reports what is wrong */
+    if (report) {
+        report_num("build", "ms", ms), report_num("build", "kernel_sets", (double)sets);
+        return;
+    }
+    printf("build: %.1f ms for %lld kernel sets (ifa_incre_flash_attention_prepare: each batch size and length up to "
+           "the case's; PoCL's code generation included)\n", ms, (long long)sets);
+}
+
 /* Plans an IncreFlashAttention case without buffers and says whether the device takes it. */
 static int support_ifa(ifa_context *ctx, const ifa_case *c) {
     ifa_host_tensor out, lse;
@@ -337,6 +364,7 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         ifa_case_free(&c);
         return rc;
     }
+    if (o->mode == MODE_PERF) prepare_ifa(ctx, q, &c);
     int rc = 0;
     ifa_case_result r;
     memset(&r, 0, sizeof r);
@@ -362,7 +390,8 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
         report_str("q", ifa_dtype_name(c.query.dtype)), report_str("kv", ifa_dtype_name(c.key.dtype));
         report_str("template", r.plan.template_id == IFA_TEMPLATE_ALL_VECTOR ? "all_vector" : "cv");
         report_str("tiling_key", key), report_str("shape", ifa__shape_name(r.plan.shape));
-        /* the first run on fresh buffers: PoCL builds the kernel's code and maps the pages inside it */
+        /* the first run on fresh buffers: PoCL maps the pages inside it, and without --mode perf's build first,
+         * generates the kernel's code there too */
         report_num(NULL, "first_run_device_ms", r.device_ms);
     } else {
     printf("case: B=%lld N=%lld N_kv=%lld D=%lld%s S1=%lld S_kv=%lld layout=%s q=%s kv=%s%s%s%s%s%s%s%s%s%s; tiling_key=%llu "
@@ -377,7 +406,8 @@ static int run_case(ifa_context *ctx, cl_command_queue q, const char *text, cons
            (unsigned long long)r.plan.tiling_key, (int)r.plan.work_group_size, (int)r.plan.chunk_rows,
            (int)r.plan.heads_per_group, (int)r.plan.split_kv);
     /* one run on buffers just created: PoCL maps their pages on first touch, inside this time */
-    printf("kernel time: %.3f ms (first run on fresh buffers; --mode perf gives warm runs)\n", r.device_ms);
+    printf("kernel time: %.3f ms (first run on fresh buffers%s)\n", r.device_ms,
+           o->mode == MODE_PERF ? ", kernels built before it" : ", its kernel builds included; --mode perf builds apart");
     }
     if (o->mode == MODE_PERF) {
         /* the first run built the kernels; the median of the next runs' kernel times */

@@ -32,6 +32,24 @@ static int column(const char *name) {
     return -1;
 }
 
+int ifa_bench_shapes_device(const char *path, char *out, size_t size) {
+    static const char tag[] = "# device:";
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, tag, sizeof tag - 1) != 0) continue;
+        const char *v = line + sizeof tag - 1;
+        while (*v == ' ' || *v == '\t') ++v;
+        size_t n = strcspn(v, "\r\n");
+        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t')) --n;
+        snprintf(out, size, "%.*s", (int)n, v);
+        found = 1;
+    }
+    if (f) fclose(f);
+    return found;
+}
+
 int ifa_bench_shapes_load(const char *path, ifa_bench_shape **out, int *count, char *err, size_t err_size) {
     *out = NULL, *count = 0;
     FILE *f = fopen(path, "r");

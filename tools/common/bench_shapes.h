@@ -16,6 +16,10 @@ typedef struct ifa_bench_shape {
 /* Reads a shape file into a malloc'd array. Returns 0, or -1 with a message in err. */
 int ifa_bench_shapes_load(const char *path, ifa_bench_shape **out, int *count, char *err, size_t err_size);
 
+/* The device a shape file's times were measured on: its "# device: NAME" comment line (the OpenCL device name, as
+ * ifa-bench prints it) into out. 1 when the file has one, 0 when not (or it cannot be read). */
+int ifa_bench_shapes_device(const char *path, char *out, size_t size);
+
 /* The first entry of list with s's sizes and KV type, or NULL. */
 const ifa_bench_shape *ifa_bench_shapes_find(const ifa_bench_shape *list, int count, const ifa_bench_shape *s);
 

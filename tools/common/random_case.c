@@ -164,7 +164,7 @@ int ifa_random_case_make_wide(uint64_t seed, double wide_share, ifa_random_case 
     int64_t d = pick(&g, dims, 11);
     /* one case in 20 past 256 columns (wide_share: ifa-soak --wide): D = 512, or DeepSeek's MLA (576, the value its
      * first 512, below), where the GPU shapes take several chunks of 8 columns a lane (Zen 4, 2026-11-29) and the
-     * latent tile 16 rows (fifty-sixth) */
+     * latent tile 16 rows (Zen 4, 2026-11-29) */
     ifa_rng wide;
     ifa_rng_seed(&wide, seed * 0x9E3779B97F4A7C15ull + 31);
     if (ifa_rng_uniform(&wide, 0, 1) < wide_share) d = ifa_rng_uniform(&wide, 0, 1) < 0.5 ? 512 : 576;
