@@ -64,7 +64,8 @@ class Binding(unittest.TestCase):
         # the loaded library is the release include/ifa/version.h describes (the source tree: $IFA_SOURCE_DIR, else
         # this file's), and an installed package says the same
         src = os.environ.get("IFA_SOURCE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-        header = open(os.path.join(src, "include", "ifa", "version.h")).read()
+        with open(os.path.join(src, "include", "ifa", "version.h")) as f:
+            header = f.read()
         parts = [re.search(r"#define IFA_VERSION_%s (\d+)" % p, header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
         self.assertEqual(ifa.version(), ".".join(parts))
         if "site-packages" in ifa.__file__:
@@ -405,6 +406,110 @@ class Binding(unittest.TestCase):
         out = (np.exp(pl - lse)[:, :, None] * po).sum(axis=0)
         self.assertLess(rel_l2(r["merged_output"], out), 1e-5)
         self.assertLess(np.abs(r["merged_lse"] - lse).max(), 1e-5)
+
+    def test_plan_once_run_many(self):
+        """A plan made once runs three steps' new query, key and value of the planned shapes (each against float64);
+        a tensor of another shape is refused as PLAN_MISMATCH, and an output given is written in place."""
+        b, n, nkv, d, s = 2, 8, 2, 64, 96
+        step = ifa.plan("IncreFlashAttention", query=np.empty((b, 1, n * d), np.float16),
+                        key=np.empty((b, s, nkv * d), np.float16), value=np.empty((b, s, nkv * d), np.float16),
+                        num_heads=n, num_key_value_heads=nkv, scale_value=0.125, actual_seq_lengths=[96, 40],
+                        softmax_lse_flag=True)
+        for _ in range(3):
+            q = self.rng.uniform(-1, 1, (b, 1, n * d)).astype(np.float16)
+            k = self.rng.uniform(-1, 1, (b, s, nkv * d)).astype(np.float16)
+            v = self.rng.uniform(-1, 1, (b, s, nkv * d)).astype(np.float16)
+            r = step.run(query=q, key=k, value=v)
+            out, lse = attention_ref(q, k, v, n, nkv, 0.125, lengths=[96, 40])
+            self.assertLess(rel_l2(r["attention_out"], out), 1e-3)
+            self.assertLess(np.abs(r["softmax_lse"] - lse).max(), 1e-3)
+        given = np.zeros((b, 1, n * d), np.float16)
+        r = step.run(query=q, key=k, value=v, attention_out=given)
+        self.assertIs(r["attention_out"], given)
+        self.assertLess(rel_l2(given, out), 1e-3)
+        with self.assertRaises(ifa.Error) as e:
+            step.run(query=q, key=k[:, :64], value=v)
+        self.assertEqual(e.exception.status, "PLAN_MISMATCH")
+
+    def test_host_arrays_in_place_on_a_cpu_device(self):
+        """On a CPU device, aligned NumPy arrays (Context.empty) are the kernels' buffers themselves: the output and
+        an appended cache are written straight into them; unaligned ones are copied and give the same results."""
+        ctx = ifa._default_context()
+        if not ctx._host_align:
+            self.skipTest("not a CPU device")
+        b, n, nkv, d, s = 1, 4, 1, 64, 64
+        q = ctx.empty((b, 1, n * d), np.float32)
+        k, v = ctx.empty((b, s, nkv * d), np.float32), ctx.empty((b, s, nkv * d), np.float32)
+        q[:], k[:], v[:] = (self.rng.uniform(-1, 1, x.shape) for x in (q, k, v))
+        self.assertTrue(ctx._zero_copy(q) and ctx._zero_copy(k))
+        out = ctx.empty((b, 1, n * d), np.float32)
+        ref, _ = attention_ref(q, k, v, n, nkv, 0.125)
+        r = ctx.run("IncreFlashAttention", query=q, key=k, value=v, attention_out=out, num_heads=n,
+                    num_key_value_heads=nkv, scale_value=0.125)
+        self.assertIs(r["attention_out"], out)
+        self.assertLess(rel_l2(out, ref), 1e-5)
+        odd = np.empty(q.size + 1, np.float32)[1:].reshape(q.shape)  # 4 bytes past an aligned start
+        odd[:] = q
+        self.assertFalse(ctx._zero_copy(odd))
+        r = ctx.run("IncreFlashAttention", query=odd, key=k, value=v, num_heads=n, num_key_value_heads=nkv,
+                    scale_value=0.125)
+        self.assertLess(rel_l2(r["attention_out"], ref), 1e-5)
+        kc, vc = ctx.empty((b, s, nkv * d), np.float32), ctx.empty((b, s, nkv * d), np.float32)
+        kc.fill(0), vc.fill(0)
+        ctx.run("KVCacheAppend", key=k[:, :3], value=v[:, :3], key_cache=kc, value_cache=vc, cache_seq_lengths=[7],
+                num_key_value_heads=nkv)
+        np.testing.assert_array_equal(kc[0, 7:10], k[0, :3])
+        self.assertFalse(kc[0, :7].any() or kc[0, 10:].any())
+
+    def test_pyopencl_arrays_stay_on_the_device(self):
+        """With Context(queue=pyopencl queue), pyopencl arrays go in and come out without a copy: a paged fp16 cache
+        on the device takes a step's rows (KVCacheAppend in place), the planned attention reads it and its output
+        and LSE come back as device arrays; two partial results merge on the device (MergeAttentionStates)."""
+        try:
+            import pyopencl as cl
+            import pyopencl.array as cla
+        except ImportError:
+            self.skipTest("no pyopencl (Debian: python3-pyopencl)")
+        queue = cl.CommandQueue(cl.create_some_context(interactive=False))
+        ctx = ifa.Context(queue=queue)
+        b, n, nkv, d, bs, blocks = 2, 8, 2, 64, 16, 8
+        lens = [37, 20]
+        table = np.array([[5, 1, 7], [2, 6, 0]], dtype=np.int64)
+        rows = self.rng.uniform(-1, 1, (b, 40, nkv * d)).astype(np.float16)
+        vrows = self.rng.uniform(-1, 1, (b, 40, nkv * d)).astype(np.float16)
+        kc = cla.zeros(queue, (blocks, bs, nkv * d), np.float16)
+        vc = cla.zeros(queue, (blocks, bs, nkv * d), np.float16)
+        append = ctx.plan("KVCacheAppend", key=rows[:, :20], value=vrows[:, :20], key_cache=kc, value_cache=vc,
+                          cache_seq_lengths=[0, 0], num_key_value_heads=nkv, block_table=table.ravel(),
+                          block_table_cols=3, block_size=bs)
+        dev = lambda x: cla.to_device(queue, np.ascontiguousarray(x))  # noqa: E731
+        w = append.run(key=dev(rows[:, :20]), value=dev(vrows[:, :20]), key_cache=kc, value_cache=vc)
+        self.assertIs(w["key_cache"], kc)
+        ctx.run("KVCacheAppend", key=dev(rows[:1, 20:37]), value=dev(vrows[:1, 20:37]), key_cache=kc, value_cache=vc,
+                cache_seq_lengths=[20], num_key_value_heads=nkv,
+                block_table=table[:1].ravel(), block_table_cols=3, block_size=bs)
+        q = self.rng.uniform(-1, 1, (b, 1, n * d)).astype(np.float16)
+        attend = ctx.plan("IncreFlashAttention", query=q, key=kc, value=vc, num_heads=n, num_key_value_heads=nkv,
+                          scale_value=0.125, actual_seq_lengths=lens, block_table=table.ravel(), block_table_cols=3,
+                          block_size=bs, softmax_lse_flag=True)
+        r = attend.run(query=dev(q), key=kc, value=vc)
+        self.assertIsInstance(r["attention_out"], cla.Array)
+        self.assertIsInstance(r["softmax_lse"], cla.Array)
+        out, lse = attention_ref(q, rows, vrows, n, nkv, 0.125, lengths=lens)
+        self.assertLess(rel_l2(r["attention_out"].get(), out), 1e-3)
+        self.assertLess(np.abs(r["softmax_lse"].get() - lse).max(), 1e-3)
+        # the cache on the device holds the rows the appends wrote, block by block
+        pool = kc.get()
+        self.assertTrue(np.array_equal(pool[table[0, 2], 37 - 32 - 1], rows[0, 36]))
+        po = cla.to_device(queue, self.rng.uniform(-1, 1, (2, 5, 16)).astype(np.float32))
+        pl = cla.to_device(queue, self.rng.uniform(-4, 4, (2, 5)).astype(np.float32))
+        m = ctx.run("MergeAttentionStates", partial_outputs=po, partial_lses=pl, merged_lse_flag=True)
+        self.assertIsInstance(m["merged_output"], cla.Array)
+        plh = pl.get().astype(np.float64)
+        mlse = np.log(np.exp(plh).sum(axis=0))
+        self.assertLess(rel_l2(m["merged_output"].get(), (np.exp(plh - mlse)[:, :, None] * po.get()).sum(axis=0)),
+                        1e-5)
+        ctx.close()
 
     def test_append_writes_the_callers_cache(self):
         """KVCacheAppend updates the caller's cache arrays in place (the returned ones equal them), as FlashInfer's

@@ -1,11 +1,14 @@
-"""ifa for Python: every op of the library through its registry, NumPy arrays in and out (ctypes, no
-compiled extension).
+"""ifa for Python: every op of the library through its registry (ctypes, no compiled extension), on NumPy arrays
+or, with PyOpenCL, on arrays that stay on the device. docs/python.md has the whole story; in short:
 
     import numpy as np, ifa
     q = np.random.rand(1, 1, 8 * 64).astype(np.float16)              # BSH query, N = 8, D = 64
     k = v = np.random.rand(1, 512, 2 * 64).astype(np.float16)        # N_kv = 2
     out = ifa.run("IncreFlashAttention", query=q, key=k, value=v, num_heads=8, num_key_value_heads=2,
                   scale_value=0.125)["attention_out"]
+
+For serving, `ctx = ifa.Context(queue=pyopencl_queue)`, `plan = ctx.plan(op, **kwargs)` once, then
+`plan.run(query=..., key=..., value=...)` every step (class Plan).
 
 Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16 and int4 data) and attributes
 (Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`; `input_layout` also takes
@@ -26,6 +29,12 @@ import os
 
 import numpy as np
 
+try:  # optional: pyopencl.array.Array inputs and outputs stay on the device (Context(queue=...))
+    import pyopencl as _pyopencl
+    import pyopencl.array as _pyopencl_array
+except ImportError:  # pragma: no cover - the binding works on NumPy arrays without it
+    _pyopencl = _pyopencl_array = None
+
 _DTYPES = ["float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool", "int4", "float8_e4m3fn",
            "float8_e5m2"]
 _NUMPY = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int32": np.int32,
@@ -35,7 +44,9 @@ _TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn", "float8_e5m2")  # dtypes Nu
 _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING, _ATTR_BOOL, _ATTR_INT_LIST = range(5)
 # input_layout as FlashInfer names it: NHD is (batch or page rows, heads, dim), ifa's BSND; HND is BNSD
 _LAYOUT_ALIASES = {"NHD": "BSND", "HND": "BNSD"}
-_CL_MEM_READ_WRITE, _CL_MEM_COPY_HOST_PTR = 1 << 0, 1 << 5
+_CL_MEM_READ_WRITE, _CL_MEM_USE_HOST_PTR, _CL_MEM_COPY_HOST_PTR = 1 << 0, 1 << 3, 1 << 5
+_CL_DEVICE_TYPE, _CL_DEVICE_MEM_BASE_ADDR_ALIGN, _CL_DEVICE_TYPE_CPU = 0x1000, 0x1019, 1 << 1
+_CL_MAP_READ, _CL_MAP_WRITE = 1 << 0, 1 << 1
 
 
 class Error(Exception):
@@ -52,9 +63,13 @@ class Tensor:
     float8_e5m2) as its bytes."""
 
     def __init__(self, data, dtype, shape=None):
-        self.data = np.ascontiguousarray(data)
+        self.data = data if _is_device_array(data) else np.ascontiguousarray(data)
         self.dtype = dtype
         self.shape = tuple(shape if shape is not None else self.data.shape)
+
+
+def _is_device_array(x):
+    return _pyopencl_array is not None and isinstance(x, _pyopencl_array.Array)
 
 
 def to_bfloat16(x):
@@ -161,6 +176,7 @@ def _library():
     lib.ifa_dtype_max.restype = C.c_double
     lib.ifa_dtype_max.argtypes = [C.c_int]
     lib.ifa_context_create_default.argtypes = [C.c_char_p, C.POINTER(C.c_void_p)]
+    lib.ifa_context_create.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(C.c_void_p)]
     lib.ifa_context_destroy.argtypes = [C.c_void_p]
     lib.ifa_context_cl_context.restype = C.c_void_p
     lib.ifa_context_cl_context.argtypes = [C.c_void_p]
@@ -180,6 +196,14 @@ def _opencl():
     cl.clReleaseMemObject.argtypes = [C.c_void_p]
     cl.clReleaseCommandQueue.argtypes = [C.c_void_p]
     cl.clFinish.argtypes = [C.c_void_p]
+    cl.clGetDeviceInfo.argtypes = [C.c_void_p, C.c_uint32, C.c_size_t, C.c_void_p, C.c_void_p]
+    cl.clEnqueueMapBuffer.restype = C.c_void_p
+    cl.clEnqueueMapBuffer.argtypes = [C.c_void_p, C.c_void_p, C.c_uint, C.c_uint64, C.c_size_t, C.c_size_t, C.c_uint,
+                                      C.c_void_p, C.c_void_p, C.POINTER(C.c_int32)]
+    cl.clEnqueueUnmapMemObject.argtypes = [C.c_void_p, C.c_void_p, C.c_void_p, C.c_uint, C.c_void_p, C.c_void_p]
+    cl.clReleaseEvent.argtypes = [C.c_void_p]
+    cl.clWaitForEvents.argtypes = [C.c_uint, C.POINTER(C.c_void_p)]
+    cl.clGetEventProfilingInfo.argtypes = [C.c_void_p, C.c_uint32, C.c_size_t, C.c_void_p, C.c_void_p]
     return cl
 
 
@@ -238,25 +262,40 @@ def _definition(d):
 
 
 class Context:
-    """An ifa context and an in-order queue on a device (selector as ifa_context_create_default: None = the
-    IFA_DEVICE variable or the first device, "P:D", or part of a device or platform name)."""
+    """An ifa context and an in-order queue on a device: selector as ifa_context_create_default (None = the
+    IFA_DEVICE variable or the first device, "P:D", or part of a device or platform name), or queue, a
+    pyopencl.CommandQueue whose context, device and queue ifa shares, so that that context's pyopencl arrays go in
+    and out without a copy."""
 
-    def __init__(self, selector=None):
+    def __init__(self, selector=None, queue=None):
         # close() may run while the interpreter exits, after this module's globals are gone
         self._release_queue, self._destroy = _cl.clReleaseCommandQueue, _lib.ifa_context_destroy
-        self._queue = None
+        self._queue, self._own_queue, self._pyqueue = None, False, queue
         self._ctx = C.c_void_p()
-        _check(_lib.ifa_context_create_default(selector.encode() if selector else None, C.byref(self._ctx)))
-        err = C.c_int32()
-        self._queue = _cl.clCreateCommandQueue(_lib.ifa_context_cl_context(self._ctx),
-                                               _lib.ifa_context_device(self._ctx), 0, C.byref(err))
-        if err.value != 0:
-            raise Error("OPENCL_ERROR", "clCreateCommandQueue failed with %d" % err.value)
+        if queue is not None:
+            _check(_lib.ifa_context_create(C.c_void_p(queue.context.int_ptr), C.c_void_p(queue.device.int_ptr),
+                                           C.byref(self._ctx)))
+            self._queue = C.c_void_p(queue.int_ptr)
+        else:
+            _check(_lib.ifa_context_create_default(selector.encode() if selector else None, C.byref(self._ctx)))
+            err = C.c_int32()
+            self._queue = _cl.clCreateCommandQueue(_lib.ifa_context_cl_context(self._ctx),
+                                                   _lib.ifa_context_device(self._ctx), 0, C.byref(err))
+            if err.value != 0:
+                raise Error("OPENCL_ERROR", "clCreateCommandQueue failed with %d" % err.value)
+            self._own_queue = True
+        self._cl_context = _lib.ifa_context_cl_context(self._ctx)
+        device = _lib.ifa_context_device(self._ctx)
+        kind, align = C.c_uint64(), C.c_uint32()
+        _cl.clGetDeviceInfo(device, _CL_DEVICE_TYPE, 8, C.byref(kind), None)
+        _cl.clGetDeviceInfo(device, _CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4, C.byref(align), None)
+        # on a CPU device a host array's own memory is the buffer (CL_MEM_USE_HOST_PTR) where it is aligned so
+        self._host_align = max(align.value // 8, 64) if kind.value & _CL_DEVICE_TYPE_CPU else 0
 
     def close(self):
-        if getattr(self, "_queue", None):
+        if getattr(self, "_queue", None) and self._own_queue:
             self._release_queue(self._queue)
-            self._queue = None
+        self._queue = None
         if getattr(self, "_ctx", None):
             self._destroy(self._ctx)
             self._ctx = None
@@ -264,11 +303,12 @@ class Context:
     def __del__(self):
         self.close()
 
-    def _buffer(self, nbytes, host=None):
+    def _buffer(self, nbytes, host=None, use_host=False):
         err = C.c_int32()
-        flags = _CL_MEM_READ_WRITE | (_CL_MEM_COPY_HOST_PTR if host is not None else 0)
+        flags = _CL_MEM_READ_WRITE | ((_CL_MEM_USE_HOST_PTR if use_host else _CL_MEM_COPY_HOST_PTR)
+                                      if host is not None else 0)
         ptr = host.ctypes.data_as(C.c_void_p) if host is not None else None
-        mem = _cl.clCreateBuffer(_lib.ifa_context_cl_context(self._ctx), flags, max(int(nbytes), 1), ptr, C.byref(err))
+        mem = _cl.clCreateBuffer(self._cl_context, flags, max(int(nbytes), 1), ptr, C.byref(err))
         if err.value != 0:
             raise Error("OUT_OF_MEMORY", "clCreateBuffer of %d bytes failed with %d" % (nbytes, err.value))
         return mem
@@ -279,91 +319,227 @@ class Context:
         if status != 0:
             raise Error("OPENCL_ERROR", "clEnqueueReadBuffer failed with %d" % status)
 
+    def _sync_host(self, mem, nbytes):
+        """A CL_MEM_USE_HOST_PTR buffer's host memory made current after the queue's work (a blocking map and
+        its unmap: no copy where the device uses the memory itself)."""
+        err = C.c_int32()
+        ptr = _cl.clEnqueueMapBuffer(self._queue, mem, 1, _CL_MAP_READ, 0, max(int(nbytes), 1), 0, None, None,
+                                     C.byref(err))
+        if err.value != 0:
+            raise Error("OPENCL_ERROR", "clEnqueueMapBuffer failed with %d" % err.value)
+        _cl.clEnqueueUnmapMemObject(self._queue, mem, ptr, 0, None, None)
+
+    def _zero_copy(self, host):
+        """Whether host (a C-contiguous NumPy array) can be the device's buffer as it is."""
+        return bool(self._host_align) and host.flags.c_contiguous and host.ctypes.data % self._host_align == 0
+
+    def empty(self, shape, dtype):
+        """An uninitialised NumPy array that this context's CPU device uses without a copy (aligned as
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN asks); on other devices a plain one."""
+        dtype = np.dtype(dtype)
+        align = self._host_align or 64
+        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        raw = np.empty(n + align, dtype=np.uint8)
+        start = (-raw.ctypes.data) % align
+        return raw[start:start + n].view(dtype).reshape(shape)
+
+    def plan(self, op, **kwargs):
+        """Plans op once for these inputs' shapes and dtypes and these attributes (tensors may be NumPy arrays,
+        Tensors, pyopencl arrays or only their descriptions: any of them stands for its shape and dtype); returns
+        a Plan whose run() takes the tensors, call after call, without planning again (FlashInfer's plan/run)."""
+        return Plan(self, op, kwargs)
+
     def run(self, op, **kwargs):
         """Runs op with named inputs and attributes; returns {name: array} of its outputs and written inputs."""
-        return self._call(op, kwargs, prepare=False)
+        p = Plan(self, op, kwargs)
+        try:
+            return p.run(**{k: v for k, v in kwargs.items() if k in p.tensor_names})
+        finally:
+            p.close()
 
     def prepare(self, op, **kwargs):
         """Builds, before serving, the kernels op's steps can need up to these inputs' batch size and lengths
         (IncreFlashAttention: ifa_incre_flash_attention_prepare, each kernel also launched once on a CPU device);
         returns how many distinct kernel sets that covers (0 for the other ops, whose first run builds theirs)."""
-        return self._call(op, kwargs, prepare=True)
+        return Plan(self, op, kwargs, prepare=True).prepared
 
-    def _call(self, op, kwargs, prepare):
-        d = _find(op)
-        defn = _definition(d)
-        tensor_names = {t["name"] for t in defn["inputs"] + defn["outputs"]}
+
+def _spec(name, value):
+    """(dtype name, logical shape) of a tensor argument."""
+    t = value if isinstance(value, Tensor) else Tensor(value, np.dtype(value.dtype).name if hasattr(value, "dtype")
+                                                       else np.asarray(value).dtype.name)
+    if t.dtype not in _DTYPES:
+        raise Error("UNSUPPORTED_DTYPE", "%s has NumPy dtype %s, which ifa does not take" % (name, t.dtype))
+    return t.dtype, tuple(int(x) for x in t.shape)
+
+
+class Plan:
+    """An op planned once (Context.plan): the library's plan, its workspace and the attributes kept. run() takes
+    tensors of the planned shapes and dtypes: pyopencl arrays of the context's device stay there (nothing is copied,
+    nothing waits: the run is enqueued on the context's queue); NumPy arrays are used in place on a CPU device where
+    aligned (Context.empty makes such arrays), else copied in and their results read back. Outputs not given are
+    allocated, as device arrays when the query is one. An input the op writes (KVCacheAppend's caches) is written
+    in the caller's array."""
+
+    def __init__(self, ctx, op, kwargs, prepare=False):
+        self._ctx, self.op, self._ws = ctx, op, None
+        # profile: each run keeps its last kernel's device time in device_ns (the context's queue must profile:
+        # a pyopencl queue made with PROFILING_ENABLE); for benchmarks
+        self.profile, self.device_ns = False, None
+        self._d = _find(op)
+        defn = _definition(self._d)
+        self.tensor_names = [t["name"] for t in defn["inputs"] + defn["outputs"]]
+        self._outputs = [t["name"] for t in defn["outputs"]]
+        self._written = {t["name"] for t in defn["inputs"] if t.get("written")}
         attr_types = {a["name"]: a["type"] for a in defn["attrs"]}
-        written = {t["name"] for t in defn["inputs"] if t.get("written")}
-        keep, mems, tensors, attrs, hosts = [], [], [], [], {}
+        self._keep, self._attrs, self._specs = [], [], {}
+        for name, value in kwargs.items():
+            if name in self.tensor_names:
+                self._specs[name] = _spec(name, value)
+            elif name in attr_types:
+                if name == "input_layout":  # FlashInfer's names for the 4-D layouts
+                    value = _LAYOUT_ALIASES.get(value, value)
+                self._attrs.append(_named_attr(name, attr_types[name], value, self._keep))
+            else:
+                raise Error("INVALID_ATTRIBUTE", "%s has no input, output or attribute named \"%s\"" % (op, name))
+        call = self._call({})
+        outs = (_TensorC * max(len(self._outputs), 1))()
+        _check(_lib.ifa_op_infer(self._d, C.byref(call), outs))
+        self._allocated = []
+        for i, name in enumerate(self._outputs):
+            if name not in self._specs and outs[i].ndim > 0:
+                self._specs[name] = (_DTYPES[outs[i].dtype], tuple(outs[i].shape[j] for j in range(outs[i].ndim)))
+                self._allocated.append(name)
+        # the call's descriptors, built once: a run only points them at its buffers
+        self._index = {name: i for i, name in enumerate(self._specs)}
+        self._c = self._call({})
+        call = self._c
+        if prepare:
+            sets = C.c_int64()
+            _check(_lib.ifa_op_prepare(ctx._ctx, self._d, C.byref(call), ctx._queue, C.byref(sets)))
+            self.prepared = sets.value
+            return
+        self._plan = C.create_string_buffer(_lib.ifa_plan_size())
+        ws_bytes = C.c_size_t()
+        _check(_lib.ifa_op_get_workspace_size(ctx._ctx, self._d, C.byref(call), self._plan, C.byref(ws_bytes)))
+        self._ws = ctx._buffer(ws_bytes.value)
+
+    def close(self):
+        """Releases the workspace (also when the plan is collected)."""
+        if getattr(self, "_ws", None):
+            _cl.clReleaseMemObject(self._ws)
+            self._ws = None
+
+    def __del__(self):
+        self.close()
+
+    def _call(self, bound):
+        tensors = []
+        for name, (dtype, shape) in self._specs.items():
+            mem, offset = bound.get(name, (None, 0))
+            tensors.append(_named_tensor(name, dtype, shape, mem, offset, self._keep))
+        return _make_call(tensors, self._attrs)
+
+    def run(self, **tensors):
+        """Runs the planned op on tensors, named as the op names them (every input the plan was made with; an
+        output given is written in place); returns {name: array} of the outputs and the written inputs."""
+        ctx = self._ctx
+        missing = [n for n in self._specs if n not in tensors and n not in self._allocated]
+        if missing:
+            raise Error("NULL_ARGUMENT", "%s's plan needs %s" % (self.op, ", ".join(missing)))
+        on_device = _is_device_array(_data(tensors.get("query", tensors.get(self._first_input(tensors)))))
+        bound, temps, after, results = {}, [], [], {}
         try:
-            for name, value in kwargs.items():
-                if name in tensor_names:
-                    t = value if isinstance(value, Tensor) else Tensor(value, np.asarray(value).dtype.name)
-                    if t.dtype not in _DTYPES:
-                        raise Error("UNSUPPORTED_DTYPE", "%s has NumPy dtype %s, which ifa does not take" % (name, t.dtype))
-                    if name in written:
-                        target = _written_target(value)
-                        if target is None or not target.flags.writeable:
-                            raise Error("INVALID_ATTRIBUTE", "%s must be a writeable NumPy array (or Tensor): %s writes "
-                                        "it in place" % (name, op))
-                    host = np.ascontiguousarray(t.data)
-                    mem = self._buffer(host.nbytes, host)
-                    mems.append(mem)
-                    hosts[name] = (t, mem)
-                    tensors.append(_named_tensor(name, t, mem, keep))
-                elif name in attr_types:
-                    if name == "input_layout":  # FlashInfer's names for the 4-D layouts
-                        value = _LAYOUT_ALIASES.get(value, value)
-                    attrs.append(_named_attr(name, attr_types[name], value, keep))
-                else:
-                    raise Error("INVALID_ATTRIBUTE", "%s has no input, output or attribute named \"%s\"" % (op, name))
-            call = _make_call(tensors, attrs)
-            outs = (_TensorC * max(len(defn["outputs"]), 1))()
-            _check(_lib.ifa_op_infer(d, C.byref(call), outs))
-            results = {}
-            for i, o in enumerate(defn["outputs"]):
-                if o["name"] in kwargs or outs[i].ndim == 0:
-                    continue
-                dtype = _DTYPES[outs[i].dtype]
-                shape = tuple(outs[i].shape[j] for j in range(outs[i].ndim))
-                t = Tensor(np.full(_storage_shape(shape, dtype), np.nan if dtype in ("float32", "float16") else 0,
-                                   dtype=_NUMPY[dtype]), dtype, shape)
-                mem = self._buffer(t.data.nbytes)
-                mems.append(mem)
-                hosts[o["name"]] = (t, mem)
-                results[o["name"]] = t
-                tensors.append(_named_tensor(o["name"], t, mem, keep))
-            call = _make_call(tensors, attrs)
-            if prepare:
-                sets = C.c_int64()
-                _check(_lib.ifa_op_prepare(self._ctx, d, C.byref(call), self._queue, C.byref(sets)))
-                return sets.value
-            plan = C.create_string_buffer(_lib.ifa_plan_size())
-            ws_bytes = C.c_size_t()
-            _check(_lib.ifa_op_get_workspace_size(self._ctx, d, C.byref(call), plan, C.byref(ws_bytes)))
-            ws = self._buffer(ws_bytes.value)
-            mems.append(ws)
-            _check(_lib.ifa_op_run(self._ctx, d, C.byref(call), plan, ws, 0, self._queue, 0, None, None))
-            _cl.clFinish(self._queue)
-            for name in list(results) + [n for n in written if n in hosts]:
-                t, mem = hosts[name]
-                out = np.empty_like(t.data)
-                self._read(mem, out)
-                if name in kwargs:  # an input the op writes (a cache): updated in place, as it is on a device
-                    target = _written_target(kwargs[name])
-                    np.copyto(target, out.reshape(target.shape))
-                results[name] = Tensor(out, t.dtype, t.shape) if t.dtype in _TENSOR_ONLY else out
+            for name in self._allocated:
+                if name not in tensors:
+                    tensors = dict(tensors)
+                    tensors[name] = results[name] = self._new_output(name, on_device)
+            for name, value in tensors.items():
+                if name not in self._specs:
+                    raise Error("INVALID_ATTRIBUTE", "%s's plan has no tensor named \"%s\" (attributes are fixed "
+                                "by the plan)" % (self.op, name))
+                if not _matches(value, self._specs[name]) and _spec(name, value) != self._specs[name]:
+                    raise Error("PLAN_MISMATCH", "%s is %s %s; the plan was made for %s %s" % (
+                        (name,) + _spec(name, value) + self._specs[name]))
+                writes = name in self._written or name in self._outputs
+                bound[name] = self._bind(name, value, writes, temps, after)
+                if writes:
+                    results[name] = value if isinstance(value, Tensor) or _is_device_array(value) or \
+                        self._specs[name][0] not in _TENSOR_ONLY else Tensor(value, self._specs[name][0])
+            tensors_c = self._c.tensors
+            for name, (mem, offset) in bound.items():
+                t = tensors_c[self._index[name]].tensor
+                t.buffer, t.offset = mem, offset
+            event = C.c_void_p()
+            _check(_lib.ifa_op_run(ctx._ctx, self._d, C.byref(self._c), self._plan, self._ws, 0, ctx._queue, 0, None,
+                                   C.byref(event) if self.profile else None))
+            for sync in after:
+                sync()
+            if self.profile and event.value:
+                self.device_ns = _event_ns(event)
             return results
         finally:
-            for mem in mems:
+            for mem in temps:
                 _cl.clReleaseMemObject(mem)
 
+    def _first_input(self, tensors):
+        return next(iter(tensors), None)
 
-def _written_target(value):
-    """The array an input the op writes is updated in: the caller's NumPy array, or a Tensor's data; else None."""
-    a = value.data if isinstance(value, Tensor) else value
-    return a if isinstance(a, np.ndarray) else None
+    def _new_output(self, name, on_device):
+        dtype, shape = self._specs[name]
+        storage = _storage_shape(shape, dtype)
+        if on_device:
+            data = _pyopencl_array.empty(self._ctx._pyqueue, storage, _NUMPY[dtype])
+        else:
+            data = self._ctx.empty(storage, _NUMPY[dtype])
+            data.fill(np.nan if dtype in ("float32", "float16") else 0)  # what no kernel wrote shows
+        return Tensor(data, dtype, shape) if dtype in _TENSOR_ONLY else data
+
+    def _bind(self, name, value, writes, temps, after):
+        """(cl_mem, byte offset) of a tensor for the run; temps collects buffers to release after it, after the
+        steps that bring NumPy results back."""
+        ctx = self._ctx
+        data = _data(value)
+        if _is_device_array(data):
+            if data.context.int_ptr != C.cast(ctx._cl_context, C.c_void_p).value:
+                raise Error("INVALID_ATTRIBUTE", "%s is a pyopencl array of another OpenCL context than this ifa "
+                            "Context's (make it with Context(queue=...))" % name)
+            if not data.flags.c_contiguous:
+                raise Error("INVALID_ATTRIBUTE", "%s is a non-contiguous pyopencl array" % name)
+            return data.base_data.int_ptr, data.offset
+        if writes and (not isinstance(data, np.ndarray) or not data.flags.writeable):
+            raise Error("INVALID_ATTRIBUTE", "%s must be a writeable NumPy array (or Tensor): %s writes it in place"
+                        % (name, self.op))
+        host = data if isinstance(data, np.ndarray) and data.flags.c_contiguous else np.ascontiguousarray(data)
+        use_host = ctx._zero_copy(host) and (host is data or not writes)
+        mem = ctx._buffer(host.nbytes, host, use_host=use_host)
+        temps.append(mem)
+        if writes and use_host:
+            after.append(lambda mem=mem, n=host.nbytes: ctx._sync_host(mem, n))
+        elif writes:
+            after.append(lambda mem=mem, host=host: ctx._read(mem, host))
+        return mem, 0
+
+
+def _event_ns(event):
+    """A finished kernel's device time (end - start, ns) from its profiling event, which it releases."""
+    _cl.clWaitForEvents(1, C.byref(event))
+    t0, t1 = C.c_uint64(), C.c_uint64()
+    _cl.clGetEventProfilingInfo(event, 0x1282, 8, C.byref(t0), None)  # CL_PROFILING_COMMAND_START
+    _cl.clGetEventProfilingInfo(event, 0x1283, 8, C.byref(t1), None)  # CL_PROFILING_COMMAND_END
+    _cl.clReleaseEvent(event)
+    return t1.value - t0.value
+
+
+def _matches(value, spec):
+    """Whether an array (NumPy or pyopencl) has the planned NumPy dtype and shape (the quick test before _spec)."""
+    dtype, shape = spec
+    return (dtype not in _TENSOR_ONLY and getattr(value, "shape", None) == shape and
+            getattr(value, "dtype", None) == _NUMPY[dtype])
+
+
+def _data(value):
+    return value.data if isinstance(value, Tensor) else value
 
 
 def _storage_shape(shape, dtype):
@@ -372,15 +548,16 @@ def _storage_shape(shape, dtype):
     return shape[:-1] + ((shape[-1] + 1) // 2,)
 
 
-def _named_tensor(name, t, mem, keep):
+def _named_tensor(name, dtype, shape, mem, offset, keep):
     n = _NamedTensor()
     n.name = name.encode()
     keep.append(n.name)
     n.tensor.buffer = mem
-    n.tensor.dtype = _DTYPES.index(t.dtype)
-    n.tensor.ndim = len(t.shape)
-    for i, s in enumerate(t.shape):
-        n.tensor.shape[i] = s
+    n.tensor.offset = offset
+    n.tensor.dtype = _DTYPES.index(dtype)
+    n.tensor.ndim = len(shape)
+    for i, x in enumerate(shape):
+        n.tensor.shape[i] = x
     return n
 
 
@@ -432,3 +609,8 @@ def run(op, **kwargs):
 def prepare(op, **kwargs):
     """Context.prepare on the process-wide default context."""
     return _default_context().prepare(op, **kwargs)
+
+
+def plan(op, **kwargs):
+    """Context.plan on the process-wide default context."""
+    return _default_context().plan(op, **kwargs)
