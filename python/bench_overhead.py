@@ -16,9 +16,21 @@ import statistics
 import sys
 import time
 
-import numpy as np
-import pyopencl as cl
-import pyopencl.array as cla
+
+def _debian_python_if_missing(*modules):
+    """Runs this script again under Debian's /usr/bin/python3, where scripts/deps installs NumPy, Matplotlib and
+    PyOpenCL, when the python3 first on PATH lacks one of modules."""
+    import importlib.util
+    if all(importlib.util.find_spec(m) for m in modules) or sys.executable == "/usr/bin/python3":
+        return
+    if os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+
+
+_debian_python_if_missing("numpy", "pyopencl")
+import numpy as np  # noqa: E402
+import pyopencl as cl  # noqa: E402
+import pyopencl.array as cla  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ifa  # noqa: E402
