@@ -9,6 +9,15 @@
 #include "tiling/template_choice.h"
 #include "tiling/tiling_key.h"
 
+/* The plan check refuses plan with the edits (statements on a copy named bad, e.g. bad.lanes = 9) applied: one
+ * line per rule, the failure naming the edit. */
+#define ck_plan_refuses(plan, ...)                                                                                \
+    do {                                                                                                          \
+        ifa_plan bad = (plan);                                                                                    \
+        __VA_ARGS__;                                                                                              \
+        ck_assert_msg(ifa__plan_check(&bad) == IFA_STATUS_INVALID_PLAN, "the plan check took %s", #__VA_ARGS__); \
+    } while (0)
+
 static ifa_problem problem(int64_t b, int64_t n, int64_t nkv, int64_t d, int64_t s) {
     ifa_problem p;
     memset(&p, 0, sizeof p);
@@ -131,13 +140,9 @@ START_TEST(cv_plan) {
     ck_assert_int_ge(plan.cv_entries, 132);
     ck_assert_int_eq(plan.cv_work_group_size, 64);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.cv_steps += 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.ws_cv_s_offset -= 256;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.template_id = IFA_TEMPLATE_ALL_VECTOR; /* the key and the cv fields disagree */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.cv_steps += 1);
+    ck_plan_refuses(plan, bad.ws_cv_s_offset -= 256);
+    ck_plan_refuses(plan, bad.template_id = IFA_TEMPLATE_ALL_VECTOR); /* the key and the cv fields disagree */
 }
 END_TEST
 
@@ -157,11 +162,8 @@ START_TEST(multi_head_blocks) {
     ck_assert_int_eq(ifa__plan_blocks(&plan), 1);
     ck_assert_int_eq(plan.num_work_groups % 2, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.kv_heads_per_group = 4; /* does not divide 6 */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.kv_heads_per_group = 3, bad.heads_per_group = 12; /* half a row */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.kv_heads_per_group = 4); /* does not divide 6 */
+    ck_plan_refuses(plan, bad.kv_heads_per_group = 3, bad.heads_per_group = 12); /* half a row */
     p.seq_q = 3; /* 6 x 4 x 3 = 72 rows: one head, not the 2 or 3 that would fit 64 */
     ck_assert_int_eq(ifa__plan_make(&p, &avx2, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
@@ -257,8 +259,7 @@ START_TEST(multi_head_blocks) {
     p = problem(2, 24, 6, 64, 1000);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the GPU's scalar shape */
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
-    bad = plan, bad.kv_heads_per_group = 2, bad.heads_per_group = 8;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.kv_heads_per_group = 2, bad.heads_per_group = 8);
 }
 END_TEST
 
@@ -572,11 +573,9 @@ START_TEST(fused_balanced_rule) {
     ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     /* the plan check: a fused plan's stretches must all hold a cost position */
-    ifa_plan bad = plan;
-    bad.total_cost = bad.units - 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.total_cost = bad.units - 1);
     /* and a block's cost must fit the int32 counter its pieces add their cost positions to */
-    bad = plan;
+    ifa_plan bad = plan;
     bad.problem.max_length = (int64_t)INT32_MAX - bad.block_cost_rows + 1;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
     bad.fused_combine = 0, bad.combine_counters = 0; /* the same plan through the combine kernel */
@@ -831,14 +830,10 @@ START_TEST(vector_loads_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK); /* the vector shape has its own loads */
     ck_assert_int_eq(plan.vector_loads, 0);
     test_tuning_pop();
-    ifa_plan bad = plan;
-    bad.vector_loads = 8;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.vector_loads = 8);
     plan_tuned("vector_loads=1", &p, &h100, &plan);
-    bad = plan, bad.vector_loads = 4;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.work_group_size = 32, bad.chunk_rows = 128; /* 64 slices > 32 work-items */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.vector_loads = 4);
+    ck_plan_refuses(plan, bad.work_group_size = 32, bad.chunk_rows = 128); /* 64 slices > 32 work-items */
     test_tuning_pop();
 }
 END_TEST
@@ -861,13 +856,9 @@ START_TEST(key_tile_rule) {
     ck_assert_int_eq(ifa__key_tile_local_bytes(128, 1, 64), 16 * 64 * 9);
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.lanes = 4;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.vector_loads = 0;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.key_tile = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lanes = 4);
+    ck_plan_refuses(plan, bad.vector_loads = 0);
+    ck_plan_refuses(plan, bad.key_tile = 2);
     plan_tuned("vector_loads=1,key_tile=1", &p, &h100, &plan); /* 128 x 128: 34.8 KB of tile beside 9.3 */
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_le(plan.local_mem_bytes, h100.local_mem_bytes - 1024);
@@ -878,8 +869,7 @@ START_TEST(key_tile_rule) {
     ck_assert_int_eq(plan.vector_loads, 8);
     ck_assert_int_eq(plan.key_tile, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.key_tile = 0; /* 8-wide loads alone: 8 x 16 slices > 64 work-items */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.key_tile = 0); /* 8-wide loads alone: 8 x 16 slices > 64 work-items */
     g = problem(1, 128, 8, 128, 8192); /* G = 16: its slices (32 KB) do not fit the 17 KB tile */
     plan_tuned("vector_loads=1,key_tile=1,work_group_size=64,chunk_rows=64,cv_min_rows=0", &g, &h100, &plan);
     ck_assert_int_eq(plan.key_tile, 0);
@@ -899,8 +889,7 @@ START_TEST(key_tile_rule) {
     plan_tuned(tile64, &p, &h100, &plan);
     ck_assert_int_eq(plan.vector_loads, 8);
     ck_assert_int_eq(plan.key_tile, 0);
-    bad = plan, bad.key_tile = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.key_tile = 1);
     p = problem(1, 32, 8, 128, 8192);
     plan_tuned("key_tile=1,work_group_size=64,chunk_rows=64", &p, &h100, &plan); /* no 8-wide loads */
     ck_assert_int_eq(plan.key_tile, 0);
@@ -934,26 +923,19 @@ START_TEST(lanes_rule) {
                                                ifa__lanes_local_bytes(4, 128, 128, 4, 1));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.lane_prefetch, 0);
-    ifa_plan bad = plan;
-    bad.lanes = 9;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.lane_q_local = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.lane_prefetch = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.vector_loads = 8;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lanes = 9);
+    ck_plan_refuses(plan, bad.lane_q_local = 2);
+    ck_plan_refuses(plan, bad.lane_prefetch = 2);
+    ck_plan_refuses(plan, bad.vector_loads = 8);
     plan_tuned("lanes=4,lane_prefetch=1", &p, &h100, &plan); /* the next step's loads ahead: with the lane shape only */
     ck_assert_int_eq(plan.lane_prefetch, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     plan_tuned("lanes=0,lane_prefetch=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_prefetch, 0);
-    bad = plan, bad.lane_prefetch = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_prefetch = 1);
     plan_tuned("lanes=0,lane_q_local=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_q_local, 0);
-    bad = plan, bad.lane_q_local = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_q_local = 1);
     plan_tuned("lanes=4,lane_q_local=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lane_q_local, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -1006,8 +988,7 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.lane_q_local, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.lane_q_local = 0;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_q_local = 0);
     p = problem(1, 128, 8, 264, 8192); /* 16 rows x 2 chunks: past even local memory's room, without head groups */
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=0", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 0);
@@ -1016,8 +997,7 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 4);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.heads_per_group = 8, bad.head_groups = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.heads_per_group = 8, bad.head_groups = 1);
     p = problem(1, 32, 8, 256, 8192); /* 32 lanes: a warp a row */
     plan_tuned(lanes4, &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 4);
@@ -1026,15 +1006,13 @@ START_TEST(lanes_rule) {
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.lane_q_local, 1);
     ck_assert_int_eq(plan.head_groups, 1);
-    bad = plan, bad.lane_q_local = 0; /* 16 rows with the query in registers: refused */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_q_local = 0); /* 16 rows with the query in registers: refused */
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan); /* or 2 groups of 8 */
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(plan.head_groups, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.heads_per_group = 16, bad.head_groups = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.heads_per_group = 16, bad.head_groups = 1);
     p = problem(1, 96, 8, 128, 8192); /* G = 12, S1 = 2: 24 rows in even groups of 4 heads (8 rows) */
     p.seq_q = 2;
     plan_tuned("lanes=4,cv_min_rows=0,lane_head_groups=1,lane_group_rows=8", &p, &h100, &plan);
@@ -1155,15 +1133,9 @@ START_TEST(mla_tile_rule) {
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_le(plan.local_mem_bytes, 48 * 1024 - 1024);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.split_kv = IFA_SPLIT_GLOBAL_ROWMAX;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan;
-    bad.lane_q_local = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan;
-    bad.mma = 8;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.split_kv = IFA_SPLIT_GLOBAL_ROWMAX);
+    ck_plan_refuses(plan, bad.lane_q_local = 1);
+    ck_plan_refuses(plan, bad.mma = 8);
     /* 2 tokens: 8 heads (16 rows) a group; bf16 paged 16 heads in one group (B = 1: splits) */
     ifa_problem q = p;
     q.seq_q = 2;
@@ -1254,13 +1226,9 @@ START_TEST(lane_scores_rule) {
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.lane_scores, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.lane_scores = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.lanes = 3; /* 12 sums do not halve down to the lanes */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.lanes = 0;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_scores = 2);
+    ck_plan_refuses(plan, bad.lanes = 3); /* 12 sums do not halve down to the lanes */
+    ck_plan_refuses(plan, bad.lanes = 0);
     plan_tuned("lanes=3,lane_scores=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.lanes, 3);
     ck_assert_int_eq(plan.lane_scores, 0);
@@ -1280,8 +1248,7 @@ START_TEST(lane_scores_rule) {
     ck_assert_int_eq(plan.lanes, 4);
     ck_assert_int_eq(plan.lane_scores, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.lane_scores = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lane_scores = 1);
     test_tuning_pop();
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK); /* the NVIDIA row's own plan */
     ck_assert_int_eq(plan.lane_scores, 0);
@@ -1372,10 +1339,8 @@ START_TEST(fused_combine_rule) {
     ck_assert_int_eq(plan.combine_counters, plan.num_work_groups / plan.max_splits);
     ck_assert_int_eq(plan.combine_counters, 2 * ifa__plan_blocks(&plan));
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.fused_combine = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.combine_counters += 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.fused_combine = 2);
+    ck_plan_refuses(plan, bad.combine_counters += 1);
     bad = plan, bad.fused_combine = 0;
     ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN); /* counters without the fused combine */
     bad.combine_counters = 0;
@@ -1384,8 +1349,7 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=1,split_rowmax=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_GLOBAL_ROWMAX);
     ck_assert_int_eq(plan.fused_combine, 0);
-    bad = plan, bad.fused_combine = 1, bad.combine_counters = 2 * ifa__plan_blocks(&plan);
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.fused_combine = 1, bad.combine_counters = 2 * ifa__plan_blocks(&plan));
     /* no split: nothing to combine */
     p = problem(128, 32, 8, 128, 4096);
     plan_tuned("fused_combine=1", &p, &h100, &plan);
@@ -1406,8 +1370,7 @@ START_TEST(fused_combine_rule) {
     plan_tuned("fused_combine=1", &p, &pocl, &plan);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
     ck_assert_int_eq(plan.fused_combine, 0);
-    bad = plan, bad.fused_combine = 1, bad.combine_counters = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.fused_combine = 1, bad.combine_counters = 1);
     /* per-batch query tokens: their padding rows are the combine kernel's to write */
     p = problem(1, 16, 1, 128, 4096);
     p.seq_q = 2, p.q_lengths = 1, p.lengths_mode = IFA_LENGTHS_PER_BATCH, p.max_length = 4096, p.total_length = 4096;
@@ -1421,8 +1384,7 @@ START_TEST(fused_combine_rule) {
     ck_assert_int_eq(plan.template_id, IFA_TEMPLATE_CV);
     ck_assert_int_eq(plan.split_kv, IFA_SPLIT_PARTIAL_ROWMAX);
     ck_assert_int_eq(plan.fused_combine, 0);
-    bad = plan, bad.fused_combine = 1, bad.combine_counters = 8;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.fused_combine = 1, bad.combine_counters = 8);
 }
 END_TEST
 
@@ -1461,16 +1423,12 @@ START_TEST(mma_rule) {
     ck_assert_int_eq(plan.lanes, 0);
     ck_assert_int_eq(plan.vector_loads, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.mma = 6;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 6);
     plan_tuned("mma=2", &p, &h100, &plan); /* the lean variant */
     ck_assert_int_eq(plan.mma, 2);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
-    bad = plan;
-    bad = plan, bad.lanes = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.lanes = 2);
     p = problem(32, 128, 8, 64, 2048); /* G = 16: one group of 16 rows (the lane shape: 4 groups of 4) */
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 1);
@@ -1490,8 +1448,7 @@ START_TEST(mma_rule) {
     p = problem(1, 32, 8, 256, 8192); /* D = 256: the accumulators would take 128 registers */
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    bad = plan, bad.mma = 1, bad.lanes = 0;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 1, bad.lanes = 0);
     p = problem(1, 32, 8, 80, 8192); /* D = 80: not whole 16-byte quarters */
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
@@ -1571,9 +1528,7 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 2);
     plan_tuned("mma=5", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 1);
-    ifa_plan bad = plan;
-    bad.mma = 3; /* 16 rows */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 3); /* 16 rows */
     plan_tuned("mma=5,mma_group_rows=8", &p, &h100, &plan); /* two groups of 8 in the transposed shape */
     ck_assert_int_eq(plan.mma, 5);
     ck_assert_int_eq(plan.heads_per_group, 8);
@@ -1591,8 +1546,7 @@ START_TEST(mma_transposed_rule) {
     ck_assert_int_eq(plan.mma, 3);
     ck_assert_int_eq(plan.heads_per_group, 8);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    bad = plan, bad.mma = 1; /* D above 128 */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 1); /* D above 128 */
     plan_tuned("mma=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
     p = problem(1, 32, 2, 256, 8192); /* D = 256, G = 16: two groups of 8 */
@@ -1646,8 +1600,7 @@ START_TEST(mma_transposed_rule) {
     p.head_dim = 256, p.value_dim = 0;
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
-    bad = plan, bad.mma = 6;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 6);
     p = problem(16, 32, 8, 128, 8192);
     plan_tuned("mma=5,mma_int8=2", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 5);
@@ -1705,8 +1658,7 @@ START_TEST(mma_transposed_rule) {
     p.head_dim = 64;
     plan_tuned("mma=1,mma_int4=1", &p, &h100, &plan);
     ck_assert_int_eq(plan.mma, 0);
-    bad = plan, bad.mma = 1, bad.lanes = 0;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.mma = 1, bad.lanes = 0);
     /* the query's operand words in local memory (mma_q_local, the plan's lane_q_local) where they are two parts
      * held in registers (int8 with per-channel scales under mma 5 up to D = 128; not fp16 there: one part) and where
      * the plan reads and converts the query at each step (mma 4, D = 256: any query); e4m3fn by the card's conversion instruction (mma_f8_cvt, the plan's mma_cvt) with the matrix
@@ -1746,14 +1698,13 @@ START_TEST(mma_transposed_rule) {
             ck_assert_int_eq(base.lane_q_local, 0);
             ck_assert_int_eq(plan.local_mem_bytes, base.local_mem_bytes + ifa__mma_q_local_bytes(flags[i].d));
         }
-        bad = plan, bad.lane_q_local = 1;
+        ifa_plan bad = plan;
+        bad.lane_q_local = 1;
         ck_assert_int_eq(ifa__plan_check(&bad), flags[i].q_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
         bad = plan, bad.mma_cvt = 1;
         ck_assert_int_eq(ifa__plan_check(&bad), flags[i].cvt_ok ? IFA_STATUS_OK : IFA_STATUS_INVALID_PLAN);
-        bad = plan, bad.shape = IFA_SHAPE_WORK_GROUP;
-        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-        bad = plan, bad.problem.reserved1 = 1;
-        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        ck_plan_refuses(plan, bad.shape = IFA_SHAPE_WORK_GROUP);
+        ck_plan_refuses(plan, bad.problem.reserved1 = 1);
     }
     /* not before sm_89 (an A100: 80) */
     p.kv_dtype = IFA_DTYPE_FLOAT8_E4M3;
@@ -1784,11 +1735,8 @@ START_TEST(prefetch_rows_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.vector_width, 1);
     ck_assert_int_eq(plan.prefetch_rows, 0);
-    ifa_plan bad = plan;
-    bad.prefetch_rows = 16;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.prefetch_rows = -1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.prefetch_rows = 16);
+    ck_plan_refuses(plan, bad.prefetch_rows = -1);
     p.template_request = IFA_TEMPLATE_CV;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.prefetch_rows, 0);
@@ -1988,11 +1936,8 @@ START_TEST(spread_prefetch_rule) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.spread_prefetch, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.spread_prefetch = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.prefetch_rows = 0, bad.pv_prefetch = 0; /* the spread without the prefetch */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.spread_prefetch = 2);
+    ck_plan_refuses(plan, bad.prefetch_rows = 0, bad.pv_prefetch = 0); /* the spread without the prefetch */
     plan_tuned("spread_prefetch=0", &p, &intel, &plan);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
@@ -2009,8 +1954,7 @@ START_TEST(spread_prefetch_rule) {
     ck_assert_int_eq(plan.kv_heads_per_group, 8);
     ck_assert_int_eq(plan.vector_registers, 16);
     ck_assert_int_eq(plan.spread_prefetch, 0);
-    bad = plan, bad.spread_prefetch = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.spread_prefetch = 1);
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.spread_prefetch, 0);
     /* one KV head per work-group (BNSD): nothing to spread */
@@ -2018,8 +1962,7 @@ START_TEST(spread_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &intel, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.kv_heads_per_group, 1);
     ck_assert_int_eq(plan.spread_prefetch, 0);
-    bad = plan, bad.spread_prefetch = 1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.spread_prefetch = 1);
 }
 END_TEST
 
@@ -2123,17 +2066,12 @@ START_TEST(pv_prefetch_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.pv_prefetch, 1);
     ck_assert_int_eq(plan.prefix_pv_prefetch, 0);
-    ifa_plan bad = plan;
-    bad.prefix_pv_prefetch = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.pv_prefetch = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
-    bad = plan, bad.prefetch_rows = 0; /* P.V's prefetch without the prefetch */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.prefix_pv_prefetch = 2);
+    ck_plan_refuses(plan, bad.pv_prefetch = 2);
+    ck_plan_refuses(plan, bad.prefetch_rows = 0); /* P.V's prefetch without the prefetch */
     p.has_prefix = 0;
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
-    bad = plan, bad.prefix_pv_prefetch = 1; /* no prefix pass */
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.prefix_pv_prefetch = 1); /* no prefix pass */
 }
 END_TEST
 
@@ -2145,16 +2083,12 @@ START_TEST(batch_fast_rule) {
     ck_assert_int_eq(ifa__plan_make(&p, &pocl, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.batch_fast, 1);
     ck_assert_int_eq(ifa__plan_check(&plan), IFA_STATUS_OK);
-    ifa_plan bad = plan;
-    bad.batch_fast = 2;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.batch_fast = 2);
     /* the per-field rules of include/ifa/plan_fields.h name the field */
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field batch_fast is 2; it must be 0 or 1"));
-    bad = plan, bad.problem.has_lse = -1;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.problem.has_lse = -1);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field has_lse is -1; it must be 0 or 1"));
-    bad = plan, bad.problem.reserved1 = 7;
-    ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+    ck_plan_refuses(plan, bad.problem.reserved1 = 7);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "plan field reserved1 is 7; padding must be 0"));
     ck_assert_int_eq(ifa__plan_make(&p, &h100, &plan), IFA_STATUS_OK);
     ck_assert_int_eq(plan.batch_fast, 0);
@@ -2195,9 +2129,7 @@ START_TEST(vector_shape_follows_native_width) {
         bad.score_rows = 5;
         ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
         ck_assert_ptr_nonnull(strstr(ifa_last_error(), "score_rows 5"));
-        bad = plan;
-        bad.pv_rows = i % 2 ? 0 : 9;
-        ck_assert_int_eq(ifa__plan_check(&bad), IFA_STATUS_INVALID_PLAN);
+        ck_plan_refuses(plan, bad.pv_rows = i % 2 ? 0 : 9);
         ck_assert_ptr_nonnull(strstr(ifa_last_error(), i % 2 ? "pv_rows 0" : "pv_rows 9"));
     }
     /* values that cost more than float16 to convert keep 8-row P.V blocks on AVX2 (one conversion per 8 rows) */

@@ -18,6 +18,14 @@ typedef struct fixture {
     ifa_incre_flash_attention_args a;
 } fixture;
 
+
+/* Plans a (get_workspace_size must take it) into *plan; returns the workspace bytes. */
+static size_t planned(const ifa_incre_flash_attention_args *a, ifa_plan *plan) {
+    size_t ws = 0;
+    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), a, plan, &ws), IFA_STATUS_OK);
+    return ws;
+}
+
 static void tensor(ifa_tensor *t, ifa_dtype dt, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
     memset(t, 0, sizeof *t);
     t->dtype = dt;
@@ -54,8 +62,7 @@ START_TEST(valid_fixture_plans) {
     fixture f;
     setup(&f);
     ifa_plan plan;
-    size_t ws = 0;
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    const size_t ws = planned(&f.a, &plan);
     ck_assert_uint_ge(ws, 2 * sizeof(cl_int));
     ck_assert_int_eq(plan.problem.head_dim, 16);
     ck_assert_int_eq(plan.problem.lengths_mode, IFA_LENGTHS_PER_BATCH);
@@ -263,8 +270,7 @@ START_TEST(mask_bias_window_padding_rules) {
     setup(&f), f.a.window = 4; /* the planner counts only the rows a window leaves */
     {
         ifa_plan plan;
-        size_t ws;
-        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        planned(&f.a, &plan);
         ck_assert_int_eq(plan.problem.max_length, 4);
         ck_assert_int_eq(plan.problem.total_length, 8);
     }
@@ -373,8 +379,7 @@ START_TEST(float8_rules) {
         expect(&f, IFA_STATUS_OK, NULL);
         {
             ifa_plan plan;
-            size_t ws;
-            ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+            planned(&f.a, &plan);
             ck_assert_int_eq(plan.problem.kv_dtype, fp8);
             ck_assert_int_eq(plan.tiling_key / 100 % 10, i ? 4 : 9);
             ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_NONE);
@@ -479,8 +484,7 @@ START_TEST(antiquant_separate_rules) {
     expect(&f, IFA_STATUS_OK, NULL);
     {
         ifa_plan plan;
-        size_t ws;
-        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        planned(&f.a, &plan);
         ck_assert_int_eq(plan.problem.aq_separate, 1);
         ck_assert_int_eq(plan.problem.antiquant, IFA_ANTIQUANT_PER_CHANNEL);
         ck_assert_int_eq(plan.problem.v_antiquant, IFA_ANTIQUANT_PER_TOKEN);
@@ -649,8 +653,7 @@ START_TEST(query_lengths_rules) {
     ql[1] = 0;
     /* planned per batch: the batch without tokens reads nothing */
     ifa_plan plan;
-    size_t ws = 0;
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    planned(&f.a, &plan);
     ck_assert_int_eq(plan.problem.q_lengths, 1);
     ck_assert_int_eq(plan.problem.lengths_mode, IFA_LENGTHS_PER_BATCH);
     ck_assert_int_eq(plan.problem.total_length, 32);
@@ -863,8 +866,7 @@ START_TEST(sinks_rules) {
     expect(&f, IFA_STATUS_OK, NULL);
     {
         ifa_plan plan;
-        size_t ws;
-        ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+        planned(&f.a, &plan);
         ck_assert_int_eq(plan.problem.has_sinks, 1);
     }
     f.sinks.dtype = IFA_DTYPE_FLOAT16;
@@ -885,11 +887,10 @@ START_TEST(alibi_rules) {
     tensor(&f.alibi, IFA_DTYPE_FLOAT32, 1, 8, 0, 0, 0);
     f.a.alibi_slopes = &f.alibi;
     ifa_plan plan;
-    size_t ws;
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    planned(&f.a, &plan);
     ck_assert_int_eq(plan.problem.alibi, IFA_ALIBI_PER_HEAD);
     tensor(&f.alibi, IFA_DTYPE_FLOAT32, 2, 2, 8, 0, 0);
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &f.a, &plan, &ws), IFA_STATUS_OK);
+    planned(&f.a, &plan);
     ck_assert_int_eq(plan.problem.alibi, IFA_ALIBI_PER_BATCH);
     f.alibi.dtype = IFA_DTYPE_FLOAT16;
     expect(&f, IFA_STATUS_UNSUPPORTED_DTYPE, "alibi_slopes has dtype float16; it must be float32");
@@ -1060,8 +1061,7 @@ START_TEST(no_write_outside_output) {
     l.f.o.offset = guard;
     l.f.a.softmax_lse = NULL;
     ifa_plan plan;
-    size_t ws;
-    ck_assert_int_eq(ifa_incre_flash_attention_get_workspace_size(test_ctx(), &l.f.a, &plan, &ws), IFA_STATUS_OK);
+    planned(&l.f.a, &plan);
     expect_run(&l, &plan, l.ws, q, IFA_STATUS_OK, NULL);
     ck_assert_int_eq(clEnqueueReadBuffer(q, big, CL_TRUE, 0, out_bytes + 2 * guard, back, 0, NULL, NULL), CL_SUCCESS);
     ck_assert_int_eq(memcmp(back, pattern, guard), 0);
