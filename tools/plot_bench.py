@@ -16,18 +16,10 @@ import os
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from debian_python import rerun_if_missing  # noqa: E402
 
-def _debian_python_if_missing(*modules):
-    """Runs this script again under Debian's /usr/bin/python3, where scripts/deps installs NumPy, Matplotlib and
-    PyOpenCL, when the python3 first on PATH lacks one of modules."""
-    import importlib.util
-    if all(importlib.util.find_spec(m) for m in modules) or sys.executable == "/usr/bin/python3":
-        return
-    if os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-
-
-_debian_python_if_missing("numpy", "matplotlib")
+rerun_if_missing("numpy", "matplotlib")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")

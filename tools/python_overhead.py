@@ -9,30 +9,22 @@ time (the call and the wait for its result) against its kernel's device time fro
 Prints a CSV row per mode: the median wall, device and overhead (wall - device) in microseconds, then the time of
 the run() call itself with device arrays when the queue is busy (50 steps enqueued back to back, as an engine
 enqueues a step's layers): Python's and the library's host work without OpenCL's wake-up and completion latency.
-  python/bench_overhead.py [ROUNDS]      (IFA_LIBRARY selects the library; needs python3-pyopencl)
+  tools/python_overhead.py [ROUNDS]      (IFA_LIBRARY selects the library; needs python3-pyopencl)
 """
 import os
 import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from debian_python import rerun_if_missing  # noqa: E402
 
-def _debian_python_if_missing(*modules):
-    """Runs this script again under Debian's /usr/bin/python3, where scripts/deps installs NumPy, Matplotlib and
-    PyOpenCL, when the python3 first on PATH lacks one of modules."""
-    import importlib.util
-    if all(importlib.util.find_spec(m) for m in modules) or sys.executable == "/usr/bin/python3":
-        return
-    if os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-
-
-_debian_python_if_missing("numpy", "pyopencl")
+rerun_if_missing("numpy", "pyopencl")
 import numpy as np  # noqa: E402
 import pyopencl as cl  # noqa: E402
 import pyopencl.array as cla  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import ifa  # noqa: E402
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 30
