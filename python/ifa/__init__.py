@@ -10,7 +10,8 @@ or, with PyOpenCL, on arrays that stay on the device. docs/python.md has the who
 For serving, `ctx = ifa.Context(queue=pyopencl_queue)`, `plan = ctx.plan(op, **kwargs)` once, then
 `plan.run(query=..., key=..., value=...)` every step (class Plan).
 
-Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16 and int4 data) and attributes
+Keyword arguments are the op's inputs (NumPy arrays, or `Tensor` for bfloat16, float8 and int4 data; with ml_dtypes
+installed, its bfloat16 and float8 arrays go in and come back as they are) and attributes
 (Python ints, floats, strings, bools and int sequences), named as in `ifa.definition(op)`; `input_layout` also takes
 FlashInfer's "NHD" (BSND) and "HND" (BNSD). softmax_lse comes as (B, N, S1); `lse.transpose(0, 2, 1)` gives the
 output's (B, S1, N) order. `run` infers the
@@ -41,6 +42,14 @@ _NUMPY = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "uint8"
           "int64": np.int64, "bool": np.bool_, "bfloat16": np.uint16, "int4": np.uint8, "float8_e4m3fn": np.uint8,
           "float8_e5m2": np.uint8}
 _TENSOR_ONLY = ("bfloat16", "int4", "float8_e4m3fn", "float8_e5m2")  # dtypes NumPy lacks: results come back as Tensor
+try:  # ml_dtypes (JAX's NumPy dtypes): bfloat16 and float8 arrays go in as they are and results come back as such
+    import ml_dtypes as _ml_dtypes
+
+    _NUMPY.update(bfloat16=_ml_dtypes.bfloat16, float8_e4m3fn=_ml_dtypes.float8_e4m3fn,
+                  float8_e5m2=_ml_dtypes.float8_e5m2)
+    _TENSOR_ONLY = ("int4",)
+except ImportError:
+    pass
 _ATTR_INT, _ATTR_FLOAT, _ATTR_STRING, _ATTR_BOOL, _ATTR_INT_LIST = range(5)
 # input_layout as FlashInfer names it: NHD is (batch or page rows, heads, dim), ifa's BSND; HND is BNSD
 _LAYOUT_ALIASES = {"NHD": "BSND", "HND": "BNSD"}
@@ -82,6 +91,8 @@ def to_bfloat16(x):
 def from_bfloat16(t):
     """Tensor (or uint16 array) of bfloat16 -> float32 array."""
     data = t.data if isinstance(t, Tensor) else t
+    if getattr(data, "dtype", None) is not None and data.dtype.name == "bfloat16":  # ml_dtypes' own
+        return data.astype(np.float32)
     return (np.ascontiguousarray(data, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 
 
@@ -108,7 +119,10 @@ def to_float8_e4m3fn(x):
 
 def from_float8_e4m3fn(t):
     """Tensor (or uint8 array) of float8 e4m3fn -> float32 array (0x7f / 0xff are NaN)."""
-    b = np.ascontiguousarray(t.data if isinstance(t, Tensor) else t, dtype=np.uint8)
+    data = t.data if isinstance(t, Tensor) else t
+    if getattr(data, "dtype", None) is not None and data.dtype.name == "float8_e4m3fn":  # ml_dtypes' own
+        return data.astype(np.float32)
+    b = np.ascontiguousarray(data, dtype=np.uint8)
     mag, e, m = b & 0x7F, (b >> 3) & 0xF, (b & 7).astype(np.float64)
     v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e.astype(np.float64) - 7))
     v = np.where(b & 0x80, -v, v)
@@ -124,7 +138,10 @@ def to_float8_e5m2(x):
 def from_float8_e5m2(t):
     """Tensor (or uint8 array) of float8 e5m2 -> float32 array (the upper byte of a float16: infinities and NaNs
     included)."""
-    b = np.ascontiguousarray(t.data if isinstance(t, Tensor) else t, dtype=np.uint8)
+    data = t.data if isinstance(t, Tensor) else t
+    if getattr(data, "dtype", None) is not None and data.dtype.name == "float8_e5m2":  # ml_dtypes' own
+        return data.astype(np.float32)
+    b = np.ascontiguousarray(data, dtype=np.uint8)
     return (b.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
 
 
