@@ -134,7 +134,9 @@ class TorchOps(unittest.TestCase):
         """A small random-weight Llama-style model (2 layers, 8 query heads over 2 KV heads, D = 32, RMSNorm, SiLU
         MLP, tied embeddings) decodes 64 tokens greedily after an 8-token prompt twice: its attention on SDPA over a
         growing float16 cache, and on ifa (kv_cache_append into a preallocated float16 cache, then
-        incre_flash_attention). Both produce the same tokens and logits within float16 precision."""
+        incre_flash_attention). Both produce the same tokens and logits within float16 precision; so do a paged int8
+        cache quantised by the appends (per head and token, in the pages) under ifa's attention and under SDPA over
+        the same cache dequantised."""
         torch.manual_seed(7)
         vocab, hidden, n, nkv, d, layers, steps, prompt = 256, 256, 8, 2, 32, 2, 64, 8
         w = {"emb": torch.randn(vocab, hidden) * 0.5}
@@ -146,10 +148,26 @@ class TorchOps(unittest.TestCase):
         def rms(x):
             return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
 
-        def run(use_ifa):
+        bs, blocks = 16, 6  # the int8 runs: a paged pool, the sequence's blocks in a shuffled order
+        table = [4, 1, 5, 0, 3]
+
+        def dequantised(i, kc, vc, sc, of, length):
+            """The int8 pool's first length rows of the sequence, dequantised with the scales the appends wrote."""
+            rows = []
+            for c in (0, 1):
+                pool = (kc, vc)[c].double()
+                deq = (pool + of[c][..., None]) * sc[c][..., None]  # (blocks, N_kv, rows, D)
+                rows.append(torch.cat([deq[blk] for blk in table], dim=1)[None, :, :length])
+            return rows
+
+        def run(use_ifa, int8=False):
             tokens = list(range(1, prompt + 1))
-            cache = [[torch.zeros(1, nkv, prompt + steps, d, dtype=torch.float16) for _ in "kv"]
-                     for _ in range(layers)]
+            if int8:
+                cache = [[torch.zeros(blocks, nkv, bs, d, dtype=torch.int8) for _ in "kv"] +
+                         [torch.zeros(2, blocks, nkv, bs) for _ in "so"] for _ in range(layers)]
+            else:
+                cache = [[torch.zeros(1, nkv, prompt + steps, d, dtype=torch.float16) for _ in "kv"]
+                         for _ in range(layers)]
             logits_all = []
             length = 0
             for t in range(prompt + steps - 1):
@@ -159,6 +177,23 @@ class TorchOps(unittest.TestCase):
                     q = (h @ w["%dq" % i]).view(1, n, 1, d).half()
                     kn = (h @ w["%dk" % i]).view(1, nkv, 1, d).half()
                     vn = (h @ w["%dv" % i]).view(1, nkv, 1, d).half()
+                    if int8:
+                        kc, vc, sc, of = cache[i]
+                        torch.ops.ifa.kv_cache_append(kn, vn, kc, vc, cache_seq_lengths=[length],
+                                                      num_key_value_heads=nkv, block_table=table,
+                                                      block_table_cols=len(table), block_size=bs,
+                                                      antiquant_scale=sc, antiquant_offset=of)
+                        if use_ifa:
+                            a, _ = torch.ops.ifa.incre_flash_attention(
+                                q, kc, vc, num_heads=n, num_key_value_heads=nkv, scale_value=d ** -0.5,
+                                actual_seq_lengths=[length + 1], block_table=table, block_table_cols=len(table),
+                                block_size=bs, antiquant_scale=sc, antiquant_offset=of, antiquant_mode=3)
+                        else:
+                            kd, vd = dequantised(i, kc, vc, sc, of, length + 1)
+                            a = F.scaled_dot_product_attention(q.double(), kd, vd, enable_gqa=True)
+                        x = x + a.float().reshape(1, n * d) @ w["%do" % i]
+                        x = x + F.silu(rms(x) @ w["%dup" % i]) @ w["%ddown" % i]
+                        continue
                     kc, vc = cache[i]
                     if use_ifa:
                         torch.ops.ifa.kv_cache_append(kn, vn, kc, vc, cache_seq_lengths=[length],
@@ -184,6 +219,12 @@ class TorchOps(unittest.TestCase):
         self.assertEqual(ifa_tokens, sdpa_tokens)
         self.assertEqual(len(ifa_tokens), prompt + steps)
         self.assertLess(rel(ifa_logits, sdpa_logits), 2e-3)
+        # a paged int8 cache, quantised by the appends: ifa's attention over it against SDPA over it dequantised
+        int8_tokens, int8_logits = run(True, int8=True)
+        sdpa_tokens, sdpa_logits = run(False, int8=True)
+        self.assertEqual(int8_tokens, sdpa_tokens)
+        self.assertLess(rel(int8_logits, sdpa_logits), 2e-3)
+        self.assertGreater(rel(int8_logits, ifa_logits), 1e-4)  # the int8 runs did read quantised rows
 
 
 if __name__ == "__main__":

@@ -92,25 +92,35 @@ def _(query, key, value, num_heads, num_key_value_heads, scale_value, input_layo
     return torch.empty_like(query), query.new_empty(_lse_shape(query, num_heads, input_layout), dtype=torch.float32)
 
 
-@torch.library.custom_op("ifa::kv_cache_append", mutates_args=("key_cache", "value_cache"), device_types="cpu")
+@torch.library.custom_op("ifa::kv_cache_append",
+                         mutates_args=("key_cache", "value_cache", "antiquant_scale", "antiquant_offset"),
+                         device_types="cpu")
 def kv_cache_append(key: Tensor, value: Tensor, key_cache: Tensor, value_cache: Tensor,
                     cache_seq_lengths: List[int], num_key_value_heads: int, input_layout: str = "BNSD",
-                    block_table: Optional[List[int]] = None, block_table_cols: int = 0, block_size: int = 0) -> None:
+                    block_table: Optional[List[int]] = None, block_table_cols: int = 0, block_size: int = 0,
+                    antiquant_scale: Optional[Tensor] = None, antiquant_offset: Optional[Tensor] = None) -> None:
     """KVCacheAppend (docs/kv-cache.md): key and value's rows written into the caches in place at each batch's
-    cache_seq_lengths (paged through block_table)."""
+    cache_seq_lengths (paged through block_table); into an int8 cache quantised on the way, each row's scale and
+    offset written into antiquant_scale and antiquant_offset (per head and token: (2, B, N_kv, S), paged
+    (2, blocks, N_kv, block_size)), which the attention then takes."""
     attrs = dict(cache_seq_lengths=list(cache_seq_lengths), num_key_value_heads=num_key_value_heads,
                  input_layout=input_layout)
     if block_table is not None:
         attrs.update(block_table=list(block_table), block_table_cols=block_table_cols, block_size=block_size)
-    if not (key_cache.is_contiguous() and value_cache.is_contiguous()):
-        raise ValueError("kv_cache_append writes its caches in place: they must be contiguous")
     tensors = dict(key=key, value=value, key_cache=key_cache, value_cache=value_cache)
+    if antiquant_scale is not None:
+        tensors["antiquant_scale"] = antiquant_scale
+    if antiquant_offset is not None:
+        tensors["antiquant_offset"] = antiquant_offset
+    for name in ("key_cache", "value_cache", "antiquant_scale", "antiquant_offset"):
+        if name in tensors and not tensors[name].is_contiguous():
+            raise ValueError("kv_cache_append writes %s in place: it must be contiguous" % name)
     _plan("KVCacheAppend", tensors, attrs).run(**{n: _array(t) for n, t in tensors.items()})
 
 
 @kv_cache_append.register_fake
 def _(key, value, key_cache, value_cache, cache_seq_lengths, num_key_value_heads, input_layout="BNSD",
-      block_table=None, block_table_cols=0, block_size=0):
+      block_table=None, block_table_cols=0, block_size=0, antiquant_scale=None, antiquant_offset=None):
     return None
 
 
