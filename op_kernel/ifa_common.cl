@@ -216,9 +216,9 @@ typedef struct __attribute__((packed)) { ifa_h16_t v; } ifa_h16_packed;
 #define IFA_NSTORE_(c, n, x, p, i) IFA_NSTORE_##c(n, x, p, i)
 #define IFA_NSTORE(c, n, x, p, i) IFA_NSTORE_(c, n, x, p, i)
 
-/* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
- * without overflowing 64 bits (tiling/planner.h has the host twin, ifa__unit_start). */
-inline long ifa_unit_start(long total, long units, long u) { return total / units * u + total % units * u / units; }
+/* Balanced units: where unit u's stretch of the cost line [0, total) starts (ifa_formulas.h, which the planner's
+ * ifa__unit_start computes too). */
+inline long ifa_unit_start(long total, long units, long u) { return IFA_UNIT_START(total, units, u); }
 
 /* The unit whose stretch holds cost position x: the largest u with start(u) <= x (the combine's first and last
  * pieces of a block; the fused combine's too), by bisection over start(u) = q u + floor(r u / units) with total's
@@ -265,12 +265,9 @@ inline ulong ifa_piece_slot(ifa_pieces p, int s) { return ifa_unit_slot(p.first 
 #define IFA_CAT_(a, b) a##b
 #define IFA_CAT(a, b) IFA_CAT_(a, b)
 
-/* The first logical KV position a (batch, KV head) block reads for a batch of length len: its earliest
- * query row ends at len - causal_shift and sees the last `window` positions before that (window 0: all).
- * tiling/planner.h has the host twin (ifa__kv_lo); the plan's costs and the kernels' ranges agree on it. */
-inline int ifa_kv_lo(int len, int window, int causal_shift) {
-    return window > 0 ? clamp(len - causal_shift - window, 0, len) : 0;
-}
+/* The first logical KV position a (batch, KV head) block reads (ifa_formulas.h, which the planner's ifa__kv_lo
+ * computes too: the plan's costs and the kernels' ranges agree on it). */
+inline int ifa_kv_lo(int len, int window, int causal_shift) { return IFA_KV_LO(len, window, causal_shift); }
 
 /* Batch b's KV length and query tokens from the lengths array (lens, lens_off, per_batch and uniform_len are
  * the kernels' arguments). With QLEN (actual_seq_lengths_q) the host uploads (length, tokens) pairs: batch b

@@ -13,7 +13,7 @@
 #include "tiling/planner.h"
 
 const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES] = {
-    "ifa_common.cl", "ifa_kernel_args.h", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
+    "ifa_formulas.h", "ifa_common.cl", "ifa_kernel_args.h", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
     "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
 
 /* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix

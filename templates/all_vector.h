@@ -6,7 +6,7 @@
 
 /* The fused kernel's program: these files of op_kernel/, in this order, as one source text (each may use what the
  * ones before it define; op_kernel/ifa_all_vector_options.cl says what each holds). */
-enum { IFA__ALL_VECTOR_SOURCES = 7 };
+enum { IFA__ALL_VECTOR_SOURCES = 8 };
 extern const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES];
 
 /* Enqueues the fused kernel for args (already checked against plan) on queue after the wait list, and

@@ -42,11 +42,11 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
         IFA__FEATURE_DEFINES(p),
     };
     const int nd = (int)(sizeof defines / sizeof defines[0]);
-    static const char *const sources[] = {"ifa_common.cl", "ifa_kernel_args.h", "ifa_cv.cl"};
+    static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_kernel_args.h", "ifa_cv.cl"};
     ifa__cached_kernel *kq, *kg, *ks;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_query", &kq));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_gather", &kg));
-    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, nd, "ifa_cv_softmax", &ks));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, nd, "ifa_cv_query", &kq));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, nd, "ifa_cv_gather", &kg));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, nd, "ifa_cv_softmax", &ks));
     IFA__TRY(ifa__check_kernel(ctx, ks, plan->cv_work_group_size));
     if (!queue) { /* building only: the combine too (CLBlast builds its matrix products at their first call) */
         ifa__cached_kernel *kc;

@@ -113,8 +113,8 @@ ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowma
         {"QLEN", p->q_lengths},  {"QPACK", p->q_lengths && plan->kv_heads_per_group <= 1},
         IFA__OUT_DEFINES(p, plan),
     };
-    static const char *const sources[] = {"ifa_common.cl", "ifa_kernel_args.h", "ifa_combine.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 3, defines, sizeof defines / sizeof defines[0], "ifa_combine", out));
+    static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_kernel_args.h", "ifa_combine.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, sizeof defines / sizeof defines[0], "ifa_combine", out));
     return ifa__check_kernel(ctx, *out, plan->combine_work_group_size);
 }
 

@@ -246,8 +246,8 @@ static int env_on(const char *name) {
 }
 
 START_TEST(program_cache_keys) {
-    static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
-    static const char *const same_sources[] = {"ifa_common.cl", "ifa_merge.cl"};
+    static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_merge.cl"};
+    static const char *const same_sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_merge.cl"};
     char wg_name[] = "WG"; /* the same text at another address */
     const ifa__define defs[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
     const ifa__define same[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {wg_name, 8}, {"HAS_LSE", 1}};
@@ -255,31 +255,31 @@ START_TEST(program_cache_keys) {
     const ifa__define other_name[] = {{"P_T", IFA_DTYPE_FLOAT32}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"XB", 1}};
     ifa_context *ctx = test_ctx();
     ifa__cached_kernel *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "ifa_merge", &a), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, defs, 4, "ifa_merge", &a), IFA_STATUS_OK);
     const int64_t built = ifa_context_programs_built(ctx);
-    ck_assert_int_eq(ifa__get_kernel(ctx, same_sources, 2, same, 4, "ifa_merge", &b), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__get_kernel(ctx, same_sources, 3, same, 4, "ifa_merge", &b), IFA_STATUS_OK);
     ck_assert_ptr_eq(a, b);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built);
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, other_value, 4, "ifa_merge", &c), IFA_STATUS_OK);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, other_value, 4, "ifa_merge", &c), IFA_STATUS_OK);
     ck_assert_ptr_ne(a, c);
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, other_name, 4, "ifa_merge", &d), IFA_STATUS_OK); /* HAS_LSE unset */
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, other_name, 4, "ifa_merge", &d), IFA_STATUS_OK); /* HAS_LSE unset */
     ck_assert_ptr_ne(a, d);
     ck_assert_ptr_ne(c, d);
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 3, "ifa_merge", &e), IFA_STATUS_OK); /* fewer defines */
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, defs, 3, "ifa_merge", &e), IFA_STATUS_OK); /* fewer defines */
     ck_assert_ptr_ne(d, e);
     ck_assert_ptr_ne(a, e);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
     /* failures cache nothing: a dtype code the sources do not know (the options in the message), a kernel
      * the program does not hold */
     const ifa__define bad[] = {{"P_T", 99}, {"O_T", IFA_DTYPE_FLOAT32}, {"WG", 8}, {"HAS_LSE", 1}};
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, bad, 4, "ifa_merge", &e), IFA_STATUS_BUILD_FAILED);
     char opts[160];
     const int cpu = ifa__vendor_is_cpu(ctx->facts.vendor); /* the variables: scripts/test and ctest set them */
     snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s -D IFA_CPU=%d -D IFA_NV=%d -D P_T=99 -D O_T=0 -D WG=8 -D HAS_LSE=1",
              env_on("IFA_KERNEL_WERROR") ? " -Werror" : "", cpu && env_on("IFA_CPU_OPT_DISABLE") ? " -cl-opt-disable" : "",
              cpu, ctx->facts.vendor == IFA_VENDOR_NVIDIA);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), opts));
-    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 2, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
+    ck_assert_int_eq(ifa__get_kernel(ctx, sources, 3, defs, 4, "no_such_kernel", &e), IFA_STATUS_OPENCL_ERROR);
     ck_assert_int_eq(ifa_context_programs_built(ctx), built + 3);
 }
 END_TEST

@@ -4,6 +4,7 @@
 
 #include "ifa/plan.h"
 #include "ifa/status.h"
+#include "op_kernel/ifa_formulas.h"
 #include "tiling/device_facts.h"
 #include "tiling/kernel_shape.h"
 #include "tiling/tuning_table.h"
@@ -11,20 +12,18 @@
 /* Alignment of every workspace region, in bytes. */
 #define IFA_WORKSPACE_ALIGN 256
 
-/* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units)
- * without overflowing 64 bits. ifa_all_vector.cl and ifa_combine.cl compute the same (ifa_unit_start). */
+/* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units) without
+ * overflowing 64 bits (op_kernel/ifa_formulas.h: the kernels' ifa_unit_start is the same formula). */
 static inline int64_t ifa__unit_start(int64_t total, int64_t units, int64_t u) {
-    return total / units * u + total % units * u / units;
+    return IFA_UNIT_START(total, units, u);
 }
 
-/* The first logical KV position a (batch, KV head) block reads, for a batch of effective length len:
- * its earliest query row ends at len - causal_shift (causal_shift = S1 - 1 for causal multi-token queries,
- * else 0) and sees the last `window` positions before that (window 0: all). The block reads [lo, len).
- * op_kernel/ifa_common.cl has the device twin (ifa_kv_lo). */
+/* The first logical KV position a (batch, KV head) block reads, for a batch of effective length len: its earliest
+ * query row ends at len - causal_shift (causal_shift = S1 - 1 for causal multi-token queries, else 0) and sees the
+ * last `window` positions before that (window 0: all). The block reads [lo, len) (op_kernel/ifa_formulas.h: the
+ * kernels' ifa_kv_lo is the same formula). */
 static inline int64_t ifa__kv_lo(int64_t len, int64_t window, int64_t causal_shift) {
-    if (window <= 0) return 0;
-    const int64_t lo = len - causal_shift - window;
-    return lo < 0 ? 0 : lo > len ? len : lo;
+    return IFA_KV_LO(len, window, causal_shift);
 }
 
 /* KV rows a block of effective length len reads. */

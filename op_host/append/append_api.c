@@ -470,8 +470,8 @@ static ifa_status pass_kernel(ifa_context *ctx, const ifa_kv_cache_append_args *
         {"KEY_ONLY", args->value == NULL}, {"STAT", s->stat},            {"S_T", s->stat ? s->s_dtype : 0},
         {"S_OFF", s->s_off},
     };
-    static const char *const sources[] = {"ifa_common.cl", "ifa_append.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
+    static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_append.cl"};
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
     return ifa__check_kernel(ctx, *k, wg);
 }
 

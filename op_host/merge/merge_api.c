@@ -125,9 +125,9 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
     while (ctx->facts.max_work_group_size > 0 && wg > ctx->facts.max_work_group_size) wg /= 2;
     const ifa__define defines[] = {{"P_T", args->partial_outputs->dtype}, {"O_T", args->merged_output->dtype},
                                    {"WG", wg}, {"HAS_LSE", args->merged_lse != NULL}};
-    static const char *const sources[] = {"ifa_common.cl", "ifa_merge.cl"};
+    static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_merge.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, 2, defines, sizeof defines / sizeof defines[0], "ifa_merge", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, sizeof defines / sizeof defines[0], "ifa_merge", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, wg));
     const ifa_tensor *po = args->partial_outputs, *pl = args->partial_lses, *o = args->merged_output;
     const ifa_tensor *l = args->merged_lse ? args->merged_lse : pl; /* not written without HAS_LSE */
