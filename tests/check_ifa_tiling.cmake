@@ -213,11 +213,11 @@ execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile pocl-
 string(JSON opts GET "${out}" build options)
 string(JSON plan_sources GET "${out}" build sources)
 # --sources: the fused kernel's files in program order (what nv-regs and nvptx_lanes concatenate), the plan's too;
-# each one of op_kernel/, ifa_common.cl first and the kernel's own file last
+# each one of op_kernel/, ifa_formulas.h (the formulas the planner shares) first and the kernel's own file last
 execute_process(COMMAND ${TILING} --sources RESULT_VARIABLE src_rc OUTPUT_VARIABLE sources
   OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT src_rc EQUAL 0 OR NOT sources STREQUAL plan_sources OR
-   NOT sources MATCHES "^ifa_common\\.cl .* ifa_all_vector\\.cl$")
+   NOT sources MATCHES "^ifa_formulas\\.h ifa_common\\.cl .* ifa_all_vector\\.cl$")
   message(FATAL_ERROR "--sources: ${src_rc} '${sources}' (the plan's: '${plan_sources}')")
 endif()
 string(REPLACE " " ";" source_list "${sources}")
