@@ -24,6 +24,13 @@ static void tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed
     fprintf(f, "], \"dtype\": \"%s\", \"random\": {\"seed\": %d%s}}", ifa_dtype_name(t->dtype), seed, range);
 }
 
+/* ", " and t's entry (tensor_json) where the optional tensor t is given. */
+static void opt_tensor_json(FILE *f, const char *name, const ifa_tensor *t, int seed) {
+    if (!t) return;
+    fputs(", ", f);
+    tensor_json(f, name, t, seed);
+}
+
 /* Read once per process: getenv walks the whole environment, a measurable share of a run call's host time
  * on every decode step. */
 static int verbose_flag;
@@ -82,20 +89,17 @@ void ifa__verbose_append(const ifa_kv_cache_append_args *a) {
     if (a->rope_mode && a->rope_theta != 0) fprintf(stderr, ", \"rope_theta\": %.17g", a->rope_theta);
     fputs("}, \"inputs\": {", stderr);
     tensor_json(stderr, "key", a->key, 1);
-    if (a->value) fputs(", ", stderr), tensor_json(stderr, "value", a->value, 2);
+    opt_tensor_json(stderr, "value", a->value, 2);
     fputs(", ", stderr), tensor_json(stderr, "key_cache", a->key_cache, 3);
-    if (a->value_cache) fputs(", ", stderr), tensor_json(stderr, "value_cache", a->value_cache, 4);
-    if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 5);
-    if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 6);
-    if (a->key_antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 9);
-    if (a->key_antiquant_offset)
-        fputs(", ", stderr), tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 10);
-    if (a->value_antiquant_scale)
-        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 11);
-    if (a->value_antiquant_offset)
-        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 12);
-    if (a->rope_cos) fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 7);
-    if (a->rope_sin) fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 8);
+    opt_tensor_json(stderr, "value_cache", a->value_cache, 4);
+    opt_tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 5);
+    opt_tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 6);
+    opt_tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 9);
+    opt_tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 10);
+    opt_tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 11);
+    opt_tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 12);
+    opt_tensor_json(stderr, "rope_cos", a->rope_cos, 7);
+    opt_tensor_json(stderr, "rope_sin", a->rope_sin, 8);
     int_list_json(stderr, "cache_seq_lengths", a->cache_seq_lengths, a->cache_seq_lengths_count);
     if (a->new_seq_lengths_count > 0) int_list_json(stderr, "new_seq_lengths", a->new_seq_lengths, a->new_seq_lengths_count);
     if (a->rope_positions) int_list_json(stderr, "rope_positions", a->rope_positions, a->rope_positions_count);
@@ -156,44 +160,28 @@ void ifa__verbose_run(const ifa_plan *plan, const ifa_device_facts *facts, const
         fputs("\"value\": \"key\"", stderr);
     else
         tensor_json(stderr, "value", a->value, 3);
-    if (a->actual_seq_lengths_count > 0) {
-        fputs(", \"actual_seq_lengths\": [", stderr);
-        for (int64_t i = 0; i < a->actual_seq_lengths_count; ++i)
-            fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->actual_seq_lengths[i]);
-        fputc(']', stderr);
-    }
-    if (a->actual_seq_lengths_q_count > 0) {
-        fputs(", \"actual_seq_lengths_q\": [", stderr);
-        for (int64_t i = 0; i < a->actual_seq_lengths_q_count; ++i)
-            fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->actual_seq_lengths_q[i]);
-        fputc(']', stderr);
-    }
-    if (a->atten_mask) fputs(", ", stderr), tensor_json(stderr, "atten_mask", a->atten_mask, 4);
-    if (a->pse_shift) fputs(", ", stderr), tensor_json(stderr, "pse_shift", a->pse_shift, 5);
-    if (a->sinks) fputs(", ", stderr), tensor_json(stderr, "sinks", a->sinks, 14);
-    if (a->alibi_slopes) fputs(", ", stderr), tensor_json(stderr, "alibi_slopes", a->alibi_slopes, 15);
-    if (a->antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
-    if (a->antiquant_offset) fputs(", ", stderr), tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
-    if (a->key_antiquant_scale) fputs(", ", stderr), tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 16);
-    if (a->key_antiquant_offset)
-        fputs(", ", stderr), tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 17);
-    if (a->value_antiquant_scale)
-        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 18);
-    if (a->value_antiquant_offset)
-        fputs(", ", stderr), tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 19);
-    if (a->quant_scale2) fputs(", ", stderr), tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);
-    if (a->quant_offset2) fputs(", ", stderr), tensor_json(stderr, "quant_offset2", a->quant_offset2, 9);
-    if (a->key_shared_prefix) fputs(", ", stderr), tensor_json(stderr, "key_shared_prefix", a->key_shared_prefix, 10);
-    if (a->value_shared_prefix)
-        fputs(", ", stderr), tensor_json(stderr, "value_shared_prefix", a->value_shared_prefix, 11);
+    if (a->actual_seq_lengths_count > 0)
+        int_list_json(stderr, "actual_seq_lengths", a->actual_seq_lengths, a->actual_seq_lengths_count);
+    if (a->actual_seq_lengths_q_count > 0)
+        int_list_json(stderr, "actual_seq_lengths_q", a->actual_seq_lengths_q, a->actual_seq_lengths_q_count);
+    opt_tensor_json(stderr, "atten_mask", a->atten_mask, 4);
+    opt_tensor_json(stderr, "pse_shift", a->pse_shift, 5);
+    opt_tensor_json(stderr, "sinks", a->sinks, 14);
+    opt_tensor_json(stderr, "alibi_slopes", a->alibi_slopes, 15);
+    opt_tensor_json(stderr, "antiquant_scale", a->antiquant_scale, 6);
+    opt_tensor_json(stderr, "antiquant_offset", a->antiquant_offset, 7);
+    opt_tensor_json(stderr, "key_antiquant_scale", a->key_antiquant_scale, 16);
+    opt_tensor_json(stderr, "key_antiquant_offset", a->key_antiquant_offset, 17);
+    opt_tensor_json(stderr, "value_antiquant_scale", a->value_antiquant_scale, 18);
+    opt_tensor_json(stderr, "value_antiquant_offset", a->value_antiquant_offset, 19);
+    opt_tensor_json(stderr, "quant_scale2", a->quant_scale2, 8);
+    opt_tensor_json(stderr, "quant_offset2", a->quant_offset2, 9);
+    opt_tensor_json(stderr, "key_shared_prefix", a->key_shared_prefix, 10);
+    opt_tensor_json(stderr, "value_shared_prefix", a->value_shared_prefix, 11);
     if (a->actual_shared_prefix_len)
         fprintf(stderr, ", \"actual_shared_prefix_len\": %lld", (long long)*a->actual_shared_prefix_len);
-    if (p->rope && a->rope_positions) {
-        fputs(", \"rope_positions\": [", stderr);
-        for (int64_t i = 0; i < a->rope_positions_count; ++i)
-            fprintf(stderr, i ? ", %lld" : "%lld", (long long)a->rope_positions[i]);
-        fputc(']', stderr);
-    }
+    if (p->rope && a->rope_positions)
+        int_list_json(stderr, "rope_positions", a->rope_positions, a->rope_positions_count);
     if (p->rope && a->rope_cos) {
         fputs(", ", stderr), tensor_json(stderr, "rope_cos", a->rope_cos, 12);
         fputs(", ", stderr), tensor_json(stderr, "rope_sin", a->rope_sin, 13);
