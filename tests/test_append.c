@@ -876,6 +876,9 @@ START_TEST(append_rules) {
     ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(test_ctx(), NULL, &ws), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(NULL, &f.a, &ws), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_int_eq(ifa_kv_cache_append_get_workspace_size(test_ctx(), &f.a, NULL), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_int_eq(ifa_kv_cache_append_run(test_ctx(), &f.a, NULL, 0, test_queue(), 2, NULL, NULL),
+                     IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "event_wait_list is NULL with num_events_in_wait_list = 2"));
     afix_setup(&f), f.a.value_cache = NULL;
     aexpect(&f, IFA_STATUS_NULL_ARGUMENT, "value_cache is NULL but value is given; a key-only append (one latent "
                                           "cache, multi-head latent attention) leaves both NULL");

@@ -186,6 +186,8 @@ START_TEST(merge_rules) {
     ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, test_queue(), 0, NULL, NULL), IFA_STATUS_NULL_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(ifa_last_error(), "partial_outputs.buffer is NULL"));
     ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, NULL, 0, NULL, NULL), IFA_STATUS_INVALID_QUEUE);
+    ck_assert_int_eq(ifa_merge_attention_states_run(test_ctx(), &a, test_queue(), 2, NULL, NULL), IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "event_wait_list is NULL with num_events_in_wait_list = 2"));
     {
         /* the outputs apart from the inputs: merged_output over partial_outputs' bytes in one buffer is refused */
         cl_int err;

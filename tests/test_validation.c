@@ -943,6 +943,7 @@ START_TEST(run_rules) {
                      IFA_STATUS_WORKSPACE_TOO_SMALL);
     ck_assert_int_eq(ifa_incre_flash_attention_run(test_ctx(), &l.plan, &l.f.a, l.ws, 0, q, 2, NULL, NULL),
                      IFA_STATUS_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "event_wait_list is NULL with num_events_in_wait_list = 2"));
 
     ifa_plan bad = l.plan;
     bad.magic = 0;

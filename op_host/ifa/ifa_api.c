@@ -145,9 +145,7 @@ ifa_status ifa_incre_flash_attention_run_profiled(ifa_context *ctx, const ifa_pl
                                                   cl_event *first_kernel, cl_event *event) {
     if (first_kernel) *first_kernel = NULL;
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
-    if (num_events_in_wait_list > 0 && !event_wait_list)
-        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
-                         (unsigned)num_events_in_wait_list);
+    IFA__TRY(ifa__check_wait_list(num_events_in_wait_list, event_wait_list));
     IFA__TRY(ifa__plan_check(plan));
     ifa_problem problem;
     IFA__TRY(ifa__ifa_check_args(args, &problem));

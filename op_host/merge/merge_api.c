@@ -100,9 +100,7 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
                                           const cl_event *event_wait_list, cl_event *event) {
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
     if (!queue) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is NULL");
-    if (num_events_in_wait_list > 0 && !event_wait_list)
-        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
-                         (unsigned)num_events_in_wait_list);
+    IFA__TRY(ifa__check_wait_list(num_events_in_wait_list, event_wait_list));
     merge_shape m;
     IFA__TRY(check_args(args, &m));
     IFA__TRY(ifa__check_buffer(ctx->cl_ctx, args->partial_outputs, "partial_outputs"));
@@ -127,7 +125,8 @@ ifa_status ifa_merge_attention_states_run(ifa_context *ctx, const ifa_merge_atte
                                    {"WG", wg}, {"HAS_LSE", args->merged_lse != NULL}};
     static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_merge.cl"};
     ifa__cached_kernel *k;
-    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, sizeof defines / sizeof defines[0], "ifa_merge", &k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines,
+                             sizeof defines / sizeof defines[0], "ifa_merge", &k));
     IFA__TRY(ifa__check_kernel(ctx, k, wg));
     const ifa_tensor *po = args->partial_outputs, *pl = args->partial_lses, *o = args->merged_output;
     const ifa_tensor *l = args->merged_lse ? args->merged_lse : pl; /* not written without HAS_LSE */

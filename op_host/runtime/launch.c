@@ -35,6 +35,13 @@ ifa_status ifa__check_kernel(const ifa_context *ctx, const ifa__cached_kernel *k
     return IFA_STATUS_OK;
 }
 
+ifa_status ifa__check_wait_list(cl_uint num_events, const cl_event *wait_list) {
+    if (num_events > 0 && !wait_list)
+        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
+                         (unsigned)num_events);
+    return IFA_STATUS_OK;
+}
+
 ifa_status ifa__check_queue(const ifa_context *ctx, cl_command_queue queue) {
     if (!queue) return ifa__fail(IFA_STATUS_INVALID_QUEUE, "queue is NULL");
     cl_context qctx = NULL;

@@ -20,6 +20,9 @@ ifa_status ifa__enqueue(ifa__cached_kernel *k, const char *name, const ifa__karg
  * device has. */
 ifa_status ifa__check_kernel(const ifa_context *ctx, const ifa__cached_kernel *k, int32_t wg);
 
+/* NULL_ARGUMENT when a run's wait list has events (num_events) but no array to hold them. */
+ifa_status ifa__check_wait_list(cl_uint num_events, const cl_event *wait_list);
+
 /* INVALID_QUEUE unless queue is a valid queue of ctx's context and device. */
 ifa_status ifa__check_queue(const ifa_context *ctx, cl_command_queue queue);
 
