@@ -13,8 +13,8 @@
 #include "tiling/planner.h"
 
 const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES] = {
-    "ifa_formulas.h", "ifa_common.cl", "ifa_kernel_args.h", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl",
-    "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
+    "ifa_formulas.h",        "ifa_common.cl",         "ifa_kernel_args.h", "ifa_all_vector_options.cl",
+    "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl", "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
 
 /* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix
  * kernel variant: every batch's query rows as B*G virtual heads per KV head and one split covering the
@@ -40,8 +40,8 @@ static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cac
     return ifa__check_kernel(ctx, *out, plan->work_group_size);
 }
 
-static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a, cl_command_queue queue, cl_uint num_wait, const cl_event *wait, cl_event *done,
-                                int one_group) {
+static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a, cl_command_queue queue,
+                                cl_uint num_wait, const cl_event *wait, cl_event *done, int one_group) {
     const ifa_problem *p = &plan->problem;
     ifa__cached_kernel *k;
     IFA__TRY(prefix_kernel(ctx, plan, &k));
@@ -97,7 +97,8 @@ size_t ifa__all_vector_warm_unwritten(const ifa_plan *plan, size_t *zero_words, 
 static void warm_args(const ifa_plan *plan, const warm_regions *r, cl_mem scratch, ifa__op_args *a) {
     const ifa_problem *p = &plan->problem;
     a->q = a->k = a->v = a->o = a->lse = a->lens = a->mask = a->pse = a->table = scratch;
-    a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = a->rope_pos = a->rope_f = a->rope_cos = a->rope_sin = a->sinks = a->alibi = scratch;
+    a->aqs = a->aqo = a->vaqs = a->vaqo = a->qs2 = a->qo2 = scratch;
+    a->rope_pos = a->rope_f = a->rope_cos = a->rope_sin = a->sinks = a->alibi = scratch;
     a->q_off = a->k_off = a->v_off = a->lens_off = a->mask_off = a->pse_off = a->table_off = 0;
     a->aqs_off = a->aqo_off = a->vaqs_off = a->vaqo_off = a->qs2_off = a->qo2_off = 0;
     a->rope_pos_off = a->rope_f_off = a->rope_c_off = a->rope_s_off = a->sinks_off = a->alibi_off = 0;

@@ -471,7 +471,8 @@ static ifa_status pass_kernel(ifa_context *ctx, const ifa_kv_cache_append_args *
         {"S_OFF", s->s_off},
     };
     static const char *const sources[] = {"ifa_formulas.h", "ifa_common.cl", "ifa_append.cl"};
-    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines, sizeof defines / sizeof defines[0], "ifa_kv_append", k));
+    IFA__TRY(ifa__get_kernel(ctx, sources, sizeof sources / sizeof sources[0], defines,
+                             sizeof defines / sizeof defines[0], "ifa_kv_append", k));
     return ifa__check_kernel(ctx, *k, wg);
 }
 
@@ -554,9 +555,7 @@ ifa_status ifa_kv_cache_append_run(ifa_context *ctx, const ifa_kv_cache_append_a
                                    size_t workspace_offset, cl_command_queue queue, cl_uint num_events_in_wait_list,
                                    const cl_event *event_wait_list, cl_event *event) {
     if (!ctx) return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "ctx is NULL");
-    if (num_events_in_wait_list > 0 && !event_wait_list)
-        return ifa__fail(IFA_STATUS_NULL_ARGUMENT, "event_wait_list is NULL with num_events_in_wait_list = %u",
-                         (unsigned)num_events_in_wait_list);
+    IFA__TRY(ifa__check_wait_list(num_events_in_wait_list, event_wait_list));
     append_shape m;
     IFA__TRY(check_args(args, &m));
     const size_t tokens = (size_t)(m.batch * m.seq_new), table_bytes = (size_t)append_workspace(&m);
