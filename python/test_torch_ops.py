@@ -215,6 +215,7 @@ class TorchOps(unittest.TestCase):
             return tokens, torch.cat(logits_all)
 
         ifa_tokens, ifa_logits = run(True)
+        self.assertLessEqual(len(ifa.torch_ops._plans), ifa.torch_ops._PLANS_KEPT)  # 2 x 71 steps' plans seen
         sdpa_tokens, sdpa_logits = run(False)
         self.assertEqual(ifa_tokens, sdpa_tokens)
         self.assertEqual(len(ifa_tokens), prompt + steps)

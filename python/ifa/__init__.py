@@ -464,13 +464,14 @@ class Plan:
         missing = [n for n in self._specs if n not in tensors and n not in self._allocated]
         if missing:
             raise Error("NULL_ARGUMENT", "%s's plan needs %s" % (self.op, ", ".join(missing)))
-        on_device = _is_device_array(_data(tensors.get("query", tensors.get(self._first_input(tensors)))))
+        # outputs not given come as the query's kind of array (a device array or NumPy)
+        on_device = _is_device_array(_data(tensors.get("query", next(iter(tensors.values()), None))))
+        tensors = dict(tensors)
+        for name in self._allocated:
+            if name not in tensors:
+                tensors[name] = self._new_output(name, on_device)
         bound, temps, after, results = {}, [], [], {}
         try:
-            for name in self._allocated:
-                if name not in tensors:
-                    tensors = dict(tensors)
-                    tensors[name] = results[name] = self._new_output(name, on_device)
             for name, value in tensors.items():
                 if name not in self._specs:
                     raise Error("INVALID_ATTRIBUTE", "%s's plan has no tensor named \"%s\" (attributes are fixed "
@@ -498,9 +499,6 @@ class Plan:
         finally:
             for mem in temps:
                 _cl.clReleaseMemObject(mem)
-
-    def _first_input(self, tensors):
-        return next(iter(tensors), None)
 
     def _new_output(self, name, on_device):
         dtype, shape = self._specs[name]

@@ -9,8 +9,9 @@ The ops take CPU tensors (float32, float16, bfloat16; int8 caches with their ant
 default device (IFA_DEVICE; PoCL on a CPU, where the tensors' memory is used in place when aligned as the device
 asks, else copied). kv_cache_append is declared as mutating its caches (torch.library's mutates_args), and each op
 has a fake kernel, so torch.compile(fullgraph=True) traces a model that calls them. A call plans once per
-distinct shapes, dtypes and attributes (ifa.Plan, kept in a cache) and then only runs.
+distinct shapes, dtypes and attributes (ifa.Plan; the latest 64 kept) and then only runs.
 """
+from collections import OrderedDict
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -19,7 +20,10 @@ from torch import Tensor
 
 import ifa
 
-_plans = {}
+# the plans of the latest distinct calls, least recently used first: a decode loop's lengths change every step, so
+# the cache is bounded and an evicted plan's workspace released at once
+_plans = OrderedDict()
+_PLANS_KEPT = 64
 
 
 def _array(t: Tensor):
@@ -37,6 +41,10 @@ def _plan(op: str, tensors: dict, attrs: dict) -> "ifa.Plan":
     plan = _plans.get(key)
     if plan is None:
         plan = _plans[key] = ifa.plan(op, **{n: _array(t) for n, t in tensors.items()}, **attrs)
+        if len(_plans) > _PLANS_KEPT:
+            _plans.popitem(last=False)[1].close()
+    else:
+        _plans.move_to_end(key)
     return plan
 
 
