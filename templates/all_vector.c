@@ -248,27 +248,24 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     if (!queue) return IFA_STATUS_OK; /* building only */
 
     /* partials: a row's prefix slot (cascade), then its splits; balanced units index slots per unit */
-    ifa__combine_parts c = {0};
+    const ifa__combine_parts c = {.balanced = balanced, .rowmax = global_max ? 2 : 1, .one_group = warm};
     const size_t ws_word = workspace_offset / 4;
-    c.part = plan->split_kv ? workspace : a.o;
-    c.acc = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_acc_offset / 4 : 0;
-    c.m = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_m_offset / 4 : 0;
-    c.l = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_l_offset / 4 : 0;
-    c.split_tokens = plan->split_tokens, c.max_splits = plan->max_splits + plan->prefix_slots;
-    c.prefix = balanced ? workspace : c.part; /* int64 batch offsets of the cost line */
-    c.prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
-    c.total_cost = plan->total_cost, c.units = plan->units, c.c0 = plan->block_cost_rows;
-    c.head_groups = plan->head_groups, c.balanced = balanced, c.rowmax = global_max ? 2 : 1;
-    c.group = a.real_group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
+    a.part = plan->split_kv ? workspace : a.o;
+    a.part_acc = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_acc_offset / 4 : 0;
+    a.part_m = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_m_offset / 4 : 0;
+    a.part_l = plan->split_kv ? ws_word + (cl_ulong)plan->ws_part_l_offset / 4 : 0;
+    a.split_tokens = plan->split_tokens, a.max_splits = plan->max_splits + plan->prefix_slots;
+    a.prefix = balanced ? workspace : a.part; /* int64 batch offsets of the cost line */
+    a.prefix_off = balanced ? (workspace_offset + (cl_ulong)plan->ws_prefix_offset) / 8 : 0;
+    a.total_cost = plan->total_cost, a.units = plan->units, a.c0 = plan->block_cost_rows;
+    a.head_groups = plan->head_groups;
+    a.group = a.real_group * plan->kv_heads_per_group; /* a block's query heads (the plan check keeps it >= 1) */
     if (warm) {
-        c.part = c.prefix = workspace, c.acc = wr.acc, c.m = wr.m, c.l = wr.l, c.prefix_off = 0;
-        c.split_tokens = plan->chunk_rows, c.max_splits = 1 + plan->prefix_slots;
-        c.total_cost = 0, c.units = 1, c.one_group = 1;
+        a.part = a.prefix = workspace, a.part_acc = wr.acc, a.part_m = wr.m, a.part_l = wr.l, a.prefix_off = 0;
+        a.split_tokens = plan->chunk_rows, a.max_splits = 1 + plan->prefix_slots;
+        a.total_cost = 0, a.units = 1;
     }
-    /* the work-group's rows, the partials and the counters */
-    a.group = c.group, a.head_groups = c.head_groups, a.part = c.part, a.part_acc = c.acc, a.part_m = c.m;
-    a.part_l = c.l, a.split_tokens = c.split_tokens, a.max_splits = c.max_splits, a.prefix = c.prefix;
-    a.prefix_off = c.prefix_off, a.total_cost = c.total_cost, a.units = c.units, a.c0 = c.c0;
+    /* the fused combine's counters */
     a.cnt = cnt, a.cnt_off = cnt_off;
     const ifa__karg kargs[] = IFA__KARGS_LIST(IFA_ARGS_ALL_VECTOR, a);
     const size_t local[3] = {(size_t)plan->work_group_size, 1, 1};

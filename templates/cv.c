@@ -56,14 +56,14 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     const size_t ws_word = workspace_offset / 4;
     const cl_ulong qt = ws_word + (cl_ulong)plan->ws_cv_q_offset / 4, kt = ws_word + (cl_ulong)plan->ws_cv_k_offset / 4;
     const cl_ulong vt = ws_word + (cl_ulong)plan->ws_cv_v_offset / 4, st = ws_word + (cl_ulong)plan->ws_cv_s_offset / 4;
-    ifa__combine_parts c = {0};
-    c.part = workspace, c.prefix = workspace, c.cv = 1, c.rowmax = 1, c.head_groups = 1, c.group = a.real_group;
-    c.acc = ws_word + (cl_ulong)plan->ws_part_acc_offset / 4;
-    c.m = ws_word + (cl_ulong)plan->ws_part_m_offset / 4;
-    c.l = ws_word + (cl_ulong)plan->ws_part_l_offset / 4;
-    c.max_splits = plan->max_splits;
+    const ifa__combine_parts c = {.cv = 1, .rowmax = 1};
+    a.part = a.prefix = workspace, a.head_groups = 1, a.group = a.real_group;
+    a.part_acc = ws_word + (cl_ulong)plan->ws_part_acc_offset / 4;
+    a.part_m = ws_word + (cl_ulong)plan->ws_part_m_offset / 4;
+    a.part_l = ws_word + (cl_ulong)plan->ws_part_l_offset / 4;
+    a.max_splits = plan->max_splits;
     /* without splits one "split" covers every row an entry reads */
-    c.split_tokens = (cl_int)ifa__cv_entry_rows(plan);
+    a.split_tokens = (cl_int)ifa__cv_entry_rows(plan);
     const cl_int nkv = (cl_int)p->num_kv_heads;
     const size_t e = (size_t)plan->cv_entries, m = (size_t)plan->cv_rows, d = (size_t)p->head_dim;
     const size_t dv = (size_t)ifa__value_dim(p);
@@ -71,7 +71,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
 
     IFA__KARGS_STRUCT(IFA_ARGS_CV_QUERY)
     qa = {.q = a.q, .q_off = a.q_off, .q_bstride = a.q_bstride, .q_hstride = a.q_hstride, .q_tstride = a.q_tstride,
-          .num_kv_heads = nkv, .max_splits = c.max_splits, .ws = workspace, .qt_off = qt, .rope_pos = a.rope_pos,
+          .num_kv_heads = nkv, .max_splits = a.max_splits, .ws = workspace, .qt_off = qt, .rope_pos = a.rope_pos,
           .rope_pos_off = a.rope_pos_off, .rope_f = a.rope_f, .rope_f_off = a.rope_f_off, .rope_cos = a.rope_cos,
           .rope_c_off = a.rope_c_off, .rope_sin = a.rope_sin, .rope_s_off = a.rope_s_off, .lens = a.lens,
           .lens_off = a.lens_off};
@@ -85,8 +85,8 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     IFA__KARGS_STRUCT(IFA_ARGS_CV_GATHER)
     ga = {.k = a.k, .k_off = a.k_off, .v = a.v, .v_off = a.v_off, .kv_bstride = a.kv_bstride,
           .kv_hstride = a.kv_hstride, .kv_rstride = a.kv_rstride, .lens = a.lens, .lens_off = a.lens_off,
-          .uniform_len = a.uniform_len, .per_batch = a.per_batch, .num_kv_heads = nkv, .max_splits = c.max_splits,
-          .split_tokens = c.split_tokens, .window = a.window, .kv_end = a.kv_end, .table = a.table,
+          .uniform_len = a.uniform_len, .per_batch = a.per_batch, .num_kv_heads = nkv, .max_splits = a.max_splits,
+          .split_tokens = a.split_tokens, .window = a.window, .kv_end = a.kv_end, .table = a.table,
           .table_off = a.table_off, .table_cols = a.table_cols, .block_size = a.block_size, .aqs = a.aqs,
           .aqs_off = a.aqs_off, .aqo = a.aqo, .aqo_off = a.aqo_off, .aq_bstride = a.aq_bstride,
           .aq_hstride = a.aq_hstride, .vaqs = a.vaqs, .vaqs_off = a.vaqs_off, .vaqo = a.vaqo,
@@ -94,9 +94,9 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
           .kt_off = kt, .vt_off = vt, .mask = a.mask, .mask_off = a.mask_off, .mask_bstride = a.mask_bstride,
           .mask_tstride = a.mask_tstride};
     IFA__KARGS_STRUCT(IFA_ARGS_CV_SOFTMAX)
-    sa = {.ws = workspace, .s_off = st, .acc_off = c.acc, .m_off = c.m, .l_off = c.l, .lens = a.lens,
+    sa = {.ws = workspace, .s_off = st, .acc_off = a.part_acc, .m_off = a.part_m, .l_off = a.part_l, .lens = a.lens,
           .lens_off = a.lens_off, .uniform_len = a.uniform_len, .per_batch = a.per_batch, .num_kv_heads = nkv,
-          .max_splits = c.max_splits, .split_tokens = c.split_tokens, .window = a.window, .scale = a.scale,
+          .max_splits = a.max_splits, .split_tokens = a.split_tokens, .window = a.window, .scale = a.scale,
           .softcap = a.softcap, .mask = a.mask, .mask_off = a.mask_off, .mask_bstride = a.mask_bstride,
           .mask_tstride = a.mask_tstride, .pse = a.pse, .pse_off = a.pse_off, .pse_bstride = a.pse_bstride,
           .pse_hstride = a.pse_hstride, .pse_tstride = a.pse_tstride, .alibi = a.alibi, .alibi_off = a.alibi_off,
@@ -113,7 +113,7 @@ ifa_status ifa__cv_launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incr
     const ifa__gemm qk = {m, chunk, d, 1, workspace, (size_t)qt, d, m * d, workspace, (size_t)kt, d, chunk * d,
                           0.0f, workspace, (size_t)st, chunk, m * chunk, e};
     const ifa__gemm pv = {m, dv, chunk, 0, workspace, (size_t)st, chunk, m * chunk, workspace, (size_t)vt, dv,
-                          chunk * dv, 1.0f, workspace, (size_t)c.acc, dv, m * dv, e};
+                          chunk * dv, 1.0f, workspace, (size_t)a.part_acc, dv, m * dv, e};
     ifa_status s = IFA_STATUS_OK;
     atomic_store(&ctx->blas_used, 1);
     for (cl_int step = 0; s == IFA_STATUS_OK && step < plan->cv_steps; ++step) {

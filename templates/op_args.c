@@ -125,13 +125,13 @@ ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa
     ifa__cached_kernel *k;
     IFA__TRY(ifa__combine_kernel(ctx, plan, c->rowmax, c->balanced, c->cv, &k));
     IFA__KARGS_STRUCT(IFA_ARGS_COMBINE)
-    ka = {.part = c->part, .part_acc = c->acc, .part_m = c->m, .part_l = c->l, .max_splits = c->max_splits,
+    ka = {.part = a->part, .part_acc = a->part_acc, .part_m = a->part_m, .part_l = a->part_l, .max_splits = a->max_splits,
           .o = a->o, .o_off = a->o_off, .o_bstride = a->o_bstride, .o_hstride = a->o_hstride, .o_tstride = a->o_tstride,
           .lse = a->lse, .lse_off = a->lse_off, .num_heads = a->num_heads,
           .lens = a->lens, .lens_off = a->lens_off, .uniform_len = a->uniform_len, .per_batch = a->per_batch,
-          .split_tokens = c->split_tokens, .prefix = c->prefix, .prefix_off = c->prefix_off,
-          .total_cost = c->total_cost, .units = c->units, .c0 = c->c0, .group = c->group,
-          .head_groups = c->head_groups, .window = a->window, .qs2 = a->qs2, .qs2_off = a->qs2_off, .qo2 = a->qo2,
+          .split_tokens = a->split_tokens, .prefix = a->prefix, .prefix_off = a->prefix_off,
+          .total_cost = a->total_cost, .units = a->units, .c0 = a->c0, .group = a->group,
+          .head_groups = a->head_groups, .window = a->window, .qs2 = a->qs2, .qs2_off = a->qs2_off, .qo2 = a->qo2,
           .qo2_off = a->qo2_off, .sinks = a->sinks, .sinks_off = a->sinks_off,
           .head_dim = (cl_int)ifa__value_dim(p), .gt = (cl_int)plan->heads_per_group, .sq = (cl_int)p->seq_q,
           .causal = (cl_int)p->causal};

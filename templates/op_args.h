@@ -37,18 +37,13 @@ typedef IFA__KARGS_STRUCT(IFA_ARGS_ALL_VECTOR) ifa__op_args;
 void ifa__op_args_fill(const ifa_plan *plan, const ifa_incre_flash_attention_args *args, cl_mem workspace,
                        size_t workspace_offset, ifa__op_args *a);
 
-/* Where a launch's partial results are and how the combine reads them (ifa_combine.cl). */
+/* How the combine reads a launch's partials (ifa_combine.cl), beside where they are: a's part, part_acc, part_m,
+ * part_l, max_splits (partial slots per row, prefix slot included), split_tokens, prefix and prefix_off (balanced
+ * units' int64 batch cost offsets), total_cost, units, c0, group (query heads per block) and head_groups, which the
+ * launch sets for its own kernels too. */
 typedef struct ifa__combine_parts {
-    cl_mem part;                      /* the workspace */
-    cl_ulong acc, m, l;               /* float offsets of the accumulators, maxima and sums */
-    cl_int max_splits, split_tokens;  /* partial slots per row (prefix slot included), KV rows per split */
-    cl_mem prefix;                    /* balanced units: int64 batch cost offsets */
-    cl_ulong prefix_off;
-    cl_long total_cost;
-    cl_int units, c0, head_groups;
-    cl_int group;                     /* query heads per block (KV heads per work-group x G) */
-    int balanced, rowmax, cv;         /* cv: partials indexed by (batch, KV head, split) entry and row */
-    int one_group;                    /* a warm launch: one work-group (the first row) */
+    int balanced, rowmax, cv; /* cv: partials indexed by (batch, KV head, split) entry and row */
+    int one_group;            /* a warm launch: one work-group (the first row) */
 } ifa__combine_parts;
 
 /* Builds (or finds in ctx's cache) the combine kernel of plan for partials of that rowmax mode (1 partial, 2
@@ -56,7 +51,8 @@ typedef struct ifa__combine_parts {
 ifa_status ifa__combine_kernel(ifa_context *ctx, const ifa_plan *plan, int rowmax, int balanced, int cv,
                                ifa__cached_kernel **out);
 
-/* Enqueues ifa_combine over every (batch, query head, query token) row after the wait list. */
+/* Enqueues ifa_combine over every (batch, query head, query token) row after the wait list, reading the partials
+ * where a says they are. */
 ifa_status ifa__combine_launch(ifa_context *ctx, const ifa_plan *plan, const ifa__op_args *a,
                                const ifa__combine_parts *parts, cl_command_queue queue, cl_uint num_wait,
                                const cl_event *wait, cl_event *event);
