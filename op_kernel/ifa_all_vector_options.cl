@@ -1,9 +1,11 @@
 /* The all-vector kernel's build options: their defaults, what they derive and the checks that span its shapes.
- * The kernel's program is one text from several files, in this order (templates/all_vector.c's
- * ifa__all_vector_sources): ifa_common.cl, this file, ifa_all_vector_mma.cl (the matrix shapes),
- * ifa_all_vector_gpu.cl (the lane shape, the key tile and what the GPU shapes share), ifa_all_vector_cpu.cl (vectors
- * along D and the CPU shape's tiles and prefetches) and ifa_all_vector.cl (the kernel). A file may use what the
- * files before it define.
+ * Each kernel shape's program is one text from several files, in this order (templates/all_vector.c's
+ * ifa__all_vector_program): ifa_formulas.h, ifa_common.cl, ifa_kernel_args.h, this file, ifa_all_vector_mma.cl (the
+ * matrix shapes), ifa_all_vector_gpu.cl (the lane shape, the key tile and what the GPU shapes share),
+ * ifa_all_vector_cpu.cl (vectors along D and the CPU shape's tiles and prefetches), ifa_attention.cl (what the
+ * kernels share at file scope) and the shape's kernel, ifa_attention_<shape>.cl, whose body includes
+ * ifa_attention_begin.clh and ifa_attention_end.clh (and the matrix shapes' ifa_attention_matrix.clh). A file may use
+ * what the files before it define.
  *
  * Build options (-D): Q_T, KV_T, O_T dtype codes (ifa_common.cl); HEAD_DIM; VDIM (D_v: the value columns
  * read per row and the output's head dimension, <= HEAD_DIM; multi-head latent attention reads the first 512

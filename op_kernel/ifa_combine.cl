@@ -5,7 +5,7 @@
  * splits all saw nothing gives zeros and lse = -inf.
  * With ROWMAX=2 (global rowmax) every split already used the row's global max M, so the combine only sums:
  * L = sum_s l_s, out = sum_s acc_s / L.
- * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_all_vector.cl);
+ * With BALANCED=1 the pieces of a row are the partials of the units that cut its block (ifa_attention_begin.clh);
  * a block that one unit holds whole was written by that unit, and the row is left alone here.
  * With CV=1 the partials are the cv template's (ifa_cv.cl): entry (batch, KV head, split), row (head in
  * group, token).
@@ -17,7 +17,7 @@
  * (the fused kernel packed each head's rows by the batch's tokens: QLEN with one KV head per work-group). The shape (head_dim: the output's, D_v; gt: rows'
  * heads per partial entry, sq: query tokens, causal) comes as arguments: the combine does a few integer
  * divisions per work-group and one pass over D_v, so specialising on them bought nothing and cost a program
- * build per shape (as in ifa_all_vector.cl, a batch's splits cover [ifa_kv_lo, len)). */
+ * build per shape (as in ifa_attention_begin.clh, a batch's splits cover [ifa_kv_lo, len)). */
 
 #undef IFA_SQ
 #define IFA_SQ sq /* query tokens: an argument here (ifa_common.cl's IFA_QLEN without QLEN) */

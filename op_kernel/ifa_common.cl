@@ -236,7 +236,7 @@ inline long ifa_unit_of(long total, long units, long x) {
     return lo;
 }
 
-/* Balanced units' partial slots, the one rule the writer (ifa_all_vector.cl's piece loop) and the readers (the
+/* Balanced units' partial slots, the one rule the writer (ifa_attention_begin.clh's piece loop) and the readers (the
  * combine kernel, the fused combine's last piece) share: only a stretch's first and last pieces can be partial
  * blocks, so unit u has two slots, 2u for its first piece and 2u + 1 for a later one (its last). */
 inline ulong ifa_unit_slot(long u, int later) { return 2 * (ulong)u + (later ? 1 : 0); }
@@ -318,7 +318,7 @@ inline int ifa_kv_lo(int len, int window, int causal_shift) { return IFA_KV_LO(l
 #define IFA_QUANT(x, h, d) (x)
 #endif
 
-/* The combines' column steps (ifa_combine.cl, and the last split's in ifa_all_vector.cl): the cw floats (a quad, or
+/* The combines' column steps (ifa_combine.cl, and the last split's in ifa_attention_end.clh): the cw floats (a quad, or
  * one where D_v is not a multiple of 4) of p from at as a float4 (the rest 0), to add by a split's weight; and a's
  * cw columns from column d on of a row of head h, stored at element at of o (int8 output through IFA_QUANT). */
 inline float4 ifa_load_cols(__global const float *p, ulong at, int cw) {

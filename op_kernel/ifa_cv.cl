@@ -16,7 +16,7 @@
  *   (CLBlast)       acc += P x V, (E, M, D_v);
  * and ifa_combine.cl (CV=1) merges the splits, normalises and writes the output and the LSE.
  * Entry e = (b x N_kv + kvh) x max_splits + s reads batch b's logical positions [first, end) with
- * first = kv_lo + min(span, s x split_tokens), end = min(len_b, first + split_tokens) (ifa_all_vector.cl's
+ * first = kv_lo + min(span, s x split_tokens), end = min(len_b, first + split_tokens) (ifa_attention_begin.clh's
  * split rule); chunk `step` covers [first + step x CHUNK, + CHUNK). The accumulators (E, M, D_v), maxima and
  * sums (E, M) are the combine's partials. All arithmetic is fp32.
  * Build options (-D): Q_T, KV_T, HEAD_DIM, VDIM, WG (softmax work-items per row, a power of 2), GT (= G), SQ,

@@ -13,7 +13,7 @@
 #ifndef IFA_OP_KERNEL_KERNEL_ARGS_H
 #define IFA_OP_KERNEL_KERNEL_ARGS_H
 
-/* The fused kernel (ifa_all_vector.cl): the main pass, the cascade's prefix pass and the global rowmax's max pass. */
+/* The fused kernel (ifa_attention_<shape>.cl): the main pass, the cascade's prefix pass and the global rowmax's max pass. */
 #define IFA_ARGS_ALL_VECTOR(B, V, X)                                                                                 \
     /* the query, (B, N, S1, D) at any strides */                                                                  \
     B(X, const q_store, q) V(X, ulong, q_off) V(X, ulong, q_bstride) V(X, ulong, q_hstride) V(X, ulong, q_tstride)   \

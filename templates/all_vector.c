@@ -12,9 +12,52 @@
 #include "templates/op_args.h"
 #include "tiling/planner.h"
 
-const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES] = {
-    "ifa_formulas.h",        "ifa_common.cl",         "ifa_kernel_args.h", "ifa_all_vector_options.cl",
-    "ifa_all_vector_mma.cl", "ifa_all_vector_gpu.cl", "ifa_all_vector_cpu.cl", "ifa_all_vector.cl"};
+/* the files every shape's program starts with */
+#define IFA__AV_SHARED                                                                                             \
+    "ifa_formulas.h", "ifa_common.cl", "ifa_kernel_args.h", "ifa_all_vector_options.cl", "ifa_all_vector_mma.cl",   \
+        "ifa_all_vector_gpu.cl", "ifa_all_vector_cpu.cl", "ifa_attention.cl"
+static const ifa__av_program chunks = {{IFA__AV_SHARED, "ifa_attention_chunks.cl"}, "ifa_attention_chunks"};
+static const ifa__av_program lanes_prog = {{IFA__AV_SHARED, "ifa_attention_lanes.cl"}, "ifa_attention_lanes"};
+static const ifa__av_program matrix = {{IFA__AV_SHARED, "ifa_attention_matrix.cl"}, "ifa_attention_matrix"};
+static const ifa__av_program matrix_t = {{IFA__AV_SHARED, "ifa_attention_matrix_t.cl"},
+                                                 "ifa_attention_matrix_t"};
+static const ifa__av_program latent_tile = {{IFA__AV_SHARED, "ifa_attention_latent_tile.cl"},
+                                                    "ifa_attention_latent_tile"};
+#undef IFA__AV_SHARED
+
+const ifa__av_program *ifa__all_vector_program(int32_t shape) {
+    switch (shape) {
+    case IFA_SHAPE_VECTOR:
+    case IFA_SHAPE_WORK_GROUP:
+    case IFA_SHAPE_WIDE_LOADS:
+    case IFA_SHAPE_KEY_TILE: return &chunks;
+    case IFA_SHAPE_LANES: return &lanes_prog;
+    case IFA_SHAPE_MATRIX: return &matrix;
+    case IFA_SHAPE_MATRIX_T: return &matrix_t;
+    case IFA_SHAPE_LATENT_TILE: return &latent_tile;
+    default: return NULL;
+    }
+}
+
+/* The program a kernel's defines build: the shape their VW, MMA and LANES name, as ifa__shape_of names a plan's
+ * (the max pass of a matrix plan, MMA 0, and the cascade's prefix pass, neither set, run a chunk shape). */
+static const ifa__av_program *program_of(const ifa__define *d, int n) {
+    int64_t vw = 1, mma = 0, lanes = 0;
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(d[i].name, "VW") == 0) vw = d[i].value;
+        else if (strcmp(d[i].name, "MMA") == 0) mma = d[i].value;
+        else if (strcmp(d[i].name, "LANES") == 0) lanes = d[i].value;
+    }
+    if (vw > 1) return &chunks;
+    if (mma) return mma == 7 ? &latent_tile : mma >= 3 ? &matrix_t : &matrix;
+    return lanes ? &lanes_prog : &chunks;
+}
+
+/* the kernel defines build, from ctx's program cache (built there if it is not) */
+static ifa_status get_kernel(ifa_context *ctx, const ifa__define *defines, int nd, ifa__cached_kernel **out) {
+    const ifa__av_program *prog = program_of(defines, nd);
+    return ifa__get_kernel(ctx, prog->sources, IFA__ALL_VECTOR_SOURCES, defines, nd, prog->kernel, out);
+}
 
 /* The cascade's prefix pass, with a (the main pass's arguments with the prefix's substituted) and the prefix
  * kernel variant: every batch's query rows as B*G virtual heads per KV head and one split covering the
@@ -35,8 +78,7 @@ static ifa_status prefix_kernel(ifa_context *ctx, const ifa_plan *plan, ifa__cac
         {"ROPE_DIM", p->rope_dim},    {"ROPE_TAB", p->rope_table}, {"ROPE_OFF", p->rope_offset}, {"PREFETCH", plan->prefetch_rows},
         {"PV_PREFETCH", plan->prefix_pv_prefetch}, {"V8", 0},
     };
-    IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines,
-                             sizeof defines / sizeof defines[0], "ifa_all_vector", out));
+    IFA__TRY(get_kernel(ctx, defines, sizeof defines / sizeof defines[0], out));
     return ifa__check_kernel(ctx, *out, plan->work_group_size);
 }
 
@@ -49,7 +91,7 @@ static ifa_status launch_prefix(ifa_context *ctx, const ifa_plan *plan, const if
     const size_t groups = one_group ? 1 : (size_t)(p->num_kv_heads * plan->prefix_head_groups);
     const size_t global[3] = {(size_t)plan->work_group_size * groups, 1, 1};
     const ifa__karg kargs[] = IFA__KARGS_LIST(IFA_ARGS_ALL_VECTOR, *a);
-    return ifa__enqueue(k, "ifa_all_vector (shared prefix)", kargs, IFA__NKARGS(kargs), global, local, 3, queue,
+    return ifa__enqueue(k, k->kernel_name, kargs, IFA__NKARGS(kargs), global, local, 3, queue,
                         num_wait, wait, done);
 }
 
@@ -176,12 +218,14 @@ static void av_max_pass(ifa__define *d, int n) {
         if (strcmp(d[i].name, "MMA") == 0) d[i].value = 0;
 }
 
-int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size) {
+int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size,
+                            const ifa__av_program **program) {
     if (plan->template_id != IFA_TEMPLATE_ALL_VECTOR || (max_pass && plan->split_kv != IFA_SPLIT_GLOBAL_ROWMAX))
         return 0;
     ifa__define d[AV_DEFINES];
     const int n = av_defines(plan, 1, plan->fused_combine != 0, d);
     if (max_pass) av_max_pass(d, n);
+    if (program) *program = program_of(d, n);
     return ifa__format_build_options(vendor, 0, 0, d, n, out, size);
 }
 
@@ -230,12 +274,11 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     ifa__define defines[AV_DEFINES];
     const int nd = av_defines(plan, aligned, fused, defines);
     ifa__cached_kernel *k, *kmax = NULL;
-    IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines, nd, "ifa_all_vector", &k));
+    IFA__TRY(get_kernel(ctx, defines, nd, &k));
     IFA__TRY(ifa__check_kernel(ctx, k, plan->work_group_size));
     if (global_max) {
         av_max_pass(defines, nd);
-        IFA__TRY(ifa__get_kernel(ctx, ifa__all_vector_sources, IFA__ALL_VECTOR_SOURCES, defines, nd, "ifa_all_vector",
-                                 &kmax));
+        IFA__TRY(get_kernel(ctx, defines, nd, &kmax));
         IFA__TRY(ifa__check_kernel(ctx, kmax, plan->work_group_size));
     }
     /* the prefix pass's and the combine's kernels too, built before the first launch: built between two launches,
@@ -274,7 +317,7 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
                               warm ? 1 : plan->batch_fast ? blocks : batch, warm ? 1 : (size_t)plan->max_splits};
     const size_t unit_global[1] = {(size_t)plan->work_group_size * (warm ? 1 : (size_t)plan->units)};
     if (plan->split_kv == IFA_SPLIT_NONE || fused) {
-        IFA__TRY(ifa__enqueue(k, "ifa_all_vector", kargs, IFA__NKARGS(kargs), balanced ? unit_global : global,
+        IFA__TRY(ifa__enqueue(k, k->kernel_name, kargs, IFA__NKARGS(kargs), balanced ? unit_global : global,
                               local, balanced ? 1 : fused ? 3 : 2, queue, num_wait, wait, event));
         if (first) clRetainEvent(*first = *event);
         return IFA_STATUS_OK;
@@ -300,12 +343,12 @@ static ifa_status launch(ifa_context *ctx, const ifa_plan *plan, const ifa_incre
     }
     if (kmax) {
         /* global rowmax: every split's score max first, then the splits against the row's max */
-        IFA__TRY(ifa__enqueue(kmax, "ifa_all_vector (max pass)", kargs, IFA__NKARGS(kargs), global, local, 3,
+        IFA__TRY(ifa__enqueue(kmax, "the max pass", kargs, IFA__NKARGS(kargs), global, local, 3,
                          queue, num_wait, wait, &max_done));
         num_wait = 1;
         wait = &max_done;
     }
-    ifa_status sst = ifa__enqueue(k, "ifa_all_vector", kargs, IFA__NKARGS(kargs),
+    ifa_status sst = ifa__enqueue(k, k->kernel_name, kargs, IFA__NKARGS(kargs),
                              balanced ? unit_global : global, local, balanced ? 1 : 3, queue,
                              num_wait, wait, &split_done);
     if (sst == IFA_STATUS_OK && first) clRetainEvent(*first = prefix_done ? prefix_done : max_done ? max_done : split_done);

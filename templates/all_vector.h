@@ -4,10 +4,18 @@
 
 #include "ifa/ifa.h"
 
-/* The fused kernel's program: these files of op_kernel/, in this order, as one source text (each may use what the
- * ones before it define; op_kernel/ifa_all_vector_options.cl says what each holds). */
-enum { IFA__ALL_VECTOR_SOURCES = 8 };
-extern const char *const ifa__all_vector_sources[IFA__ALL_VECTOR_SOURCES];
+/* A kernel shape's program: the files of op_kernel/ it is built from, in this order, as one source text (each may
+ * use what the ones before it define; op_kernel/ifa_all_vector_options.cl says what each holds, and the last,
+ * the shape's kernel, includes the .clh pieces every shape shares), and the name of its kernel. */
+enum { IFA__ALL_VECTOR_SOURCES = 9 };
+typedef struct ifa__av_program {
+    const char *sources[IFA__ALL_VECTOR_SOURCES];
+    const char *kernel;
+} ifa__av_program;
+
+/* The program of shape (ifa_kernel_shape; the four chunk shapes, vector to key_tile, share one), or NULL for
+ * IFA_SHAPE_NONE and any value that is not a shape. */
+const ifa__av_program *ifa__all_vector_program(int32_t shape);
 
 /* Enqueues the fused kernel for args (already checked against plan) on queue after the wait list, and
  * with split-KV the combine kernel after it. The plan's workspace regions start at workspace_offset.
@@ -19,9 +27,11 @@ ifa_status ifa__all_vector_launch(ifa_context *ctx, const ifa_plan *plan, const 
                                   const cl_event *wait, cl_event *first, cl_event *event);
 
 /* The build options of plan's fused kernel (max_pass 0) or of its max pass (1: global-rowmax plans only) on a device
- * of vendor, as a launch with K/V rows 16-byte aligned on an in-order queue builds them, into out (size bytes).
- * Returns 0 when plan is not an all-vector plan, has no such kernel, or the options do not fit. */
-int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size);
+ * of vendor, as a launch with K/V rows 16-byte aligned on an in-order queue builds them, into out (size bytes), and
+ * into *program (if not NULL) the program they build (a matrix plan's max pass runs a chunk shape). Returns 0 when
+ * plan is not an all-vector plan, has no such kernel, or the options do not fit. */
+int ifa__all_vector_options(const ifa_plan *plan, int32_t vendor, int max_pass, char *out, size_t size,
+                            const ifa__av_program **program);
 
 /* Launches each kernel of plan once, one work-group over scratch (ifa__all_vector_warm_bytes, zero-filled) with
  * every length 0, on queue: a driver that generates a kernel's code at its first launch (PoCL, per work-group

@@ -6,15 +6,15 @@
 #   cmake -DRUN=ifa-run -DSRC=op_kernel/ -DCASE=examples/sample_case.json -DDIR=DIR -P check_guard.cmake
 file(REMOVE_RECURSE ${DIR})
 file(COPY ${SRC}/ DESTINATION ${DIR})
-file(READ ${DIR}/ifa_all_vector.cl text)
+file(READ ${DIR}/ifa_attention_output.clh text)
 set(store "IFA_VSTORE(O_T, x, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d);")
 string(FIND "${text}" "${store}" at)
 if(at LESS 0)
-  message(FATAL_ERROR "ifa_all_vector.cl has no line '${store}' to shift: update this probe with the kernel")
+  message(FATAL_ERROR "ifa_attention_output.clh has no line '${store}' to shift: update this probe with the kernel")
 endif()
 string(REPLACE "${store}" "IFA_VSTORE(O_T, x, o, obase + (ulong)g * o_hstride + (ulong)t * o_tstride + (ulong)d + 1);"
        text "${text}")
-file(WRITE ${DIR}/ifa_all_vector.cl "${text}")
+file(WRITE ${DIR}/ifa_attention_output.clh "${text}")
 include(${CMAKE_CURRENT_LIST_DIR}/mutant.cmake)
 ifa_expect_mutant_caught(${RUN} ${CASE} ${DIR} "bytes_outside=[1-9][0-9]* round_bias=[^ ]* ulp -> FAIL"
   "bytes_outside=0 round_bias=[^ ]* ulp -> PASS" "a store one element past each output vector")

@@ -205,19 +205,20 @@ execute_process(COMMAND ${TILING} --shape 16,32,8,128,8192 --kv-dtype int8 --dev
   OUTPUT_VARIABLE out)
 string(JSON opts GET "${out}" build options)
 string(JSON kernel GET "${out}" build kernel)
-if(NOT rc EQUAL 0 OR NOT kernel STREQUAL "ifa_all_vector" OR
+if(NOT rc EQUAL 0 OR NOT kernel STREQUAL "ifa_attention_matrix_t" OR
    NOT opts MATCHES "^-cl-std=CL1.2 -D IFA_CPU=0 -D IFA_NV=1 -D Q_T=1 -D KV_T=3 .* -D ANTIQUANT=1 .* -D MMA=5 .* -D MAX_PASS=0$")
   message(FATAL_ERROR "h100 int8 build options: ${rc} ${kernel} ${opts}")
 endif()
 execute_process(COMMAND ${TILING} --shape 1,32,8,128,8192 --device-profile pocl-2 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 string(JSON opts GET "${out}" build options)
 string(JSON plan_sources GET "${out}" build sources)
-# --sources: the fused kernel's files in program order (what nv-regs and nvptx_lanes concatenate), the plan's too;
-# each one of op_kernel/, ifa_formulas.h (the formulas the planner shares) first and the kernel's own file last
-execute_process(COMMAND ${TILING} --sources RESULT_VARIABLE src_rc OUTPUT_VARIABLE sources
+string(JSON plan_kernel GET "${out}" build kernel)
+# --sources SHAPE: a kernel shape's program in order (what nv-regs and nvptx_lanes concatenate), the plan's too;
+# each one of op_kernel/, ifa_formulas.h (the formulas the planner shares) first and the shape's kernel file last
+execute_process(COMMAND ${TILING} --sources vector RESULT_VARIABLE src_rc OUTPUT_VARIABLE sources
   OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT src_rc EQUAL 0 OR NOT sources STREQUAL plan_sources OR
-   NOT sources MATCHES "^ifa_formulas\\.h ifa_common\\.cl .* ifa_all_vector\\.cl$")
+if(NOT src_rc EQUAL 0 OR NOT sources STREQUAL plan_sources OR NOT plan_kernel STREQUAL "ifa_attention_chunks" OR
+   NOT sources MATCHES "^ifa_formulas\\.h ifa_common\\.cl .* ifa_attention_chunks\\.cl$")
   message(FATAL_ERROR "--sources: ${src_rc} '${sources}' (the plan's: '${plan_sources}')")
 endif()
 string(REPLACE " " ";" source_list "${sources}")
@@ -226,9 +227,13 @@ foreach(f ${source_list})
     message(FATAL_ERROR "--sources names ${f}, which op_kernel/ lacks")
   endif()
 endforeach()
-execute_process(COMMAND ${TILING} --sources --lse RESULT_VARIABLE src_rc OUTPUT_QUIET ERROR_QUIET)
+execute_process(COMMAND ${TILING} --sources vector --lse RESULT_VARIABLE src_rc OUTPUT_QUIET ERROR_QUIET)
 if(NOT src_rc EQUAL 2)
   message(FATAL_ERROR "--sources with another argument should exit 2 (usage), got ${src_rc}")
+endif()
+execute_process(COMMAND ${TILING} --sources none RESULT_VARIABLE src_rc OUTPUT_QUIET ERROR_VARIABLE src_err)
+if(NOT src_rc EQUAL 2 OR NOT src_err MATCHES "--sources none: not a kernel shape")
+  message(FATAL_ERROR "--sources none should exit 2 naming the rule, got ${src_rc}: ${src_err}")
 endif()
 if(NOT rc EQUAL 0 OR NOT opts MATCHES "^-cl-std=CL1.2 -D IFA_CPU=1 -D IFA_NV=0 " OR NOT opts MATCHES " -D MMA=0 ")
   message(FATAL_ERROR "pocl-2 build options: ${rc} ${opts}")

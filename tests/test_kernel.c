@@ -315,6 +315,67 @@ START_TEST(program_cache_kernel_dir_missing) {
 }
 END_TEST
 
+static void write_text(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void remove_text(const char *dir, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_int_eq(remove(path), 0);
+}
+
+/* A source's `#include "NAME"` lines (alone on their line, spaces allowed around the #) are replaced by source NAME,
+ * read as the program's sources are (here from IFA_KERNEL_DIR), itself expanded: the kernel sees the included
+ * macros, and a last line without a newline does not run into the next. An include that cannot be read, or includes
+ * nested deeper than 4 (a file including itself), fail the build naming the file; nothing is cached. */
+START_TEST(program_cache_includes) {
+    static const char *const good[] = {"inc_kernel.cl"}, *const missing[] = {"inc_missing.cl"},
+                             *const loop[] = {"inc_loop.clh"};
+    ifa_context *ctx = test_ctx();
+    ifa__cached_kernel *k = NULL;
+    char dir[] = "/tmp/ifa_kernel_dir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    write_text(dir, "inc_kernel.cl",
+               "#include \"inc_b.clh\"\n__kernel void inc_k(__global float *o) { o[0] = B_VALUE; }\n");
+    write_text(dir, "inc_b.clh", "  #  include \"inc_c.clh\"  \n#define B_VALUE (C_VALUE + 1.0f)\n");
+    write_text(dir, "inc_c.clh", "#define C_VALUE 2.0f");
+    write_text(dir, "inc_missing.cl", "#include \"inc_none.clh\"\n");
+    write_text(dir, "inc_loop.clh", "#include \"inc_loop.clh\"\n");
+    const char *const saved = getenv("IFA_KERNEL_DIR");
+    char keep[4096] = "";
+    if (saved) snprintf(keep, sizeof keep, "%s", saved);
+    ck_assert_int_eq(setenv("IFA_KERNEL_DIR", dir, 1), 0);
+    const int64_t built = ifa_context_programs_built(ctx);
+    ck_assert_int_eq(ifa__get_kernel(ctx, missing, 1, NULL, 0, "inc_k", &k), IFA_STATUS_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "/inc_none.clh cannot be read"));
+    ck_assert_int_eq(ifa__get_kernel(ctx, loop, 1, NULL, 0, "inc_k", &k), IFA_STATUS_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(ifa_last_error(), "inc_loop.clh: includes nested deeper than 4"));
+    ck_assert_int_eq(ifa_context_programs_built(ctx), built);
+    ck_assert_int_eq(ifa__get_kernel(ctx, good, 1, NULL, 0, "inc_k", &k), IFA_STATUS_OK);
+    ck_assert_int_eq(saved ? setenv("IFA_KERNEL_DIR", keep, 1) : unsetenv("IFA_KERNEL_DIR"), 0);
+    cl_command_queue q = test_queue();
+    cl_int err;
+    cl_mem o = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(float), NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    const size_t one = 1;
+    ck_assert_int_eq(clSetKernelArg(k->kernel, 0, sizeof o, &o), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueNDRangeKernel(q, k->kernel, 1, NULL, &one, &one, 0, NULL, NULL), CL_SUCCESS);
+    float v = 0.0f;
+    ck_assert_int_eq(clEnqueueReadBuffer(q, o, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert(v == 3.0f);
+    clReleaseMemObject(o);
+    const char *const names[] = {"inc_kernel.cl", "inc_b.clh", "inc_c.clh", "inc_missing.cl", "inc_loop.clh"};
+    for (int i = 0; i < 5; ++i) remove_text(dir, names[i]);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* ifa_buffer_create: on the CPU device a buffer of 2 MiB or more lies over host memory of its own, starting
  * the tuning row's buffer_offset past a 2 MiB boundary (freed with the buffer: the sanitizer run's leak
  * check), which the device reads and writes like any buffer; a smaller one is a plain buffer; wrong
@@ -837,6 +898,7 @@ Suite *kernel_suite(void) {
     tcase_add_test(t, plan_reuse_and_program_cache);
     tcase_add_test(t, program_cache_keys);
     tcase_add_test(t, program_cache_kernel_dir_missing);
+    tcase_add_test(t, program_cache_includes);
     tcase_add_test(t, two_threads_two_queues_one_context);
     tcase_add_test(t, out_of_order_queue);
     tcase_add_test(t, cv_queue_and_clblast_errors);

@@ -636,10 +636,10 @@ static int64_t unit_of(int64_t total, int64_t units, int64_t x) {
     return lo;
 }
 
-/* Walks the units exactly as ifa_all_vector.cl does (BALANCED=1) and counts how often each KV row of each
+/* Walks the units exactly as ifa_attention_begin.clh does (BALANCED=1) and counts how often each KV row of each
  * block is processed: every row exactly once, and every block touched by at least one unit (so its output
  * is written, whole or through the combine), for skewed lengths including zeros.
- * Also what the fused combine of balanced units relies on (ifa_all_vector.cl, FUSED with BALANCED): a cut block's
+ * Also what the fused combine of balanced units relies on (ifa_attention_end.clh, FUSED with BALANCED): a cut block's
  * pieces add up to its cost (each piece counts its cost positions; the one completing the count combines), and
  * the slots the last piece reads, units unit_of(pk) to unit_of(pe - 1) (slot 2u, or 2u + 1 for the first unit
  * where the block is its last piece: ifa_common.cl's ifa_pieces_of and ifa_piece_slot, which the combine kernel

@@ -123,7 +123,7 @@ static int64_t most_splits(const ifa_problem *p, const ifa_tuning *t, int64_t ro
  * the slowest choice, or level with it, in 8 of the 10 cases measured and never clearly the fastest
  * (docs/performance.md, Zen 4, 2026-11-22 and Zen 3, 2026-11-24). The vector (CPU) shape only, no antiquant (its constants are per KV head) and no cascade; all
  * heads when their query rows stay within multi_head_rows and fit local memory in one group. With per-batch
- * query tokens such a block computes every head's S1 rows (ifa_all_vector.cl packs a batch's tokens only with
+ * query tokens such a block computes every head's S1 rows (the attention kernels pack a batch's tokens only with
  * one KV head): faster than one head's packed rows where batches use most of their S1 tokens (G = 4, S1 = 1
  * with idle slots' 0: 7.3-8.0 -> 4.2-5.1 ms), level where all use half.
  * With 32 vector registers (AVX-512) all heads also need one head's slice of a position (D elements) of at

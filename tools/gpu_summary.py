@@ -701,13 +701,13 @@ def ptx(d, out):
             text = t.extractfile(m).read().decode("utf-8", "replace")
             if parts[1] == "setting":
                 settings[parts[0]] = text.strip()
-            elif parts[1].startswith("ifa_all_vector-") and parts[1].endswith(".bin"):
+            elif re.match(r"ifa_(all_vector|attention_\w+)-[0-9a-f]+\.bin$", parts[1]):  # the fused kernel's dumps
                 c = counts.setdefault(parts[0], {})
                 for space, nc, vec, typ in re.findall(r"\bld\.(global|shared)(\.nc)?(?:\.v(\d))?\.(\w+)", text):
                     key = "%s %s%s" % (space, "v%s." % vec if vec else "", typ)
                     c[key] = c.get(key, 0) + 1
     if not counts:
-        out.append("ptx.tar.gz holds no ifa_all_vector program")
+        out.append("ptx.tar.gz holds no fused kernel program")
         return
     for k in sorted(counts):
         loads = ", ".join("%s x%d" % kv for kv in sorted(counts[k].items()))

@@ -5,9 +5,10 @@
  *              [--device-profile NAME] [--time]
  *   ifa-tiling ... [--domain] [--per-batch]
  *   ifa-tiling --decode KEY
- *   ifa-tiling --sources
- * --sources: the fused kernel's program, its op_kernel/ files in order on one line (what scripts/nv-regs and
- * ctest nvptx_lanes concatenate).
+ *   ifa-tiling --sources SHAPE
+ * --sources: the program of kernel shape SHAPE (a name of the tiling key's shape field: vector, lanes, matrix ...),
+ * its op_kernel/ files in order on one line (what scripts/nv-regs and ctest nvptx_lanes concatenate; the last
+ * file includes .clh pieces, so a compiler needs -I op_kernel).
  * --domain: every distinct plan (kernel set) the case's configuration takes over batch sizes 1 .. B and its
  * lengths, what ifa_incre_flash_attention_prepare builds, each with the step that first gave it; --per-batch
  * gives a --shape case B per-batch lengths (else none: every batch the same length). A --shape case with int8 or
@@ -48,7 +49,7 @@ static const struct {
 
 static int usage(FILE *f) {
     fputs("usage: ifa-tiling CASE.json | --shape B,N,N_kv,D,S [options]\n"
-          "       ifa-tiling --decode KEY | --sources\n"
+          "       ifa-tiling --decode KEY | --sources SHAPE\n"
           "  Prints the plan of a case, or of a shape, as JSON: the device and tuning row, the tiling key, the template\n"
           "  and kernel shape with the candidates weighed for each, every problem and plan field, the build options.\n"
           "  --shape B,N,N_kv,D,S          plan this shape instead of a case file (fp16, BSH, one query token)\n"
@@ -64,18 +65,19 @@ static int usage(FILE *f) {
           "  --time                        add plan_ns: validation and planning, averaged over 20000 calls\n"
           "  --domain                      the distinct plans (kernel sets) over batch sizes 1..B and every length\n"
           "  --decode KEY                  explain a tiling key field by field (exit 2 on an illegal one)\n"
-          "  --sources                     the fused kernel's op_kernel/ files in program order\n"
+          "  --sources SHAPE               kernel shape SHAPE's op_kernel/ files in program order\n"
           "  --help                        this text\n",
           f);
     return f == stdout ? 0 : 2;
 }
 
-/* The fused kernel's source files in program order, space-separated, into out (size bytes; truncated to fit). */
-static void all_vector_sources(char *out, size_t size) {
+/* The files of prog (NULL: none) in order, space-separated, into out (size bytes; truncated to fit); 0 for NULL. */
+static int program_sources(const ifa__av_program *prog, char *out, size_t size) {
     size_t n = 0;
     out[0] = '\0';
-    for (int i = 0; i < IFA__ALL_VECTOR_SOURCES && n < size; ++i)
-        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", ifa__all_vector_sources[i]);
+    for (int i = 0; prog && i < IFA__ALL_VECTOR_SOURCES && n < size; ++i)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", prog->sources[i]);
+    return prog != NULL;
 }
 
 static cJSON *key_fields_json(uint64_t key) {
@@ -208,15 +210,18 @@ static cJSON *plan_json(const ifa_plan *p, const ifa_device_facts *dev, const ch
     /* the fused kernel's build options on this device (K/V rows 16-byte aligned, an in-order queue): what
      * NVIDIA's compiler (scripts/nv-regs) or PoCL builds for this plan */
     char opts[2048];
-    if (ifa__all_vector_options(p, dev->vendor, 0, opts, sizeof opts)) {
+    const ifa__av_program *prog = NULL;
+    if (ifa__all_vector_options(p, dev->vendor, 0, opts, sizeof opts, &prog)) {
         cJSON *b = cJSON_AddObjectToObject(o, "build");
-        cJSON_AddStringToObject(b, "kernel", "ifa_all_vector");
+        cJSON_AddStringToObject(b, "kernel", prog->kernel);
         char sources[512];
-        all_vector_sources(sources, sizeof sources);
+        program_sources(prog, sources, sizeof sources);
         cJSON_AddStringToObject(b, "sources", sources);
         cJSON_AddStringToObject(b, "options", opts);
-        if (ifa__all_vector_options(p, dev->vendor, 1, opts, sizeof opts))
+        if (ifa__all_vector_options(p, dev->vendor, 1, opts, sizeof opts, &prog)) {
+            cJSON_AddStringToObject(b, "max_pass_kernel", prog->kernel);
             cJSON_AddStringToObject(b, "max_pass_options", opts);
+        }
     }
     return o;
 }
@@ -269,9 +274,16 @@ int main(int argc, char **argv) {
     long long value_dim = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--decode") == 0 && i + 1 < argc) return decode(argv[i + 1]);
-        if (strcmp(argv[i], "--sources") == 0 && argc == 2) {
+        if (strcmp(argv[i], "--sources") == 0 && argc == 3) {
             char sources[512];
-            all_vector_sources(sources, sizeof sources);
+            int32_t shape = IFA_SHAPE_COUNT_;
+            for (int32_t s = 0; s < IFA_SHAPE_COUNT_; ++s)
+                if (strcmp(argv[2], ifa__shape_name(s)) == 0) shape = s;
+            if (!program_sources(ifa__all_vector_program(shape), sources, sizeof sources)) {
+                fprintf(stderr, "ifa-tiling: --sources %s: not a kernel shape (vector, work_group, wide_loads, "
+                                "key_tile, lanes, matrix, matrix_t, latent_tile)\n", argv[2]);
+                return 2;
+            }
             printf("%s\n", sources);
             return 0;
         }

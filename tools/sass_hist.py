@@ -8,7 +8,10 @@ each name was matched against a count the source predicts, e.g. 24 HMMA for the 
 PRMT after 32 permutes went in; a '?' marks a likelier guess). With two cubins it prints the opcodes whose counts
 differ: what a source change did to the code ptxas made.
 
-  tools/sass_hist.py [--kernel ifa_all_vector] [--core] A.cubin [B.cubin]
+  tools/sass_hist.py [--kernel NAME] [--core] A.cubin [B.cubin]
+
+--kernel: the kernel whose section is read (default: the first whose name starts with ifa_attention_, the fused
+kernel of the cubin's shape).
 
 --core: only the instructions from the first HMMA to the last, the matrix shapes' step (ptxas does not unroll their
 step loop, and the step's products are its first and last work): what a step costs, without the prologue's and the
@@ -38,7 +41,8 @@ def instructions(path, kernel):
     table = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True, check=True).stdout
     for line in table.split("\n"):
         fields = line.split()
-        if ".text." + kernel in fields and "PROGBITS" in fields:
+        if "PROGBITS" in fields and any(f == ".text." + kernel or (kernel.endswith("_") and f.startswith(".text." + kernel))
+                                        for f in fields):
             i = fields.index("PROGBITS")
             offset, size = int(fields[i + 2], 16), int(fields[i + 3], 16)
             with open(path, "rb") as f:
@@ -63,7 +67,7 @@ def label(key):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernel", default="ifa_all_vector")
+    ap.add_argument("--kernel", default="ifa_attention_")
     ap.add_argument("--core", action="store_true", help="the first HMMA to the last only")
     ap.add_argument("cubin", nargs="+")
     a = ap.parse_args(argv)

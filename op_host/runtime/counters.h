@@ -1,4 +1,4 @@
-/* Internal: the split counters of the fused combine (ifa_all_vector.cl, FUSED), one buffer per in-order queue. */
+/* Internal: the split counters of the fused combine (ifa_attention_end.clh, FUSED), one buffer per in-order queue. */
 #ifndef IFA_OP_HOST_RUNTIME_COUNTERS_H
 #define IFA_OP_HOST_RUNTIME_COUNTERS_H
 

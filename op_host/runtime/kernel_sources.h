@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 typedef struct ifa__kernel_source {
-    const char *name; /* file name in op_kernel/, e.g. "ifa_all_vector.cl" */
+    const char *name; /* file name in op_kernel/, e.g. "ifa_attention_lanes.cl" */
     const char *text; /* NUL-terminated */
     size_t size;      /* bytes, without the NUL */
 } ifa__kernel_source;

@@ -28,27 +28,103 @@ static char *read_file(const char *path, size_t *size) {
     return buf;
 }
 
-/* Fills texts[i] (owned[i] set when malloc'd from IFA_KERNEL_DIR). Every owned[i] is set before the first read,
- * so that on a failure the caller frees exactly the texts read so far. */
-static ifa_status load_sources(const char *const *names, int count, const char **texts, size_t *sizes, int *owned) {
+/* The text of source name: from IFA_KERNEL_DIR when it is set (*owned 1: malloc'd), else the embedded copy. */
+static ifa_status load_one(const char *name, const char **text, size_t *size, int *owned) {
     const char *dir = getenv("IFA_KERNEL_DIR");
+    *owned = 0, *text = NULL;
+    if (dir && *dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        char *t = read_file(path, size);
+        if (!t) return ifa__fail(IFA_STATUS_BUILD_FAILED, "IFA_KERNEL_DIR is set but %s cannot be read", path);
+        *text = t, *owned = 1;
+        return IFA_STATUS_OK;
+    }
+    for (int j = 0; j < ifa__kernel_source_count; ++j)
+        if (strcmp(ifa__kernel_sources[j].name, name) == 0) {
+            *text = ifa__kernel_sources[j].text, *size = ifa__kernel_sources[j].size;
+            return IFA_STATUS_OK;
+        }
+    return ifa__fail(IFA_STATUS_INTERNAL, "kernel source %s is not embedded in this build", name);
+}
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+static int append(text_buf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return 0;
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 1;
+}
+
+/* The file a line [s, e) names when it is an include directive of a source, #include "NAME" alone on its line,
+ * into name (size bytes); 0 for any other line. */
+static int include_name(const char *s, const char *e, char *name, size_t size) {
+    while (s < e && (*s == ' ' || *s == '\t')) ++s;
+    if (s == e || *s++ != '#') return 0;
+    while (s < e && (*s == ' ' || *s == '\t')) ++s;
+    if ((size_t)(e - s) < 8 || strncmp(s, "include", 7) != 0) return 0;
+    for (s += 7; s < e && (*s == ' ' || *s == '\t');) ++s;
+    if (s == e || *s++ != '"') return 0;
+    const char *q = memchr(s, '"', (size_t)(e - s));
+    if (!q || q == s || (size_t)(q - s) >= size) return 0;
+    for (const char *t = q + 1; t < e; ++t)
+        if (*t != ' ' && *t != '\t' && *t != '\r') return 0;
+    memcpy(name, s, (size_t)(q - s));
+    name[q - s] = '\0';
+    return 1;
+}
+
+/* text (size bytes) into b with each #include "NAME" line replaced by source NAME's text, itself expanded: the
+ * kernels' shared pieces (.clh) are sources like the rest, embedded or from IFA_KERNEL_DIR, so a program needs no
+ * include path at build time. depth: the includes above this text (at most 4). */
+static ifa_status expand(const char *from, const char *text, size_t size, int depth, text_buf *b) {
+    for (const char *s = text, *end = text + size; s < end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *e = nl ? nl : end, *next = nl ? nl + 1 : end;
+        char name[256];
+        if (!include_name(s, e, name, sizeof name)) {
+            if (!append(b, s, (size_t)(next - s))) return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "source of %s", from);
+        } else {
+            if (depth >= 4) return ifa__fail(IFA_STATUS_BUILD_FAILED, "%s: includes nested deeper than 4", name);
+            const char *t;
+            size_t n = 0;
+            int owned;
+            IFA__TRY(load_one(name, &t, &n, &owned));
+            ifa_status st = expand(name, t, n, depth + 1, b);
+            if (owned) free((void *)t);
+            if (st != IFA_STATUS_OK) return st;
+            if (b->n > 0 && b->p[b->n - 1] != '\n' && !append(b, "\n", 1))
+                return ifa__fail(IFA_STATUS_OUT_OF_MEMORY, "source of %s", from);
+        }
+        s = next;
+    }
+    return IFA_STATUS_OK;
+}
+
+/* Fills texts[i] (owned[i] set when malloc'd: read from IFA_KERNEL_DIR, or with its includes expanded). Every
+ * owned[i] is set before the first read, so that on a failure the caller frees exactly the texts read so far. */
+static ifa_status load_sources(const char *const *names, int count, const char **texts, size_t *sizes, int *owned) {
     for (int i = 0; i < count; ++i) owned[i] = 0, texts[i] = NULL;
     for (int i = 0; i < count; ++i) {
-        if (dir && *dir) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            char *t = (char *)read_file(path, &sizes[i]);
-            if (!t) return ifa__fail(IFA_STATUS_BUILD_FAILED, "IFA_KERNEL_DIR is set but %s cannot be read", path);
-            texts[i] = t;
-            owned[i] = 1;
-            continue;
-        }
-        for (int j = 0; j < ifa__kernel_source_count; ++j)
-            if (strcmp(ifa__kernel_sources[j].name, names[i]) == 0) {
-                texts[i] = ifa__kernel_sources[j].text;
-                sizes[i] = ifa__kernel_sources[j].size;
-            }
-        if (!texts[i]) return ifa__fail(IFA_STATUS_INTERNAL, "kernel source %s is not embedded in this build", names[i]);
+        IFA__TRY(load_one(names[i], &texts[i], &sizes[i], &owned[i]));
+        if (!strstr(texts[i], "#include")) continue;
+        text_buf b = {0};
+        ifa_status st = expand(names[i], texts[i], sizes[i], 0, &b);
+        if (owned[i]) free((void *)texts[i]);
+        texts[i] = b.p, sizes[i] = b.n, owned[i] = b.p != NULL;
+        if (st != IFA_STATUS_OK) return st;
+        if (!b.p) texts[i] = "", sizes[i] = 0;
     }
     return IFA_STATUS_OK;
 }
@@ -115,7 +191,7 @@ static void dump_binary(const ifa_context *ctx, cl_program program, const char *
 
 static ifa_status build(ifa_context *ctx, const char *const *names, int count, const char *options,
                         const char *kernel_name, ifa__cached_kernel *e) {
-    enum { MAX_SOURCES = 8 };
+    enum { MAX_SOURCES = 12 };
     const char *texts[MAX_SOURCES];
     size_t sizes[MAX_SOURCES];
     int owned[MAX_SOURCES];
