@@ -7,8 +7,8 @@
 #if VW > 1 && MH > 1
 #define RB RB_MH
 #define IFA_HOFF(r0) ((ulong)((r0) / GSQ) * kv_hstride)
-#elif VW > 1 && R > 8 /* 8: tiling/planner.h's IFA_MAX_TILE_ROWS, which sizes the plan's P.V blocks */
-#define RB 8
+#elif VW > 1 && R > IFA_MAX_TILE_ROWS
+#define RB IFA_MAX_TILE_ROWS
 #define IFA_HOFF(r0) 0
 #else
 #define RB R

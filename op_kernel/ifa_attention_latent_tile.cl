@@ -1,6 +1,7 @@
 /* The latent tile (MMA 7, multi-head latent attention): the group's 16 query rows against 16 keys a step in warp
  * matrix products, four warps sharing the D columns of the scores and then the value columns of P.V. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ifa_attention_latent_tile(IFA_KPARAMS(IFA_ARGS_ALL_VECTOR)) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ifa_attention_latent_tile(IFA_KPARAMS(IFA_ARGS_ALL_VECTOR)) {
 #include "ifa_attention_begin.clh"
 #include "ifa_attention_matrix.clh"
     {

@@ -11,6 +11,10 @@
 #define IFA_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
 #endif
 
+/* The most query rows a register tile of the vector shape holds (its RB: up to this many of the work-group's rows;
+ * ifa__tile_rows), which also bounds the plan's P.V blocks. */
+#define IFA_MAX_TILE_ROWS 8
+
 /* Balanced units: where unit u's stretch of the cost line [0, total) starts, floor(u * total / units) without
  * overflowing 64 bits. */
 #define IFA_UNIT_START(total, units, u) ((total) / (units) * (u) + (total) % (units) * (u) / (units))

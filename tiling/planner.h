@@ -45,13 +45,10 @@ static inline int64_t ifa__cv_entry_rows(const ifa_plan *plan) {
     return plan->split_kv ? plan->split_tokens : plan->problem.max_length > 0 ? plan->problem.max_length : 1;
 }
 
-/* The most query rows a register tile of the vector-shape kernel holds (ifa_all_vector_cpu.cl's RB without
- * several KV heads per work-group; P.V blocks are at most as tall). */
-#define IFA_MAX_TILE_ROWS 8
-
-/* Query rows per register tile of the vector-shape kernel (RB in ifa_all_vector_cpu.cl): up to IFA_MAX_TILE_ROWS,
- * and with several KV heads per work-group a divisor of one head's G x S1 rows, so that a tile reads one head's
- * K/V slice. */
+/* Query rows per register tile of the vector-shape kernel (ifa_all_vector_cpu.cl's RB: this value as RB_MH with
+ * several KV heads per work-group, else the kernel's own min(rows, IFA_MAX_TILE_ROWS) of op_kernel/ifa_formulas.h):
+ * up to IFA_MAX_TILE_ROWS, and with several KV heads per work-group a divisor of one head's G x S1 rows, so that a
+ * tile reads one head's K/V slice. */
 static inline int64_t ifa__tile_rows(const ifa_plan *plan) {
     const int64_t rows = (int64_t)plan->heads_per_group * plan->problem.seq_q;
     if (plan->kv_heads_per_group <= 1) return rows < IFA_MAX_TILE_ROWS ? rows : IFA_MAX_TILE_ROWS;
