@@ -1,4 +1,5 @@
-/* The all-vector template: one fused kernel for IncreFlashAttention.
+/* The all-vector template's fused attention kernels for IncreFlashAttention: what they compute, and what they share
+ * at file scope.
  *
  * One work-group owns one (batch, KV head, head group): all GT query heads that share the KV head (GQA),
  * so each K and V element is read from global memory once per (batch, KV head) when the heads fit in one
@@ -53,10 +54,10 @@
  * slices are summed into acc once, after the last chunk. Needs R x D_v / 8 <= WG, D and D_v multiples of 8,
  * no int4.
  *
- * Each shape is its own kernel in its own file, ifa_attention_<shape>.cl (ifa__all_vector_program names the files
- * of each shape's program): the block's setup (ifa_attention_begin.clh), the shape's walk over the block's K/V
- * rows, and its end (ifa_attention_end.clh: the value folds, the split's partials or the final normalisation).
- * This file holds what they share at file scope. Build options and their defaults: ifa_all_vector_options.cl. */
+ * Each shape is its own kernel in its own file, ifa_attention_<shape>.cl (templates/all_vector.c names each
+ * shape's program): the block's setup (ifa_attention_begin.clh), the shape's walk over the block's K/V rows, and
+ * its end (ifa_attention_end.clh: the value folds, the split's partials or the final normalisation); docs/templates.md
+ * lists the pieces. Build options and their defaults: ifa_all_vector_options.cl. */
 
 /* The block's query rows. Row r is (head g, token t) = (r / rq, r % rq) with rq = SQ, except with QLEN in the
  * main pass with one KV head per work-group (IFA_PACKED), where rq is the batch's own qn tokens: the rn = gn x qn
