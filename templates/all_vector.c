@@ -39,8 +39,8 @@ const ifa__av_program *ifa__all_vector_program(int32_t shape) {
     }
 }
 
-/* The program a kernel's defines build: the shape their VW, MMA and LANES name, as ifa__shape_of names a plan's
- * (the max pass of a matrix plan, MMA 0, and the cascade's prefix pass, neither set, run a chunk shape). */
+/* The program a kernel's defines build: that of the shape their VW, MMA and LANES name, as ifa__shape_of names a
+ * plan's (the max pass of a matrix plan, MMA 0, and the cascade's prefix pass, neither set, run a chunk shape). */
 static const ifa__av_program *program_of(const ifa__define *d, int n) {
     int64_t vw = 1, mma = 0, lanes = 0;
     for (int i = 0; i < n; ++i) {
@@ -48,9 +48,13 @@ static const ifa__av_program *program_of(const ifa__define *d, int n) {
         else if (strcmp(d[i].name, "MMA") == 0) mma = d[i].value;
         else if (strcmp(d[i].name, "LANES") == 0) lanes = d[i].value;
     }
-    if (vw > 1) return &chunks;
-    if (mma) return mma == 7 ? &latent_tile : mma >= 3 ? &matrix_t : &matrix;
-    return lanes ? &lanes_prog : &chunks;
+    const int32_t shape = vw > 1     ? IFA_SHAPE_VECTOR
+                          : mma == 7 ? IFA_SHAPE_LATENT_TILE
+                          : mma >= 3 ? IFA_SHAPE_MATRIX_T
+                          : mma >= 1 ? IFA_SHAPE_MATRIX
+                          : lanes    ? IFA_SHAPE_LANES
+                                     : IFA_SHAPE_WORK_GROUP;
+    return ifa__all_vector_program(shape);
 }
 
 /* the kernel defines build, from ctx's program cache (built there if it is not) */

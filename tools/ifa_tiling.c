@@ -280,8 +280,10 @@ int main(int argc, char **argv) {
             for (int32_t s = 0; s < IFA_SHAPE_COUNT_; ++s)
                 if (strcmp(argv[2], ifa__shape_name(s)) == 0) shape = s;
             if (!program_sources(ifa__all_vector_program(shape), sources, sizeof sources)) {
-                fprintf(stderr, "ifa-tiling: --sources %s: not a kernel shape (vector, work_group, wide_loads, "
-                                "key_tile, lanes, matrix, matrix_t, latent_tile)\n", argv[2]);
+                fprintf(stderr, "ifa-tiling: --sources %s: not a kernel shape (", argv[2]);
+                for (int32_t s = IFA_SHAPE_NONE + 1; s < IFA_SHAPE_COUNT_; ++s)
+                    fprintf(stderr, "%s%s", s > IFA_SHAPE_NONE + 1 ? ", " : "", ifa__shape_name(s));
+                fputs(")\n", stderr);
                 return 2;
             }
             printf("%s\n", sources);
